@@ -1,0 +1,152 @@
+# zinctun — plain Makefile. Sources are found by wildcard, so adding a file
+# to zinc/, wg/, daemon/, tests/ or fuzz/ needs no edit here.
+#   make               libzinc.a libzinc.so zinc.pc libwg.a zinctun
+#   make check         every test; last line "N passed, N failed"
+#   make check-sanitize   unit tests built with ASan+UBSan
+#   make bench | fuzz | demo | install
+
+VERSION   := 0.1.0
+PREFIX    ?= /usr/local
+BUILD     ?= build
+CC        ?= cc
+OPT       ?= -O2
+CFLAGS    ?= $(OPT) -g
+WARN      := -Wall -Wextra -Werror
+BASEFLAGS := -std=c11 -D_GNU_SOURCE -fPIC -pthread $(WARN) \
+             -Izinc/include -Iwg/include -I$(BUILD)/gen
+ALLCFLAGS  = $(BASEFLAGS) $(CFLAGS) $(EXTRA_CFLAGS)
+LDLIBS_T  := -lsodium -lcrypto -lpthread
+
+ZINC_SRC   := $(sort $(wildcard zinc/*.c zinc/x86/*.c zinc/x86/*.S))
+WG_SRC     := $(sort $(wildcard wg/*.c))
+DAEMON_SRC := $(sort $(wildcard daemon/*.c))
+UNIT_SRC   := $(sort $(wildcard tests/unit/test_*.c))
+TOOL_SRC   := $(sort $(wildcard tests/tools/*.c))
+BENCH_SRC  := $(sort $(wildcard bench/*.c))
+GEN_PY     := $(sort $(wildcard tests/gen/*.py))
+
+obj = $(patsubst %,$(BUILD)/obj/%.o,$(basename $(1)))
+ZINC_OBJ   := $(call obj,$(ZINC_SRC))
+WG_OBJ     := $(call obj,$(WG_SRC))
+DAEMON_OBJ := $(call obj,$(DAEMON_SRC))
+UNIT_BIN   := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRC))
+TOOL_BIN   := $(patsubst tests/tools/%.c,$(BUILD)/tools/%,$(TOOL_SRC))
+BENCH_BIN  := $(patsubst bench/%.c,$(BUILD)/bench/%,$(BENCH_SRC))
+GEN_H      := $(patsubst tests/gen/%.py,$(BUILD)/gen/%.h,$(GEN_PY))
+
+LIBZINC_A  := $(BUILD)/libzinc.a
+LIBZINC_SO := $(BUILD)/libzinc.so
+LIBWG_A    := $(BUILD)/libwg.a
+ZINCTUN    := $(BUILD)/zinctun
+
+all: $(LIBZINC_A) $(LIBZINC_SO) $(BUILD)/zinc.pc $(LIBWG_A) $(if $(DAEMON_SRC),$(ZINCTUN))
+
+$(BUILD)/obj/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ALLCFLAGS) -MMD -MP -c $< -o $@
+
+$(BUILD)/obj/%.o: %.S
+	@mkdir -p $(dir $@)
+	$(CC) $(ALLCFLAGS) -c $< -o $@
+
+$(LIBZINC_A): $(ZINC_OBJ)
+	@rm -f $@
+	$(AR) rcs $@ $^
+
+$(LIBZINC_SO): $(ZINC_OBJ)
+	$(CC) -shared -Wl,-soname,libzinc.so.0 $(ALLCFLAGS) $^ -o $@
+
+$(BUILD)/zinc.pc: zinc/zinc.pc.in
+	@mkdir -p $(dir $@)
+	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|$(VERSION)|g' $< > $@
+
+$(LIBWG_A): $(WG_OBJ)
+	@rm -f $@
+	$(AR) rcs $@ $^
+
+$(ZINCTUN): $(DAEMON_OBJ) $(LIBWG_A) $(LIBZINC_A)
+	$(CC) $(ALLCFLAGS) $(DAEMON_OBJ) $(LIBWG_A) $(LIBZINC_A) -lpthread -o $@
+
+# Generated test data: tests/gen/NAME.py writes a C header to stdout.
+$(BUILD)/gen/%.h: tests/gen/%.py $(wildcard tests/vectors/*/*)
+	@mkdir -p $(dir $@)
+	python3 $< > $@.tmp && mv $@.tmp $@
+
+$(BUILD)/obj/tests/%.o: tests/%.c $(GEN_H)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALLCFLAGS) -Itests -MMD -MP -c $< -o $@
+
+$(BUILD)/obj/bench/%.o: bench/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ALLCFLAGS) -Itests -MMD -MP -c $< -o $@
+
+# Zinc tests (test_zinc_*) and tools (zinc_*) link only libzinc, so they build
+# while the engine is in progress.
+$(BUILD)/tests/test_zinc_%: $(BUILD)/obj/tests/unit/test_zinc_%.o $(LIBZINC_A)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALLCFLAGS) $< $(LIBZINC_A) $(LDLIBS_T) -o $@
+
+$(BUILD)/tools/zinc_%: $(BUILD)/obj/tests/tools/zinc_%.o $(LIBZINC_A)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALLCFLAGS) $< $(LIBZINC_A) $(LDLIBS_T) -o $@
+
+$(BUILD)/tests/%: $(BUILD)/obj/tests/unit/%.o $(LIBWG_A) $(LIBZINC_A)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALLCFLAGS) $< $(LIBWG_A) $(LIBZINC_A) $(LDLIBS_T) -o $@
+
+$(BUILD)/tools/%: $(BUILD)/obj/tests/tools/%.o $(LIBWG_A) $(LIBZINC_A)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALLCFLAGS) $< $(LIBWG_A) $(LIBZINC_A) $(LDLIBS_T) -o $@
+
+$(BUILD)/bench/%: $(BUILD)/obj/bench/%.o $(LIBWG_A) $(LIBZINC_A)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALLCFLAGS) $< $(LIBWG_A) $(LIBZINC_A) $(LDLIBS_T) -o $@
+
+deps:
+	@scripts/install-deps
+
+tests: all $(UNIT_BIN) $(TOOL_BIN)
+
+# check runs unit tests (build/tests/*) and script tests (tests/scripts/test_*.sh).
+check: deps
+	@$(MAKE) --no-print-directory tests
+	@BUILD=$(BUILD) scripts/run-tests $(TESTS)
+
+check-sanitize: deps
+	@$(MAKE) --no-print-directory BUILD=build-san \
+	    EXTRA_CFLAGS="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer" tests
+	@BUILD=build-san SANITIZE=1 scripts/run-tests --unit $(TESTS)
+
+bench: deps
+	@$(MAKE) --no-print-directory $(BENCH_BIN)
+	@for b in $(BENCH_BIN); do echo "== $$b"; $$b || exit 1; done
+
+fuzz: deps
+	@scripts/fuzz $(FUZZ_SECONDS)
+
+demo: deps
+	@$(MAKE) --no-print-directory all
+	@scripts/demo
+
+install: all
+	install -d $(DESTDIR)$(PREFIX)/include/zinc $(DESTDIR)$(PREFIX)/lib/pkgconfig \
+	    $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man8 $(DESTDIR)$(PREFIX)/share/man/man3
+	install -m 644 zinc/include/zinc/*.h $(DESTDIR)$(PREFIX)/include/zinc/
+	install -m 644 $(LIBZINC_A) $(DESTDIR)$(PREFIX)/lib/
+	install -m 755 $(LIBZINC_SO) $(DESTDIR)$(PREFIX)/lib/libzinc.so.0
+	ln -sf libzinc.so.0 $(DESTDIR)$(PREFIX)/lib/libzinc.so
+	install -m 644 $(BUILD)/zinc.pc $(DESTDIR)$(PREFIX)/lib/pkgconfig/
+	install -d $(DESTDIR)$(PREFIX)/include/wg
+	install -m 644 wg/include/wg/*.h $(DESTDIR)$(PREFIX)/include/wg/
+	install -m 644 $(LIBWG_A) $(DESTDIR)$(PREFIX)/lib/
+	for m in doc/*.8; do [ -e "$$m" ] && install -m 644 $$m $(DESTDIR)$(PREFIX)/share/man/man8/ || true; done
+	for m in doc/*.3; do [ -e "$$m" ] && install -m 644 $$m $(DESTDIR)$(PREFIX)/share/man/man3/ || true; done
+	if [ -e $(ZINCTUN) ]; then install -m 755 $(ZINCTUN) $(DESTDIR)$(PREFIX)/bin/zinctun; fi
+
+clean:
+	rm -rf build build-san build-*
+
+.PHONY: all deps tests check check-sanitize bench fuzz demo install clean
+.SECONDARY:
+
+-include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)

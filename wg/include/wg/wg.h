@@ -1,0 +1,222 @@
+/* The WireGuard protocol engine: no I/O, no threads, no clock reads.
+ *
+ * Packets and time go in; datagrams to send and IP packets to deliver come
+ * out through callbacks. Two users:
+ *
+ *  - a simple embedder calls wg_device_send() with IP packets from its
+ *    tunnel, wg_device_receive() with datagrams from its socket and
+ *    wg_device_tick() when wg_device_tick() said the next timer is due;
+ *  - a multi-threaded daemon calls the same functions under one lock, or the
+ *    split data path at the bottom of this file: reserve nonces under the lock,
+ *    do the crypto on any thread, complete under the lock (replay window,
+ *    source check, timers).
+ *
+ * Unless a function says otherwise, calls on one device must be serialized by
+ * the caller (a mutex in the daemon). Callbacks run inside those calls.
+ */
+#ifndef WG_WG_H
+#define WG_WG_H
+
+#include <netinet/in.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/socket.h>
+
+enum {
+	WG_KEY_LEN = 32,
+	WG_MESSAGE_OVERHEAD = 32, /* transport header 16 + tag 16 */
+	WG_MAX_PACKET = 65535,
+};
+
+/* Where a datagram came from / goes to. src is the local address the peer
+ * reached us on (sticky source); all-zero src and ifindex 0 mean "unset". */
+struct wg_endpoint {
+	union {
+		struct sockaddr sa;
+		struct sockaddr_in in4;
+		struct sockaddr_in6 in6;
+	} addr;
+	union {
+		struct in_addr src4;
+		struct in6_addr src6;
+	};
+	uint32_t src_ifindex;
+};
+
+struct wg_device;
+struct wg_peer;
+
+/* Time and randomness, injected. NULL members use the defaults (zinc RNG,
+ * CLOCK_MONOTONIC / CLOCK_REALTIME are read by the daemon, never here: the
+ * engine requires now_ns and wall_ns). */
+struct wg_env {
+	uint64_t (*now_ns)(void *ctx);  /* monotonic nanoseconds */
+	uint64_t (*wall_ns)(void *ctx); /* nanoseconds since the Unix epoch */
+	/* Non-blocking random bytes; false when the RNG is not ready. NULL:
+	 * zinc_get_random_bytes. */
+	bool (*get_random)(void *ctx, void *buf, size_t len);
+	/* Whether the system RNG is seeded. NULL: zinc_rng_is_initialized. */
+	bool (*rng_ready)(void *ctx);
+	void *ctx;
+};
+
+/* Output. send: a datagram for the network. deliver: a decrypted, validated
+ * IP packet for the tunnel interface (buffer valid only during the call). */
+struct wg_io {
+	void (*send)(void *ctx, const struct wg_endpoint *to, const uint8_t *pkt, size_t len);
+	void (*deliver)(void *ctx, struct wg_peer *from, const uint8_t *pkt, size_t len);
+	void *ctx;
+};
+
+/* Results (negative errno-style values for errors). */
+enum wg_result {
+	WG_OK = 0,
+	WG_STAGED = 1,        /* send: queued until a handshake completes */
+	WG_ERR_NOROUTE = -1,  /* send: no peer for the destination (caller sends ICMP unreachable) */
+	WG_ERR_INVALID = -2,  /* malformed packet or argument */
+	WG_ERR_DROPPED = -3,  /* received and rejected (auth, replay, ratelimit, rng gate...) */
+	WG_ERR_NOKEY = -4,    /* no private key / no endpoint */
+	WG_ERR_NOMEM = -5,
+	WG_ERR_LIMIT = -6,    /* too many peers / allowed IPs */
+};
+
+/* ---- Device lifetime and identity ---- */
+struct wg_device *wg_device_new(const struct wg_env *env, const struct wg_io *io);
+/* Wipes all key material and frees every peer. */
+void wg_device_free(struct wg_device *dev);
+
+/* key NULL or all zero removes the private key. The key is clamped. Peers
+ * whose public key equals the new public key are removed (as the Linux
+ * module does). Existing sessions are dropped and static-static DH recomputed. */
+void wg_device_set_private_key(struct wg_device *dev, const uint8_t key[32]);
+/* False when no private key is set. */
+bool wg_device_get_private_key(const struct wg_device *dev, uint8_t key[32]);
+bool wg_device_get_public_key(const struct wg_device *dev, uint8_t pub[32]);
+/* Tunnel MTU: transport plaintext is padded to 16 but never past it. */
+void wg_device_set_mtu(struct wg_device *dev, uint32_t mtu);
+
+/* ---- Peers ---- */
+struct wg_peer *wg_device_peer_lookup(struct wg_device *dev, const uint8_t pub[32]);
+/* Adds a peer (or returns the existing one). NULL at MAX_PEERS or if pub is
+ * our own public key. */
+struct wg_peer *wg_device_peer_add(struct wg_device *dev, const uint8_t pub[32]);
+/* Removes one peer; its keys are wiped, its allowed IPs removed. */
+void wg_device_peer_remove(struct wg_device *dev, struct wg_peer *peer);
+void wg_device_peers_clear(struct wg_device *dev);
+size_t wg_device_peer_count(const struct wg_device *dev);
+/* Iteration in insertion order: first with prev NULL. */
+struct wg_peer *wg_device_peer_next(struct wg_device *dev, struct wg_peer *prev);
+
+/* psk NULL or all zero removes it. */
+void wg_peer_set_preshared_key(struct wg_peer *peer, const uint8_t psk[32]);
+void wg_peer_set_endpoint(struct wg_peer *peer, const struct wg_endpoint *ep);
+/* 0 turns it off; turning it on sends a keepalive at once if the peer has an
+ * endpoint (as the Linux module does). */
+void wg_peer_set_persistent_keepalive(struct wg_peer *peer, uint16_t seconds);
+
+/* family AF_INET or AF_INET6; host bits beyond cidr are masked. An existing
+ * prefix moves to this peer. */
+int wg_peer_allowed_ip_add(struct wg_peer *peer, int family, const void *addr, uint8_t cidr);
+/* Removes the prefix only if it belongs to this peer. */
+int wg_peer_allowed_ip_remove(struct wg_peer *peer, int family, const void *addr, uint8_t cidr);
+void wg_peer_allowed_ips_clear(struct wg_peer *peer);
+/* Calls fn for each prefix of the peer; stops early when fn returns false. */
+void wg_peer_allowed_ips_foreach(struct wg_peer *peer,
+				 bool (*fn)(void *ctx, int family, const void *addr, uint8_t cidr),
+				 void *ctx);
+
+struct wg_peer_info {
+	uint8_t public_key[32];
+	uint8_t preshared_key[32];
+	bool has_preshared_key;
+	bool has_endpoint;
+	struct wg_endpoint endpoint;
+	uint64_t last_handshake_wall_ns; /* 0: never */
+	uint64_t rx_bytes, tx_bytes;      /* UDP payload bytes, as wg shows them */
+	uint16_t persistent_keepalive;
+};
+void wg_peer_get_info(const struct wg_peer *peer, struct wg_peer_info *info);
+
+/* ---- Simple data path (embedders; the daemon under its lock) ---- */
+
+/* An IP packet from the tunnel: routes by destination (allowed IPs),
+ * encrypts and sends it, or stages it and starts a handshake. */
+int wg_device_send(struct wg_device *dev, const uint8_t *ip_pkt, size_t len);
+
+/* A datagram from the network. Handshake messages are processed (answers go
+ * out through io.send); transport data is decrypted in place (pkt is
+ * modified) and delivered through io.deliver. */
+int wg_device_receive(struct wg_device *dev, const struct wg_endpoint *from, uint8_t *pkt,
+		      size_t len);
+
+/* Runs every timer that is due at now; returns nanoseconds until the next
+ * deadline (UINT64_MAX: none). Call it again no later than that. */
+uint64_t wg_device_tick(struct wg_device *dev);
+
+/* ---- Load information for the cookie mechanism ---- */
+
+/* The daemon reports the depth of its incoming-handshake queue; the engine
+ * applies the "under load" rule (>= 1/8 of 4096, sticky for 1 s). */
+void wg_device_set_handshake_queue_len(struct wg_device *dev, size_t len);
+
+/* Cheap classification of a datagram, for routing to queues without
+ * touching state: 1-3 handshake types, 4 data, 0 invalid (bad size/type). */
+int wg_message_type(const uint8_t *pkt, size_t len);
+
+/* ---- Counters (observability) ---- */
+struct wg_device_stats {
+	uint64_t handshakes_dropped_rng; /* dropped because the RNG was unseeded */
+	uint64_t cookie_replies_sent;
+	uint64_t handshakes_ratelimited;
+	uint64_t packets_invalid;        /* bad size/type/mac1/auth */
+};
+void wg_device_get_stats(const struct wg_device *dev, struct wg_device_stats *stats);
+
+/* ---- Split data path (multi-threaded daemon) ----
+ * prepare/complete run under the device lock; seal/open are pure crypto and
+ * thread-safe on distinct buffers. A job holds a reference on its keypair
+ * until complete. Nonces are reserved in call order, so completing jobs of
+ * one peer in the order prepared keeps the wire order. */
+struct wg_keypair;
+struct wg_tx_job {
+	struct wg_peer *peer;
+	struct wg_keypair *keypair;
+	uint64_t counter;
+	struct wg_endpoint to;
+	size_t len; /* plaintext length (before padding) */
+};
+/* WG_OK: job ready for seal. WG_STAGED: packet copied to the peer's staged
+ * queue, handshake started. WG_ERR_NOROUTE: no peer. */
+int wg_device_prepare_tx(struct wg_device *dev, const uint8_t *ip_pkt, size_t len,
+			 struct wg_tx_job *job);
+/* Writes the full transport message (header, ciphertext, tag) to out, which
+ * needs wg_tx_sealed_len(job, mtu) bytes; out may equal ip_pkt + 16. Returns
+ * the message length. Thread-safe. */
+size_t wg_tx_sealed_len(const struct wg_device *dev, const struct wg_tx_job *job);
+size_t wg_tx_seal(const struct wg_device *dev, const struct wg_tx_job *job, const uint8_t *ip_pkt,
+		  uint8_t *out);
+/* Accounting and timers after the message was sent (or failed: sent=false). */
+void wg_device_complete_tx(struct wg_device *dev, struct wg_tx_job *job, bool sent);
+
+struct wg_rx_job {
+	struct wg_keypair *keypair;
+	uint64_t counter;
+	struct wg_endpoint from;
+	bool authentic; /* set by wg_rx_open */
+	uint8_t *plain;  /* decrypted packet (points into the datagram) */
+	size_t plain_len;
+};
+/* For a type-4 datagram: finds the keypair by receiver index. WG_OK or
+ * WG_ERR_DROPPED. */
+int wg_device_prepare_rx(struct wg_device *dev, const struct wg_endpoint *from,
+			 const uint8_t *pkt, size_t len, struct wg_rx_job *job);
+/* Decrypts in place. Thread-safe. Returns job->authentic. */
+bool wg_rx_open(struct wg_rx_job *job, uint8_t *pkt, size_t len);
+/* Replay window, key confirmation, roaming, timers, inner validation; on
+ * success delivers through io.deliver (or returns the packet in *out/out_len
+ * when out is non-NULL and does not deliver). Drops the job's reference. */
+int wg_device_complete_rx(struct wg_device *dev, struct wg_rx_job *job, const uint8_t **out,
+			  size_t *out_len);
+
+#endif

@@ -1,0 +1,112 @@
+/* WireGuard wire layout and every protocol constant, in one place. */
+#ifndef WG_MESSAGES_H
+#define WG_MESSAGES_H
+
+#include <stdint.h>
+
+#define WG_NS_PER_SEC 1000000000ULL
+#define WG_NS_PER_MS 1000000ULL
+
+enum wg_limits {
+	WG_MAX_PEERS = 1U << 20,
+	WG_MAX_QUEUED_INCOMING_HANDSHAKES = 4096,
+	WG_MAX_STAGED_PACKETS = 128,
+	WG_COUNTER_WINDOW_BITS = 8192, /* replay window */
+	WG_DEFAULT_MTU = 1420,
+	WG_MESSAGE_PADDING_MULTIPLE = 16,
+	WG_RATELIMIT_PACKETS_PER_SECOND = 20,
+	WG_RATELIMIT_BURST = 5,
+	WG_RATELIMIT_MAX_ENTRIES = 8192,
+};
+
+#define WG_REKEY_AFTER_MESSAGES (1ULL << 60)
+#define WG_REJECT_AFTER_MESSAGES (UINT64_MAX - (1ULL << 13)) /* 2^64 - 2^13 - 1 */
+
+/* Times in nanoseconds. */
+#define WG_REKEY_AFTER_TIME (120 * WG_NS_PER_SEC)
+#define WG_REJECT_AFTER_TIME (180 * WG_NS_PER_SEC)
+#define WG_REKEY_ATTEMPT_TIME (90 * WG_NS_PER_SEC)
+#define WG_REKEY_TIMEOUT (5 * WG_NS_PER_SEC)
+#define WG_REKEY_TIMEOUT_JITTER_MAX (333 * WG_NS_PER_MS)
+#define WG_KEEPALIVE_TIMEOUT (10 * WG_NS_PER_SEC)
+#define WG_COOKIE_SECRET_MAX_AGE (120 * WG_NS_PER_SEC)
+#define WG_COOKIE_SECRET_LATENCY (5 * WG_NS_PER_SEC)
+#define WG_HANDSHAKE_INITIATION_RATE (WG_NS_PER_SEC / 50) /* flood guard */
+#define WG_UNDER_LOAD_AFTER_TIME (1 * WG_NS_PER_SEC)
+#define WG_UNDER_LOAD_QUEUE_LEN (WG_MAX_QUEUED_INCOMING_HANDSHAKES / 8)
+#define WG_RATELIMIT_ENTRY_TIMEOUT (1 * WG_NS_PER_SEC)
+
+enum wg_message_type {
+	WG_MESSAGE_INVALID = 0,
+	WG_MESSAGE_HANDSHAKE_INITIATION = 1,
+	WG_MESSAGE_HANDSHAKE_RESPONSE = 2,
+	WG_MESSAGE_HANDSHAKE_COOKIE = 3,
+	WG_MESSAGE_DATA = 4,
+};
+
+enum wg_sizes {
+	WG_KEY_SIZE = 32,
+	WG_AUTHTAG_SIZE = 16,
+	WG_TIMESTAMP_SIZE = 12,
+	WG_COOKIE_SIZE = 16,
+	WG_COOKIE_NONCE_SIZE = 24,
+	WG_HASH_SIZE = 32,
+};
+
+/* Wire structs: sizeof equals the wire size; integers little-endian on the
+ * wire (use the helpers in the code, never rely on host order). */
+struct wg_message_header {
+	uint8_t type;
+	uint8_t reserved[3];
+};
+
+struct wg_message_macs {
+	uint8_t mac1[WG_COOKIE_SIZE];
+	uint8_t mac2[WG_COOKIE_SIZE];
+};
+
+struct wg_message_handshake_initiation {
+	struct wg_message_header header;
+	uint8_t sender_index[4];
+	uint8_t unencrypted_ephemeral[WG_KEY_SIZE];
+	uint8_t encrypted_static[WG_KEY_SIZE + WG_AUTHTAG_SIZE];
+	uint8_t encrypted_timestamp[WG_TIMESTAMP_SIZE + WG_AUTHTAG_SIZE];
+	struct wg_message_macs macs;
+};
+
+struct wg_message_handshake_response {
+	struct wg_message_header header;
+	uint8_t sender_index[4];
+	uint8_t receiver_index[4];
+	uint8_t unencrypted_ephemeral[WG_KEY_SIZE];
+	uint8_t encrypted_nothing[WG_AUTHTAG_SIZE];
+	struct wg_message_macs macs;
+};
+
+struct wg_message_handshake_cookie {
+	struct wg_message_header header;
+	uint8_t receiver_index[4];
+	uint8_t nonce[WG_COOKIE_NONCE_SIZE];
+	uint8_t encrypted_cookie[WG_COOKIE_SIZE + WG_AUTHTAG_SIZE];
+};
+
+struct wg_message_data {
+	struct wg_message_header header;
+	uint8_t receiver_index[4];
+	uint8_t counter[8];
+	uint8_t encrypted_data[];
+};
+
+_Static_assert(sizeof(struct wg_message_handshake_initiation) == 148, "initiation size");
+_Static_assert(sizeof(struct wg_message_handshake_response) == 92, "response size");
+_Static_assert(sizeof(struct wg_message_handshake_cookie) == 64, "cookie size");
+_Static_assert(sizeof(struct wg_message_data) == 16, "data header size");
+
+#define WG_MESSAGE_MINIMUM_LENGTH (sizeof(struct wg_message_data) + WG_AUTHTAG_SIZE)
+
+static const char WG_CONSTRUCTION[] = "Noise_IKpsk2_25519_ChaChaPoly_BLAKE2s";
+static const char WG_IDENTIFIER[] = "WireGuard v1 zx2c4 Jason@zx2c4.com";
+static const char WG_LABEL_MAC1[] = "mac1----";
+static const char WG_LABEL_COOKIE[] = "cookie--";
+
+#endif

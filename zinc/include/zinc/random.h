@@ -1,0 +1,17 @@
+/* Kernel randomness without blocking. */
+#ifndef ZINC_RANDOM_H
+#define ZINC_RANDOM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/* True once the kernel's RNG is seeded; never blocks. */
+bool zinc_rng_is_initialized(void);
+/* Fills buf; never blocks; false (buf untouched or wiped) when not ready. */
+bool zinc_get_random_bytes(void *buf, size_t len);
+
+/* Test seam: force the RNG to look unseeded (1), or back to the real
+ * kernel state (0). Also set at start-up from ZINC_RNG_UNSEEDED=1. */
+void zinc_rng_test_force_unseeded(int unseeded);
+
+#endif
