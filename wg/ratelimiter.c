@@ -1,0 +1,187 @@
+/* Token buckets measured in nanoseconds of credit: each packet costs
+ * 1 s / rate, the bucket holds burst packets' worth. Entries live in a
+ * preallocated pool chained from a power-of-two bucket array, so the packet
+ * path never allocates and the memory bound is fixed. */
+#include <netinet/in.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "messages.h"
+#include "ratelimiter.h"
+#include "siphash.h"
+
+#define PACKET_COST (WG_NS_PER_SEC / WG_RATELIMIT_PACKETS_PER_SECOND)
+#define TOKEN_MAX (PACKET_COST * WG_RATELIMIT_BURST)
+
+enum {
+	NBUCKETS = WG_RATELIMIT_MAX_ENTRIES, /* load factor <= 1 */
+	NONE = UINT32_MAX,
+};
+
+_Static_assert((NBUCKETS & (NBUCKETS - 1)) == 0, "bucket count must be a power of two");
+
+struct entry {
+	uint64_t tokens; /* ns of credit */
+	uint64_t last_ns;
+	uint8_t key[9]; /* family tag, then IPv4 address or IPv6 /64 */
+	uint32_t next;	/* chain or free list */
+};
+
+struct wg_ratelimiter {
+	pthread_mutex_t lock;
+	uint8_t hash_key[16];
+	size_t count;
+	uint32_t free_head;
+	uint64_t last_gc_ns;
+	uint32_t buckets[NBUCKETS];
+	struct entry entries[WG_RATELIMIT_MAX_ENTRIES];
+};
+
+struct wg_ratelimiter *wg_ratelimiter_new(const uint8_t hash_key[16])
+{
+	struct wg_ratelimiter *rl = calloc(1, sizeof(*rl));
+
+	if (!rl)
+		return NULL;
+	if (pthread_mutex_init(&rl->lock, NULL)) {
+		free(rl);
+		return NULL;
+	}
+	memcpy(rl->hash_key, hash_key, sizeof(rl->hash_key));
+	for (uint32_t i = 0; i < NBUCKETS; i++)
+		rl->buckets[i] = NONE;
+	for (uint32_t i = 0; i < WG_RATELIMIT_MAX_ENTRIES; i++)
+		rl->entries[i].next = i + 1 < WG_RATELIMIT_MAX_ENTRIES ? i + 1 : NONE;
+	rl->free_head = 0;
+	return rl;
+}
+
+void wg_ratelimiter_free(struct wg_ratelimiter *rl)
+{
+	if (!rl)
+		return;
+	pthread_mutex_destroy(&rl->lock);
+	memset(rl->hash_key, 0, sizeof(rl->hash_key));
+	free(rl);
+}
+
+/* Builds the bucket key: IPv4 (also v4-mapped IPv6) by address, IPv6 by /64. */
+static bool source_key(const struct sockaddr *src, uint8_t key[9])
+{
+	memset(key, 0, 9);
+	if (!src)
+		return false;
+	if (src->sa_family == AF_INET) {
+		const struct sockaddr_in *sin = (const struct sockaddr_in *)src;
+		key[0] = 4;
+		memcpy(key + 1, &sin->sin_addr, 4);
+		return true;
+	}
+	if (src->sa_family == AF_INET6) {
+		const struct sockaddr_in6 *sin6 = (const struct sockaddr_in6 *)src;
+		const uint8_t *a = sin6->sin6_addr.s6_addr;
+		if (IN6_IS_ADDR_V4MAPPED(&sin6->sin6_addr)) {
+			key[0] = 4;
+			memcpy(key + 1, a + 12, 4);
+		} else {
+			key[0] = 6;
+			memcpy(key + 1, a, 8);
+		}
+		return true;
+	}
+	return false;
+}
+
+static void gc_locked(struct wg_ratelimiter *rl, uint64_t now_ns)
+{
+	for (uint32_t b = 0; b < NBUCKETS; b++) {
+		uint32_t *link = &rl->buckets[b];
+		while (*link != NONE) {
+			struct entry *e = &rl->entries[*link];
+			uint32_t idx = *link;
+			if (now_ns > e->last_ns &&
+			    now_ns - e->last_ns >= WG_RATELIMIT_ENTRY_TIMEOUT) {
+				*link = e->next;
+				e->next = rl->free_head;
+				rl->free_head = idx;
+				rl->count--;
+			} else {
+				link = &e->next;
+			}
+		}
+	}
+	rl->last_gc_ns = now_ns;
+}
+
+bool wg_ratelimiter_allow(struct wg_ratelimiter *rl, const struct sockaddr *src, uint64_t now_ns)
+{
+	uint8_t key[9];
+	uint32_t b, idx;
+	struct entry *e;
+	bool ok;
+
+	if (!rl || !source_key(src, key))
+		return false;
+	b = (uint32_t)wg_siphash24(rl->hash_key, key, sizeof(key)) & (NBUCKETS - 1);
+
+	pthread_mutex_lock(&rl->lock);
+	for (idx = rl->buckets[b]; idx != NONE; idx = e->next) {
+		e = &rl->entries[idx];
+		if (memcmp(e->key, key, sizeof(key)) != 0)
+			continue;
+		if (now_ns > e->last_ns) {
+			uint64_t t = e->tokens + (now_ns - e->last_ns);
+			e->tokens = t < e->tokens || t > TOKEN_MAX ? TOKEN_MAX : t;
+			e->last_ns = now_ns;
+		}
+		ok = e->tokens >= PACKET_COST;
+		if (ok)
+			e->tokens -= PACKET_COST;
+		pthread_mutex_unlock(&rl->lock);
+		return ok;
+	}
+
+	/* New source. A full table is first swept of idle entries, at most
+	 * once per timeout so a flood cannot make every packet pay for it. */
+	if (rl->free_head == NONE && now_ns - rl->last_gc_ns >= WG_RATELIMIT_ENTRY_TIMEOUT &&
+	    now_ns >= rl->last_gc_ns)
+		gc_locked(rl, now_ns);
+	idx = rl->free_head;
+	if (idx == NONE) {
+		pthread_mutex_unlock(&rl->lock);
+		return false;
+	}
+	e = &rl->entries[idx];
+	rl->free_head = e->next;
+	memcpy(e->key, key, sizeof(key));
+	e->tokens = TOKEN_MAX - PACKET_COST;
+	e->last_ns = now_ns;
+	e->next = rl->buckets[b];
+	rl->buckets[b] = idx;
+	rl->count++;
+	pthread_mutex_unlock(&rl->lock);
+	return true;
+}
+
+void wg_ratelimiter_gc(struct wg_ratelimiter *rl, uint64_t now_ns)
+{
+	if (!rl)
+		return;
+	pthread_mutex_lock(&rl->lock);
+	gc_locked(rl, now_ns);
+	pthread_mutex_unlock(&rl->lock);
+}
+
+size_t wg_ratelimiter_count(const struct wg_ratelimiter *rl)
+{
+	struct wg_ratelimiter *m = (struct wg_ratelimiter *)rl; /* lock is not logically state */
+	size_t n;
+
+	if (!rl)
+		return 0;
+	pthread_mutex_lock(&m->lock);
+	n = m->count;
+	pthread_mutex_unlock(&m->lock);
+	return n;
+}

@@ -1,0 +1,10 @@
+/* SipHash-2-4: a keyed 64-bit PRF for hash tables an attacker can feed. */
+#ifndef WG_SIPHASH_H
+#define WG_SIPHASH_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+uint64_t wg_siphash24(const uint8_t key[16], const void *data, size_t len);
+
+#endif
