@@ -83,7 +83,8 @@ enum wg_result {
 
 /* ---- Device lifetime and identity ---- */
 struct wg_device *wg_device_new(const struct wg_env *env, const struct wg_io *io);
-/* Wipes all key material and frees every peer. */
+/* Wipes all key material and frees every peer. Complete every prepared
+ * tx/rx job first (they hold references into the device). */
 void wg_device_free(struct wg_device *dev);
 
 /* key NULL or all zero removes the private key. The key is clamped. Peers
@@ -153,6 +154,10 @@ int wg_device_receive(struct wg_device *dev, const struct wg_endpoint *from, uin
 /* Runs every timer that is due at now; returns nanoseconds until the next
  * deadline (UINT64_MAX: none). Call it again no later than that. */
 uint64_t wg_device_tick(struct wg_device *dev);
+/* Absolute monotonic time (same clock as env.now_ns) of the earliest pending
+ * timer, UINT64_MAX if none. Sends and receives can move it earlier, so a
+ * daemon that sleeps until the deadline re-reads it after each call. */
+uint64_t wg_device_next_deadline(const struct wg_device *dev);
 
 /* ---- Load information for the cookie mechanism ---- */
 
@@ -185,6 +190,7 @@ struct wg_tx_job {
 	uint64_t counter;
 	struct wg_endpoint to;
 	size_t len; /* plaintext length (before padding) */
+	uint32_t mtu; /* the device MTU when prepared: seal pads with it, lock-free */
 };
 /* WG_OK: job ready for seal. WG_STAGED: packet copied to the peer's staged
  * queue, handshake started. WG_ERR_NOROUTE: no peer. */
@@ -192,7 +198,11 @@ int wg_device_prepare_tx(struct wg_device *dev, const uint8_t *ip_pkt, size_t le
 			 struct wg_tx_job *job);
 /* Writes the full transport message (header, ciphertext, tag) to out, which
  * needs wg_tx_sealed_len(job, mtu) bytes; out may equal ip_pkt + 16. Returns
- * the message length. Thread-safe. */
+ * the message length. Thread-safe.
+ * In place: read the packet to buf + 16 and pass ip_pkt = buf + 16, out = buf
+ * (any overlap of ip_pkt and out works; the packet is moved as needed). The
+ * padding (up to 15 bytes, never past job->mtu) and the 16-byte tag follow
+ * the packet, so out needs wg_tx_sealed_len() bytes. */
 size_t wg_tx_sealed_len(const struct wg_device *dev, const struct wg_tx_job *job);
 size_t wg_tx_seal(const struct wg_device *dev, const struct wg_tx_job *job, const uint8_t *ip_pkt,
 		  uint8_t *out);

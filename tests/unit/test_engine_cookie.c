@@ -1,0 +1,263 @@
+/* Engine cookies: mac1 alone without load; under load a message without a
+ * valid mac2 gets a cookie reply and is not processed; the cookie is then
+ * used and accepted; stale cookies are not; replies only for messages we
+ * still await; the rate limiter applies to valid mac2 messages. */
+#include "../../wg/device.h"
+#include "../../wg/peer.h"
+#include "engine_harness.h"
+
+static struct h_clock clk = {9000 * SEC, 1770000000ULL * SEC};
+static struct h_side A, B;
+static struct wg_peer *pA, *pB;
+
+static void setup(void)
+{
+	if (A.dev)
+		wg_device_free(A.dev);
+	if (B.dev)
+		wg_device_free(B.dev);
+	h_side_init(&A, &clk, 0xc00c1e, "10.0.0.1", 1001, 1);
+	h_side_init(&B, &clk, 0xc00c2e, "10.0.0.2", 1002, 2);
+	pA = h_connect(&A, &B, NULL, true);
+	pB = h_connect(&B, &A, NULL, true);
+}
+
+static void tick(uint64_t dt)
+{
+	clk.mono += dt;
+	clk.wall += dt;
+}
+
+static struct h_pkt grab_initiation(void)
+{
+	struct h_pkt p;
+	A.nout = 0;
+	pA->has_sent_handshake = false;
+	wg_device_clock(A.dev);
+	wg_send_handshake_initiation(A.dev, pA, false);
+	CHECK(A.nout == 1 && A.out[0].len == 148);
+	p = A.out[0];
+	A.nout = 0;
+	return p;
+}
+
+static const uint8_t zero16[16];
+
+static void load(struct wg_device *dev)
+{
+	wg_device_set_handshake_queue_len(dev, WG_UNDER_LOAD_QUEUE_LEN);
+}
+
+static void test_no_load(void)
+{
+	struct h_pkt init;
+	struct wg_device_stats st;
+
+	setup();
+	init = grab_initiation();
+	CHECK(!memcmp(init.data + 132, zero16, 16)); /* no cookie: mac2 zero */
+	memset(init.data + 132, 0xee, 16);	     /* garbage mac2 is ignored */
+	B.nout = 0;
+	CHECK(wg_device_receive(B.dev, &A.addr, init.data, init.len) == WG_OK);
+	CHECK(B.nout == 1 && B.out[0].data[0] == 2);
+	/* Queue below 1/8 of 4096: not under load. */
+	wg_device_set_handshake_queue_len(B.dev, 511);
+	tick(1 * SEC);
+	init = grab_initiation();
+	B.nout = 0;
+	CHECK(wg_device_receive(B.dev, &A.addr, init.data, init.len) == WG_OK);
+	CHECK(B.nout == 1 && B.out[0].data[0] == 2);
+	wg_device_get_stats(B.dev, &st);
+	CHECK(st.cookie_replies_sent == 0);
+}
+
+static void test_under_load(void)
+{
+	struct h_pkt init, reply;
+	struct wg_device_stats st;
+
+	setup();
+	load(B.dev);
+	init = grab_initiation();
+	B.nout = 0;
+	CHECK(wg_device_receive(B.dev, &A.addr, init.data, init.len) == WG_ERR_DROPPED);
+	CHECK(B.nout == 1 && B.out[0].len == 64 && B.out[0].data[0] == 3);
+	CHECK(B.sent_by_type[2] == 0); /* not processed */
+	CHECK(pB->handshake.state == WG_HANDSHAKE_ZEROED);
+	wg_device_get_stats(B.dev, &st);
+	CHECK(st.cookie_replies_sent == 1);
+	reply = B.out[0];
+	B.nout = 0;
+	/* A takes the cookie (its initiation is outstanding). */
+	CHECK(wg_device_receive(A.dev, &B.addr, reply.data, reply.len) == WG_OK);
+	CHECK(pA->cookie.has_cookie);
+	/* The same reply again: A no longer awaits one. */
+	CHECK(wg_device_receive(A.dev, &B.addr, reply.data, reply.len) == WG_ERR_DROPPED);
+	/* A's retry carries mac2 and is processed under load. */
+	tick(200 * MS);
+	load(B.dev);
+	init = grab_initiation();
+	CHECK(memcmp(init.data + 132, zero16, 16) != 0);
+	CHECK(wg_device_receive(B.dev, &A.addr, init.data, init.len) == WG_OK);
+	CHECK(B.nout == 1 && B.out[0].data[0] == 2);
+	h_pump(&A, &B, NULL, NULL);
+	CHECK(pA->keypairs.current != NULL);
+	/* The cookie is bound to the source address: from elsewhere it fails. */
+	{
+		struct wg_endpoint other;
+		h_endpoint4(&other, "10.0.0.9", 1001);
+		tick(100 * MS);
+		load(B.dev);
+		init = grab_initiation();
+		B.nout = 0;
+		CHECK(wg_device_receive(B.dev, &other, init.data, init.len) == WG_ERR_DROPPED);
+		CHECK(B.nout == 1 && B.out[0].data[0] == 3);
+		B.nout = 0;
+	}
+	/* Load is sticky for 1 s, then gone. */
+	tick(900 * MS);
+	init = grab_initiation();
+	init.data[132] ^= 1; /* break mac2 */
+	CHECK(wg_device_receive(B.dev, &A.addr, init.data, init.len) == WG_ERR_DROPPED);
+	CHECK(B.nout == 1 && B.out[0].data[0] == 3);
+	B.nout = 0;
+	tick(200 * MS);
+	init = grab_initiation();
+	init.data[132] ^= 1;
+	CHECK(wg_device_receive(B.dev, &A.addr, init.data, init.len) == WG_OK);
+	CHECK(B.nout == 1 && B.out[0].data[0] == 2);
+}
+
+static void take_cookie(void)
+{
+	struct h_pkt init;
+	load(B.dev);
+	init = grab_initiation();
+	B.nout = 0;
+	CHECK(wg_device_receive(B.dev, &A.addr, init.data, init.len) == WG_ERR_DROPPED);
+	CHECK(B.nout == 1 && B.out[0].data[0] == 3);
+	CHECK(wg_device_receive(A.dev, &B.addr, B.out[0].data, 64) == WG_OK);
+	B.nout = 0;
+}
+
+static void test_stale_cookie(void)
+{
+	struct h_pkt init, held;
+
+	/* A's side: a cookie older than 120 - 5 s is not used any more. */
+	setup();
+	take_cookie();
+	tick(114 * SEC);
+	init = grab_initiation();
+	CHECK(memcmp(init.data + 132, zero16, 16) != 0);
+	tick(2 * SEC);
+	init = grab_initiation();
+	CHECK(!memcmp(init.data + 132, zero16, 16));
+
+	/* B's side: its secret is replaced after 120 s, so a mac2 made with a
+	 * cookie from the old secret no longer validates. */
+	setup();
+	take_cookie();
+	tick(10 * MS);
+	held = grab_initiation(); /* valid mac2 now */
+	tick(121 * SEC);
+	load(B.dev);
+	CHECK(wg_device_receive(B.dev, &A.addr, held.data, held.len) == WG_ERR_DROPPED);
+	CHECK(B.nout == 1 && B.out[0].data[0] == 3);
+	B.nout = 0;
+}
+
+static void test_reply_only_when_awaited(void)
+{
+	struct h_pkt init, reply;
+	struct wg_device_stats st;
+
+	setup();
+	load(B.dev);
+	init = grab_initiation();
+	CHECK(wg_device_receive(B.dev, &A.addr, init.data, init.len) == WG_ERR_DROPPED);
+	reply = B.out[0];
+	B.nout = 0;
+	/* Unknown receiver index. */
+	reply.data[4] ^= 1;
+	CHECK(wg_device_receive(A.dev, &B.addr, reply.data, 64) == WG_ERR_DROPPED);
+	reply.data[4] ^= 1;
+	/* Tampered cookie. */
+	reply.data[40] ^= 1;
+	CHECK(wg_device_receive(A.dev, &B.addr, reply.data, 64) == WG_ERR_DROPPED);
+	reply.data[40] ^= 1;
+	CHECK(!pA->cookie.has_cookie);
+	/* After the handshake completed, no longer awaited. */
+	tick(2 * SEC);
+	pA->has_sent_handshake = false;
+	CHECK(h_send_ip(&A, &B, 100, 1) == WG_STAGED);
+	h_pump(&A, &B, NULL, NULL);
+	CHECK(pA->keypairs.current != NULL);
+	CHECK(wg_device_receive(A.dev, &B.addr, reply.data, 64) == WG_ERR_DROPPED);
+	wg_device_get_stats(A.dev, &st);
+	CHECK(st.packets_invalid == 3);
+	CHECK(!pA->cookie.has_cookie);
+}
+
+/* The initiator answers our response with a cookie: accepted while our
+ * keypair is unconfirmed. */
+static void test_cookie_for_response(void)
+{
+	struct h_pkt init;
+
+	setup();
+	init = grab_initiation();
+	CHECK(wg_device_receive(B.dev, &A.addr, init.data, init.len) == WG_OK);
+	CHECK(B.nout == 1 && B.out[0].data[0] == 2);
+	load(A.dev);
+	A.nout = 0;
+	CHECK(wg_device_receive(A.dev, &B.addr, B.out[0].data, 92) == WG_ERR_DROPPED);
+	CHECK(A.nout == 1 && A.out[0].data[0] == 3);
+	CHECK(pA->keypairs.current == NULL);
+	CHECK(wg_device_receive(B.dev, &A.addr, A.out[0].data, 64) == WG_OK);
+	CHECK(pB->cookie.has_cookie);
+	A.nout = B.nout = 0;
+}
+
+static void test_ratelimit(void)
+{
+	struct h_pkt init;
+	struct wg_device_stats st;
+	int ok = 0;
+
+	setup();
+	take_cookie();
+	tick(10 * MS);
+	init = grab_initiation();
+	for (int i = 0; i < 20; i++) {
+		struct h_pkt copy = init;
+		load(B.dev);
+		(void)wg_device_receive(B.dev, &A.addr, copy.data, copy.len);
+	}
+	wg_device_get_stats(B.dev, &st);
+	CHECK(st.handshakes_ratelimited >= 14);
+	CHECK(st.handshakes_ratelimited <= 15);
+	ok = (int)B.sent_by_type[2];
+	CHECK(ok == 1); /* first accepted, the other allowed ones are replays */
+	/* Another source is not affected. */
+	{
+		struct wg_endpoint other;
+		h_endpoint4(&other, "10.0.1.1", 1001);
+		CHECK(wg_device_receive(B.dev, &other, init.data, init.len) == WG_ERR_DROPPED);
+		wg_device_get_stats(B.dev, &st);
+		CHECK(st.cookie_replies_sent >= 2); /* cookie is per source: reply, not limit */
+	}
+}
+
+int main(void)
+{
+	test_no_load();
+	test_under_load();
+	test_stale_cookie();
+	test_reply_only_when_awaited();
+	test_cookie_for_response();
+	test_ratelimit();
+	wg_device_free(A.dev);
+	wg_device_free(B.dev);
+	return test_finish("test_engine_cookie");
+}

@@ -1,0 +1,171 @@
+/* mac1/mac2 and cookie replies (see PROTOCOL.md "Cookies"). */
+#include <string.h>
+
+#include <zinc/blake2s.h>
+#include <zinc/chacha20poly1305.h>
+#include <zinc/memzero.h>
+
+#include "cookie.h"
+#include "device.h"
+#include "peer.h"
+
+static void label_key(uint8_t out[32], const char *label, const uint8_t pub[32])
+{
+	struct zinc_blake2s_state s;
+
+	zinc_blake2s_init(&s, 32);
+	zinc_blake2s_update(&s, (const uint8_t *)label, 8);
+	zinc_blake2s_update(&s, pub, 32);
+	zinc_blake2s_final(&s, out);
+}
+
+void wg_cookie_checker_precompute(struct wg_cookie_checker *c, const uint8_t our_pub[32])
+{
+	label_key(c->mac1_key, WG_LABEL_MAC1, our_pub);
+	label_key(c->cookie_key, WG_LABEL_COOKIE, our_pub);
+}
+
+void wg_cookie_checker_wipe(struct wg_cookie_checker *c)
+{
+	zinc_memzero(c, sizeof(*c));
+}
+
+void wg_cookie_maker_init(struct wg_cookie_maker *m, const uint8_t peer_pub[32])
+{
+	memset(m, 0, sizeof(*m));
+	label_key(m->mac1_key, WG_LABEL_MAC1, peer_pub);
+	label_key(m->cookie_key, WG_LABEL_COOKIE, peer_pub);
+}
+
+void wg_cookie_maker_wipe(struct wg_cookie_maker *m)
+{
+	zinc_memzero(m, sizeof(*m));
+}
+
+/* mac1 covers the message up to mac1; mac2 up to mac2. */
+static void compute_mac1(uint8_t out[16], const uint8_t *msg, size_t len, const uint8_t key[32])
+{
+	zinc_blake2s(out, msg, key, WG_COOKIE_SIZE, len - 2 * WG_COOKIE_SIZE, 32);
+}
+
+static void compute_mac2(uint8_t out[16], const uint8_t *msg, size_t len, const uint8_t cookie[16])
+{
+	zinc_blake2s(out, msg, cookie, WG_COOKIE_SIZE, len - WG_COOKIE_SIZE, WG_COOKIE_SIZE);
+}
+
+/* cookie = MAC(R, source address || source port), R renewed when stale. */
+static bool make_cookie(struct wg_device *dev, uint8_t cookie[16], const struct wg_endpoint *from)
+{
+	struct wg_cookie_checker *c = &dev->cookie_checker;
+	struct zinc_blake2s_state s;
+
+	if (!c->has_secret || dev->now - c->secret_birth >= WG_COOKIE_SECRET_MAX_AGE) {
+		if (!wg_device_random(dev, c->secret, sizeof(c->secret)))
+			return false;
+		c->secret_birth = dev->now;
+		c->has_secret = true;
+	}
+	zinc_blake2s_init_key(&s, WG_COOKIE_SIZE, c->secret, sizeof(c->secret));
+	if (from->addr.sa.sa_family == AF_INET) {
+		zinc_blake2s_update(&s, (const uint8_t *)&from->addr.in4.sin_addr, 4);
+		zinc_blake2s_update(&s, (const uint8_t *)&from->addr.in4.sin_port, 2);
+	} else if (from->addr.sa.sa_family == AF_INET6) {
+		zinc_blake2s_update(&s, (const uint8_t *)&from->addr.in6.sin6_addr, 16);
+		zinc_blake2s_update(&s, (const uint8_t *)&from->addr.in6.sin6_port, 2);
+	} else {
+		zinc_blake2s_final(&s, cookie);
+		return false;
+	}
+	zinc_blake2s_final(&s, cookie);
+	return true;
+}
+
+enum wg_cookie_mac_state wg_cookie_validate(struct wg_device *dev, const uint8_t *msg, size_t len,
+					    const struct wg_endpoint *from, bool check_cookie)
+{
+	const uint8_t *macs = msg + len - 2 * WG_COOKIE_SIZE;
+	uint8_t computed[16], cookie[16];
+	enum wg_cookie_mac_state ret = WG_COOKIE_MAC_INVALID;
+
+	if (!dev->has_identity || len < 2 * WG_COOKIE_SIZE)
+		return ret;
+	compute_mac1(computed, msg, len, dev->cookie_checker.mac1_key);
+	if (!zinc_memeq(computed, macs, WG_COOKIE_SIZE))
+		return ret;
+	ret = WG_COOKIE_MAC1_VALID;
+	if (!check_cookie || !make_cookie(dev, cookie, from))
+		return ret;
+	compute_mac2(computed, msg, len, cookie);
+	if (zinc_memeq(computed, macs + WG_COOKIE_SIZE, WG_COOKIE_SIZE))
+		ret = WG_COOKIE_MAC2_VALID;
+	zinc_memzero(cookie, sizeof(cookie));
+	return ret;
+}
+
+void wg_cookie_add_macs(struct wg_device *dev, struct wg_peer *peer, uint8_t *msg, size_t len)
+{
+	struct wg_cookie_maker *m = &peer->cookie;
+	uint8_t *mac1 = msg + len - 2 * WG_COOKIE_SIZE;
+	uint8_t *mac2 = msg + len - WG_COOKIE_SIZE;
+
+	compute_mac1(mac1, msg, len, m->mac1_key);
+	memcpy(m->last_mac1_sent, mac1, WG_COOKIE_SIZE);
+	m->have_sent_mac1 = true;
+	if (m->has_cookie &&
+	    dev->now - m->cookie_birth < WG_COOKIE_SECRET_MAX_AGE - WG_COOKIE_SECRET_LATENCY)
+		compute_mac2(mac2, msg, len, m->cookie);
+	else
+		memset(mac2, 0, WG_COOKIE_SIZE);
+}
+
+bool wg_cookie_create_reply(struct wg_device *dev, struct wg_message_handshake_cookie *out,
+			    const uint8_t *msg, size_t len, uint32_t sender_index,
+			    const struct wg_endpoint *from)
+{
+	const uint8_t *mac1 = msg + len - 2 * WG_COOKIE_SIZE;
+	uint8_t cookie[16];
+
+	memset(out, 0, sizeof(*out));
+	out->header.type = WG_MESSAGE_HANDSHAKE_COOKIE;
+	wg_put_le32(out->receiver_index, sender_index);
+	if (!wg_device_random(dev, out->nonce, sizeof(out->nonce)) ||
+	    !make_cookie(dev, cookie, from))
+		return false;
+	zinc_xchacha20poly1305_encrypt(out->encrypted_cookie, cookie, sizeof(cookie), mac1,
+				       WG_COOKIE_SIZE, out->nonce, dev->cookie_checker.cookie_key);
+	zinc_memzero(cookie, sizeof(cookie));
+	return true;
+}
+
+bool wg_cookie_consume_reply(struct wg_device *dev, const struct wg_message_handshake_cookie *msg)
+{
+	struct wg_index_entry *e;
+	struct wg_cookie_maker *m;
+	uint8_t cookie[16];
+
+	e = wg_index_lookup(&dev->index, wg_le32(msg->receiver_index),
+			    WG_INDEX_HANDSHAKE | WG_INDEX_KEYPAIR);
+	if (!e)
+		return false;
+	/* Only for a message still awaiting its answer: our initiation, or our
+	 * response whose keypair the initiator has not confirmed yet. */
+	if (e->type == WG_INDEX_HANDSHAKE &&
+	    e->peer->handshake.state != WG_HANDSHAKE_CREATED_INITIATION)
+		return false;
+	if (e->type == WG_INDEX_KEYPAIR &&
+	    wg_container_of(e, struct wg_keypair, entry) != e->peer->keypairs.next)
+		return false;
+	m = &e->peer->cookie;
+	if (!m->have_sent_mac1)
+		return false;
+	if (!zinc_xchacha20poly1305_decrypt(cookie, msg->encrypted_cookie,
+					    sizeof(msg->encrypted_cookie), m->last_mac1_sent,
+					    WG_COOKIE_SIZE, msg->nonce, m->cookie_key))
+		return false;
+	memcpy(m->cookie, cookie, sizeof(cookie));
+	m->cookie_birth = dev->now;
+	m->has_cookie = true;
+	m->have_sent_mac1 = false;
+	zinc_memzero(cookie, sizeof(cookie));
+	return true;
+}

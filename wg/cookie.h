@@ -1,0 +1,59 @@
+/* mac1/mac2 and cookie replies (WireGuard's DoS mitigation). */
+#ifndef WG_COOKIE_H
+#define WG_COOKIE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "messages.h"
+
+struct wg_device;
+struct wg_peer;
+struct wg_endpoint;
+
+/* Device side: checks macs of incoming messages, answers with cookies. */
+struct wg_cookie_checker {
+	uint8_t secret[32]; /* R, rotated every COOKIE_SECRET_MAX_AGE */
+	uint64_t secret_birth;
+	bool has_secret;
+	uint8_t mac1_key[32];	/* HASH(LABEL_MAC1 || our public key) */
+	uint8_t cookie_key[32]; /* HASH(LABEL_COOKIE || our public key) */
+};
+
+/* Peer side: macs on outgoing messages, the cookie we were given. */
+struct wg_cookie_maker {
+	uint8_t mac1_key[32];	/* HASH(LABEL_MAC1 || peer public key) */
+	uint8_t cookie_key[32]; /* HASH(LABEL_COOKIE || peer public key) */
+	uint8_t cookie[WG_COOKIE_SIZE];
+	uint64_t cookie_birth;
+	bool has_cookie;
+	bool have_sent_mac1; /* a message awaits an answer; last_mac1_sent is its mac1 */
+	uint8_t last_mac1_sent[WG_COOKIE_SIZE];
+};
+
+enum wg_cookie_mac_state {
+	WG_COOKIE_MAC_INVALID,
+	WG_COOKIE_MAC1_VALID, /* mac2 not checked, or invalid */
+	WG_COOKIE_MAC2_VALID,
+};
+
+void wg_cookie_checker_precompute(struct wg_cookie_checker *c, const uint8_t our_pub[32]);
+void wg_cookie_checker_wipe(struct wg_cookie_checker *c);
+void wg_cookie_maker_init(struct wg_cookie_maker *m, const uint8_t peer_pub[32]);
+void wg_cookie_maker_wipe(struct wg_cookie_maker *m);
+
+/* msg: a whole handshake message (len includes both macs). */
+enum wg_cookie_mac_state wg_cookie_validate(struct wg_device *dev, const uint8_t *msg, size_t len,
+					    const struct wg_endpoint *from, bool check_cookie);
+/* Fills mac1 (and mac2 when a fresh cookie is held) of an outgoing message. */
+void wg_cookie_add_macs(struct wg_device *dev, struct wg_peer *peer, uint8_t *msg, size_t len);
+/* Builds a cookie reply to msg (a handshake message from `from` whose sender
+ * index is sender_index). False if the RNG fails. */
+bool wg_cookie_create_reply(struct wg_device *dev, struct wg_message_handshake_cookie *out,
+			    const uint8_t *msg, size_t len, uint32_t sender_index,
+			    const struct wg_endpoint *from);
+/* Accepts a reply only for a message we sent and still await. */
+bool wg_cookie_consume_reply(struct wg_device *dev, const struct wg_message_handshake_cookie *msg);
+
+#endif

@@ -1,0 +1,336 @@
+/* The device: identity, peer table, environment, load state, tick. */
+#include <stdlib.h>
+#include <string.h>
+
+#include <zinc/curve25519.h>
+#include <zinc/memzero.h>
+#include <zinc/random.h>
+
+#include "device.h"
+#include "peer.h"
+#include "siphash.h"
+#include "timers.h"
+
+enum { PEER_INITIAL_BUCKETS = 16 };
+
+/* ---- Environment ---- */
+
+void wg_device_clock(struct wg_device *dev)
+{
+	dev->now = dev->env.now_ns(dev->env.ctx);
+}
+
+uint64_t wg_device_wall_ns(struct wg_device *dev)
+{
+	return dev->env.wall_ns(dev->env.ctx);
+}
+
+bool wg_device_random(struct wg_device *dev, void *buf, size_t len)
+{
+	if (dev->env.get_random)
+		return dev->env.get_random(dev->env.ctx, buf, len);
+	return zinc_get_random_bytes(buf, len);
+}
+
+bool wg_device_rng_ready(struct wg_device *dev)
+{
+	if (dev->env.rng_ready)
+		return dev->env.rng_ready(dev->env.ctx);
+	return zinc_rng_is_initialized();
+}
+
+/* ---- Lifetime ---- */
+
+struct wg_device *wg_device_new(const struct wg_env *env, const struct wg_io *io)
+{
+	struct wg_device *dev;
+	uint8_t rl_key[16];
+
+	if (!env || !env->now_ns || !env->wall_ns || !io || !io->send || !io->deliver)
+		return NULL;
+	dev = calloc(1, sizeof(*dev));
+	if (!dev)
+		return NULL;
+	dev->env = *env;
+	dev->io = *io;
+	dev->mtu = WG_DEFAULT_MTU;
+	/* Without randomness yet the hash keys stay zero: still correct, only
+	 * weaker against collision flooding. */
+	if (!wg_device_random(dev, dev->peer_hash_key, sizeof(dev->peer_hash_key)))
+		memset(dev->peer_hash_key, 0, sizeof(dev->peer_hash_key));
+	if (!wg_device_random(dev, rl_key, sizeof(rl_key)))
+		memset(rl_key, 0, sizeof(rl_key));
+	dev->ratelimiter = wg_ratelimiter_new(rl_key);
+	dev->allowedips = wg_allowedips_new();
+	dev->peer_buckets = calloc(PEER_INITIAL_BUCKETS, sizeof(*dev->peer_buckets));
+	dev->peer_mask = PEER_INITIAL_BUCKETS - 1;
+	dev->scratch = malloc(WG_SCRATCH_SIZE);
+	if (!dev->ratelimiter || !dev->allowedips || !dev->peer_buckets || !dev->scratch ||
+	    wg_index_init(&dev->index)) {
+		wg_device_free(dev);
+		return NULL;
+	}
+	wg_device_clock(dev);
+	return dev;
+}
+
+void wg_device_free(struct wg_device *dev)
+{
+	if (!dev)
+		return;
+	if (dev->peer_buckets)
+		wg_device_peers_clear(dev);
+	wg_ratelimiter_free(dev->ratelimiter);
+	wg_allowedips_free(dev->allowedips);
+	wg_index_destroy(&dev->index);
+	free(dev->peer_buckets);
+	free(dev->heap);
+	if (dev->scratch) {
+		zinc_memzero(dev->scratch, WG_SCRATCH_SIZE);
+		free(dev->scratch);
+	}
+	zinc_memzero(dev, sizeof(*dev));
+	free(dev);
+}
+
+/* ---- Peer table ---- */
+
+static size_t peer_bucket(const struct wg_device *dev, const uint8_t pub[32])
+{
+	return (size_t)wg_siphash24(dev->peer_hash_key, pub, 32) & dev->peer_mask;
+}
+
+struct wg_peer *wg_device_lookup_peer_internal(struct wg_device *dev, const uint8_t pub[32])
+{
+	for (struct wg_peer *p = dev->peer_buckets[peer_bucket(dev, pub)]; p; p = p->hash_next)
+		if (!memcmp(p->public_key, pub, 32))
+			return p;
+	return NULL;
+}
+
+static void peer_table_grow(struct wg_device *dev)
+{
+	size_t n = (dev->peer_mask + 1) * 2;
+	struct wg_peer **nb = calloc(n, sizeof(*nb));
+
+	if (!nb)
+		return;
+	dev->peer_mask = n - 1;
+	for (struct wg_peer *p = dev->peer_first; p; p = p->list_next) {
+		size_t b = peer_bucket(dev, p->public_key);
+		p->hash_next = nb[b];
+		nb[b] = p;
+	}
+	free(dev->peer_buckets);
+	dev->peer_buckets = nb;
+}
+
+struct wg_peer *wg_device_peer_lookup(struct wg_device *dev, const uint8_t pub[32])
+{
+	return wg_device_lookup_peer_internal(dev, pub);
+}
+
+struct wg_peer *wg_device_peer_add(struct wg_device *dev, const uint8_t pub[32])
+{
+	struct wg_peer *peer = wg_device_lookup_peer_internal(dev, pub);
+	size_t b;
+
+	if (peer)
+		return peer;
+	if (dev->peer_count >= WG_MAX_PEERS)
+		return NULL;
+	if (dev->has_identity && !memcmp(pub, dev->static_public, 32))
+		return NULL;
+	peer = wg_peer_create(dev, pub);
+	if (!peer)
+		return NULL;
+	if (dev->peer_count >= dev->peer_mask + 1)
+		peer_table_grow(dev);
+	b = peer_bucket(dev, pub);
+	peer->hash_next = dev->peer_buckets[b];
+	dev->peer_buckets[b] = peer;
+	peer->list_prev = dev->peer_last;
+	if (dev->peer_last)
+		dev->peer_last->list_next = peer;
+	else
+		dev->peer_first = peer;
+	dev->peer_last = peer;
+	dev->peer_count++;
+	return peer;
+}
+
+void wg_device_peer_remove(struct wg_device *dev, struct wg_peer *peer)
+{
+	struct wg_peer **pp = &dev->peer_buckets[peer_bucket(dev, peer->public_key)];
+
+	for (; *pp; pp = &(*pp)->hash_next) {
+		if (*pp == peer) {
+			*pp = peer->hash_next;
+			break;
+		}
+	}
+	if (peer->list_prev)
+		peer->list_prev->list_next = peer->list_next;
+	else
+		dev->peer_first = peer->list_next;
+	if (peer->list_next)
+		peer->list_next->list_prev = peer->list_prev;
+	else
+		dev->peer_last = peer->list_prev;
+	peer->list_prev = peer->list_next = peer->hash_next = NULL;
+	dev->peer_count--;
+	wg_peer_kill(dev, peer);
+}
+
+void wg_device_peers_clear(struct wg_device *dev)
+{
+	while (dev->peer_first)
+		wg_device_peer_remove(dev, dev->peer_first);
+}
+
+size_t wg_device_peer_count(const struct wg_device *dev)
+{
+	return dev->peer_count;
+}
+
+struct wg_peer *wg_device_peer_next(struct wg_device *dev, struct wg_peer *prev)
+{
+	return prev ? prev->list_next : dev->peer_first;
+}
+
+/* ---- Identity ---- */
+
+void wg_device_set_private_key(struct wg_device *dev, const uint8_t key[32])
+{
+	static const uint8_t zero[32];
+	uint8_t priv[32], pub[32];
+	struct wg_peer *peer, *next;
+
+	wg_device_clock(dev);
+	if (!key || !memcmp(key, zero, 32)) {
+		dev->has_identity = false;
+		zinc_memzero(dev->static_private, 32);
+		zinc_memzero(dev->static_public, 32);
+		zinc_memzero(pub, 32);
+	} else {
+		memcpy(priv, key, 32);
+		zinc_curve25519_clamp_secret(priv);
+		if (dev->has_identity && !memcmp(priv, dev->static_private, 32)) {
+			zinc_memzero(priv, sizeof(priv));
+			return;
+		}
+		if (!zinc_curve25519_generate_public(pub, priv))
+			memset(pub, 0, 32);
+		/* A peer with our own public key cannot exist (Linux does the same). */
+		peer = wg_device_lookup_peer_internal(dev, pub);
+		if (peer)
+			wg_device_peer_remove(dev, peer);
+		memcpy(dev->static_private, priv, 32);
+		memcpy(dev->static_public, pub, 32);
+		dev->has_identity = true;
+		zinc_memzero(priv, sizeof(priv));
+	}
+	wg_cookie_checker_precompute(&dev->cookie_checker, dev->static_public);
+	for (peer = dev->peer_first; peer; peer = next) {
+		next = peer->list_next;
+		wg_noise_precompute_static_static(dev, peer);
+		wg_noise_handshake_clear(dev, peer);
+		wg_noise_keypairs_clear(dev, peer);
+	}
+}
+
+bool wg_device_get_private_key(const struct wg_device *dev, uint8_t key[32])
+{
+	if (!dev->has_identity)
+		return false;
+	memcpy(key, dev->static_private, 32);
+	return true;
+}
+
+bool wg_device_get_public_key(const struct wg_device *dev, uint8_t pub[32])
+{
+	if (!dev->has_identity)
+		return false;
+	memcpy(pub, dev->static_public, 32);
+	return true;
+}
+
+void wg_device_set_mtu(struct wg_device *dev, uint32_t mtu)
+{
+	dev->mtu = mtu > WG_MAX_PACKET ? WG_MAX_PACKET : mtu;
+}
+
+/* ---- Load, stats, tick ---- */
+
+void wg_device_set_handshake_queue_len(struct wg_device *dev, size_t len)
+{
+	if (len < WG_UNDER_LOAD_QUEUE_LEN)
+		return;
+	wg_device_clock(dev);
+	dev->load_seen = true;
+	dev->last_under_load = dev->now;
+}
+
+bool wg_device_under_load(struct wg_device *dev)
+{
+	return dev->load_seen && dev->now - dev->last_under_load < WG_UNDER_LOAD_AFTER_TIME;
+}
+
+void wg_device_get_stats(const struct wg_device *dev, struct wg_device_stats *stats)
+{
+	*stats = dev->stats;
+}
+
+uint64_t wg_device_tick(struct wg_device *dev)
+{
+	uint64_t next;
+
+	wg_device_clock(dev);
+	if (dev->now >= dev->ratelimiter_gc_at) {
+		wg_ratelimiter_gc(dev->ratelimiter, dev->now);
+		dev->ratelimiter_gc_at = dev->now + WG_NS_PER_SEC;
+	}
+	next = wg_timers_run(dev);
+	if (wg_ratelimiter_count(dev->ratelimiter) && dev->ratelimiter_gc_at < next)
+		next = dev->ratelimiter_gc_at;
+	return next == WG_TIMER_OFF ? UINT64_MAX : next - dev->now;
+}
+
+uint64_t wg_device_next_deadline(const struct wg_device *dev)
+{
+	return wg_timers_next_deadline(dev);
+}
+
+bool wg_device_send_to_peer(struct wg_device *dev, struct wg_peer *peer, const uint8_t *pkt,
+			    size_t len)
+{
+	if (!peer->has_endpoint)
+		return false;
+	dev->io.send(dev->io.ctx, &peer->endpoint, pkt, len);
+	peer->tx_bytes += len;
+	return true;
+}
+
+/* ---- Routing ---- */
+
+bool wg_ip_addr(const uint8_t *pkt, size_t len, bool src, int *family, const uint8_t **addr)
+{
+	if (len >= 20 && pkt[0] >> 4 == 4) {
+		*family = AF_INET;
+		*addr = pkt + (src ? 12 : 16);
+		return true;
+	}
+	if (len >= 40 && pkt[0] >> 4 == 6) {
+		*family = AF_INET6;
+		*addr = pkt + (src ? 8 : 24);
+		return true;
+	}
+	return false;
+}
+
+struct wg_peer *wg_device_route(struct wg_device *dev, int family, const uint8_t *addr)
+{
+	struct wg_allowedips_owner *o = wg_allowedips_lookup(dev->allowedips, family, addr);
+
+	return o ? wg_container_of(o, struct wg_peer, aips) : NULL;
+}

@@ -1,0 +1,100 @@
+/* The device: static identity, peers, receiver indices, load state. Internal. */
+#ifndef WG_DEVICE_H
+#define WG_DEVICE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "wg/wg.h"
+#include "allowedips.h"
+#include "cookie.h"
+#include "index.h"
+#include "messages.h"
+#include "ratelimiter.h"
+
+struct wg_peer;
+
+struct wg_device {
+	struct wg_env env;
+	struct wg_io io;
+	uint64_t now; /* monotonic ns, read once per API call */
+
+	bool has_identity;
+	uint8_t static_private[32];
+	uint8_t static_public[32];
+	uint32_t mtu;
+
+	struct wg_cookie_checker cookie_checker;
+	struct wg_ratelimiter *ratelimiter;
+	uint64_t ratelimiter_gc_at;
+	struct wg_allowedips *allowedips;
+	struct wg_index_table index;
+
+	struct wg_peer *peer_first, *peer_last;
+	size_t peer_count;
+	struct wg_peer **peer_buckets;
+	size_t peer_mask;
+	uint8_t peer_hash_key[16];
+
+	struct wg_peer **heap; /* timer heap, by peer->deadline */
+	size_t heap_len, heap_cap;
+
+	bool load_seen;
+	uint64_t last_under_load;
+
+	struct wg_device_stats stats;
+	uint8_t *scratch; /* one message: header + max packet + padding + tag */
+};
+
+enum { WG_SCRATCH_SIZE = 16 + WG_MAX_PACKET + 16 + 16 };
+
+/* Refreshes dev->now from the injected clock. */
+void wg_device_clock(struct wg_device *dev);
+uint64_t wg_device_wall_ns(struct wg_device *dev);
+bool wg_device_random(struct wg_device *dev, void *buf, size_t len);
+bool wg_device_rng_ready(struct wg_device *dev);
+bool wg_device_under_load(struct wg_device *dev);
+struct wg_peer *wg_device_lookup_peer_internal(struct wg_device *dev, const uint8_t pub[32]);
+/* Sends a datagram to the peer's endpoint, counting tx bytes. */
+bool wg_device_send_to_peer(struct wg_device *dev, struct wg_peer *peer, const uint8_t *pkt,
+			    size_t len);
+
+/* The source or destination address of an IPv4/IPv6 packet; false if the
+ * packet is too short or not IP. */
+bool wg_ip_addr(const uint8_t *pkt, size_t len, bool src, int *family, const uint8_t **addr);
+/* The peer that owns addr in allowed IPs, or NULL. */
+struct wg_peer *wg_device_route(struct wg_device *dev, int family, const uint8_t *addr);
+
+/* send.c */
+void wg_send_handshake_initiation(struct wg_device *dev, struct wg_peer *peer, bool is_retry);
+void wg_send_handshake_response(struct wg_device *dev, struct wg_peer *peer);
+void wg_send_keepalive(struct wg_device *dev, struct wg_peer *peer);
+/* Sends staged packets with the current keypair, or starts a handshake. */
+void wg_send_staged(struct wg_device *dev, struct wg_peer *peer);
+
+/* Little-endian helpers. */
+static inline uint32_t wg_le32(const uint8_t *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+static inline void wg_put_le32(uint8_t *p, uint32_t v)
+{
+	p[0] = (uint8_t)v;
+	p[1] = (uint8_t)(v >> 8);
+	p[2] = (uint8_t)(v >> 16);
+	p[3] = (uint8_t)(v >> 24);
+}
+static inline uint64_t wg_le64(const uint8_t *p)
+{
+	return (uint64_t)wg_le32(p) | (uint64_t)wg_le32(p + 4) << 32;
+}
+static inline void wg_put_le64(uint8_t *p, uint64_t v)
+{
+	wg_put_le32(p, (uint32_t)v);
+	wg_put_le32(p + 4, (uint32_t)(v >> 32));
+}
+
+#define wg_container_of(ptr, type, member) ((type *)((char *)(ptr)-offsetof(type, member)))
+
+#endif

@@ -1,0 +1,548 @@
+/* Noise IKpsk2 handshake and keypairs (see PROTOCOL.md "Handshake"). */
+#include <stdlib.h>
+#include <string.h>
+
+#include <zinc/blake2s.h>
+#include <zinc/chacha20poly1305.h>
+#include <zinc/curve25519.h>
+#include <zinc/memzero.h>
+
+#include "device.h"
+#include "noise.h"
+#include "peer.h"
+#include "timers.h"
+
+/* ---- Primitives ---- */
+
+static void hash2(uint8_t out[32], const uint8_t *a, size_t alen, const uint8_t *b, size_t blen)
+{
+	struct zinc_blake2s_state s;
+
+	zinc_blake2s_init(&s, 32);
+	zinc_blake2s_update(&s, a, alen);
+	zinc_blake2s_update(&s, b, blen);
+	zinc_blake2s_final(&s, out);
+}
+
+/* KDF_n(key, data): up to three 32-byte outputs (NULL = not wanted). Outputs
+ * may alias key. */
+static void kdf(uint8_t *t1, uint8_t *t2, uint8_t *t3, const uint8_t *data, size_t len,
+		const uint8_t key[32])
+{
+	uint8_t t0[32], out[33], prev[33];
+
+	zinc_blake2s_hmac(t0, data, key, len, 32);
+	out[0] = 1;
+	zinc_blake2s_hmac(prev, out, t0, 1, 32);
+	if (t2 || t3) {
+		prev[32] = 2;
+		zinc_blake2s_hmac(out, prev, t0, 33, 32);
+	}
+	if (t3) {
+		out[32] = 3;
+		zinc_blake2s_hmac(t3, out, t0, 33, 32);
+	}
+	if (t2)
+		memcpy(t2, out, 32);
+	if (t1)
+		memcpy(t1, prev, 32);
+	zinc_memzero(t0, sizeof(t0));
+	zinc_memzero(out, sizeof(out));
+	zinc_memzero(prev, sizeof(prev));
+}
+
+static bool is_zero(const uint8_t *p, size_t n)
+{
+	uint8_t acc = 0;
+
+	for (size_t i = 0; i < n; i++)
+		acc |= p[i];
+	return acc == 0;
+}
+
+static void mix_hash(struct wg_noise_core *st, const uint8_t *data, size_t len)
+{
+	hash2(st->h, st->h, 32, data, len);
+}
+
+static void mix_key(struct wg_noise_core *st, const uint8_t *data, size_t len)
+{
+	kdf(st->ck, NULL, NULL, data, len, st->ck);
+}
+
+/* (ck, key) = KDF2(ck, shared); rejects an all-zero shared secret. */
+static bool mix_shared(struct wg_noise_core *st, uint8_t key[32], const uint8_t shared[32])
+{
+	if (is_zero(shared, 32))
+		return false;
+	kdf(st->ck, key, NULL, shared, 32, st->ck);
+	return true;
+}
+
+static bool mix_dh(struct wg_noise_core *st, uint8_t key[32], const uint8_t priv[32],
+		   const uint8_t pub[32])
+{
+	uint8_t shared[32];
+	bool ok = zinc_curve25519(shared, priv, pub) && mix_shared(st, key, shared);
+
+	zinc_memzero(shared, sizeof(shared));
+	return ok;
+}
+
+static void mix_psk(struct wg_noise_core *st, uint8_t key[32], const uint8_t psk[32])
+{
+	uint8_t t[32];
+
+	kdf(st->ck, t, key, psk, 32, st->ck);
+	mix_hash(st, t, 32);
+	zinc_memzero(t, sizeof(t));
+}
+
+static void encrypt_and_hash(struct wg_noise_core *st, uint8_t *out, const uint8_t *plain,
+			     size_t len, const uint8_t key[32])
+{
+	zinc_chacha20poly1305_encrypt(out, plain, len, st->h, 32, 0, key);
+	mix_hash(st, out, len + WG_AUTHTAG_SIZE);
+}
+
+static bool decrypt_and_hash(struct wg_noise_core *st, uint8_t *out, const uint8_t *in,
+			     size_t in_len, const uint8_t key[32])
+{
+	if (!zinc_chacha20poly1305_decrypt(out, in, in_len, st->h, 32, 0, key))
+		return false;
+	mix_hash(st, in, in_len);
+	return true;
+}
+
+/* The "e" token in a psk handshake: MixHash(e) and MixKey(e). */
+static void mix_ephemeral(struct wg_noise_core *st, const uint8_t e_pub[32])
+{
+	mix_hash(st, e_pub, 32);
+	mix_key(st, e_pub, 32);
+}
+
+/* ---- Generic core ---- */
+
+void wg_noise_core_init(struct wg_noise_core *st, const uint8_t *prologue, size_t prologue_len,
+			const uint8_t responder_pub[32])
+{
+	zinc_blake2s(st->ck, (const uint8_t *)WG_CONSTRUCTION, NULL, 32,
+		     sizeof(WG_CONSTRUCTION) - 1, 0);
+	hash2(st->h, st->ck, 32, prologue, prologue_len);
+	mix_hash(st, responder_pub, 32);
+}
+
+bool wg_noise_core_write_msg1(struct wg_noise_core *st, uint8_t *out, const uint8_t e_priv[32],
+			      const uint8_t s_pub[32], const uint8_t rs_pub[32],
+			      const uint8_t ss[32], const uint8_t *payload, size_t plen)
+{
+	uint8_t key[32];
+	bool ok = false;
+
+	if (!zinc_curve25519_generate_public(out, e_priv))
+		goto out;
+	mix_ephemeral(st, out);
+	if (!mix_dh(st, key, e_priv, rs_pub))
+		goto out;
+	encrypt_and_hash(st, out + 32, s_pub, 32, key);
+	if (!mix_shared(st, key, ss))
+		goto out;
+	encrypt_and_hash(st, out + 32 + 48, payload, plen, key);
+	ok = true;
+out:
+	zinc_memzero(key, sizeof(key));
+	return ok;
+}
+
+bool wg_noise_core_read_msg1_static(struct wg_noise_core *st, const uint8_t *in,
+				    const uint8_t s_priv[32], uint8_t re_out[32],
+				    uint8_t rs_out[32])
+{
+	uint8_t key[32];
+	bool ok;
+
+	memcpy(re_out, in, 32);
+	mix_ephemeral(st, re_out);
+	ok = mix_dh(st, key, s_priv, re_out) && decrypt_and_hash(st, rs_out, in + 32, 48, key);
+	zinc_memzero(key, sizeof(key));
+	return ok;
+}
+
+bool wg_noise_core_read_msg1_payload(struct wg_noise_core *st, const uint8_t *in, size_t in_len,
+				     const uint8_t ss[32], uint8_t *payload_out)
+{
+	uint8_t key[32];
+	bool ok;
+
+	if (in_len < WG_AUTHTAG_SIZE)
+		return false;
+	ok = mix_shared(st, key, ss) && decrypt_and_hash(st, payload_out, in, in_len, key);
+	zinc_memzero(key, sizeof(key));
+	return ok;
+}
+
+bool wg_noise_core_write_msg2(struct wg_noise_core *st, uint8_t *out, const uint8_t e_priv[32],
+			      const uint8_t re_pub[32], const uint8_t rs_pub[32],
+			      const uint8_t psk[32], const uint8_t *payload, size_t plen)
+{
+	uint8_t key[32];
+	bool ok = false;
+
+	if (!zinc_curve25519_generate_public(out, e_priv))
+		goto out;
+	mix_ephemeral(st, out);
+	if (!mix_dh(st, key, e_priv, re_pub) || !mix_dh(st, key, e_priv, rs_pub))
+		goto out;
+	mix_psk(st, key, psk);
+	encrypt_and_hash(st, out + 32, payload, plen, key);
+	ok = true;
+out:
+	zinc_memzero(key, sizeof(key));
+	return ok;
+}
+
+bool wg_noise_core_read_msg2(struct wg_noise_core *st, const uint8_t *in, size_t in_len,
+			     const uint8_t e_priv[32], const uint8_t s_priv[32],
+			     const uint8_t psk[32], uint8_t *payload_out)
+{
+	uint8_t key[32];
+	bool ok = false;
+
+	if (in_len < 32 + WG_AUTHTAG_SIZE)
+		return false;
+	mix_ephemeral(st, in);
+	if (!mix_dh(st, key, e_priv, in) || !mix_dh(st, key, s_priv, in))
+		goto out;
+	mix_psk(st, key, psk);
+	ok = decrypt_and_hash(st, payload_out, in + 32, in_len - 32, key);
+out:
+	zinc_memzero(key, sizeof(key));
+	return ok;
+}
+
+void wg_noise_core_split(struct wg_noise_core *st, uint8_t k_init_send[32], uint8_t k_resp_send[32])
+{
+	kdf(k_init_send, k_resp_send, NULL, NULL, 0, st->ck);
+	zinc_memzero(st, sizeof(*st));
+}
+
+bool wg_noise_keypair_from_random(uint8_t priv[32], uint8_t pub[32])
+{
+	zinc_curve25519_clamp_secret(priv);
+	return zinc_curve25519_generate_public(pub, priv);
+}
+
+void wg_noise_tai64n(uint8_t out[WG_TIMESTAMP_SIZE], uint64_t wall_ns)
+{
+	uint64_t sec = 0x400000000000000aULL + wall_ns / WG_NS_PER_SEC;
+	/* Round down to 2^24 ns (largest power of two under 1e9/50): the
+	 * timestamp then reveals no finer timing than the flood guard needs. */
+	uint32_t nsec = (uint32_t)(wall_ns % WG_NS_PER_SEC) & ~((1U << 24) - 1);
+
+	for (int i = 0; i < 8; i++)
+		out[i] = (uint8_t)(sec >> (56 - 8 * i));
+	for (int i = 0; i < 4; i++)
+		out[8 + i] = (uint8_t)(nsec >> (24 - 8 * i));
+}
+
+/* ---- Handshake ---- */
+
+static void handshake_zero(struct wg_handshake *hs)
+{
+	zinc_memzero(hs->ephemeral_private, sizeof(hs->ephemeral_private));
+	zinc_memzero(hs->remote_ephemeral, sizeof(hs->remote_ephemeral));
+	zinc_memzero(&hs->core, sizeof(hs->core));
+	hs->remote_index = 0;
+	hs->state = WG_HANDSHAKE_ZEROED;
+}
+
+void wg_noise_handshake_init(struct wg_peer *peer)
+{
+	struct wg_handshake *hs = &peer->handshake;
+
+	memset(hs, 0, sizeof(*hs));
+	hs->entry.type = WG_INDEX_HANDSHAKE;
+	hs->entry.peer = peer;
+}
+
+void wg_noise_handshake_clear(struct wg_device *dev, struct wg_peer *peer)
+{
+	wg_index_remove(&dev->index, &peer->handshake.entry);
+	handshake_zero(&peer->handshake);
+}
+
+void wg_noise_precompute_static_static(struct wg_device *dev, struct wg_peer *peer)
+{
+	if (!dev->has_identity ||
+	    !zinc_curve25519(peer->precomputed_ss, dev->static_private, peer->public_key))
+		zinc_memzero(peer->precomputed_ss, 32);
+}
+
+static bool generate_ephemeral(struct wg_device *dev, uint8_t priv[32])
+{
+	uint8_t pub[32];
+	bool ok = wg_device_random(dev, priv, 32) && wg_noise_keypair_from_random(priv, pub);
+
+	zinc_memzero(pub, sizeof(pub));
+	return ok;
+}
+
+bool wg_noise_create_initiation(struct wg_device *dev, struct wg_peer *peer,
+				struct wg_message_handshake_initiation *msg)
+{
+	struct wg_handshake *hs = &peer->handshake;
+	uint8_t timestamp[WG_TIMESTAMP_SIZE];
+
+	if (!dev->has_identity)
+		return false;
+	handshake_zero(hs);
+	memset(msg, 0, sizeof(*msg));
+	msg->header.type = WG_MESSAGE_HANDSHAKE_INITIATION;
+	wg_noise_core_init(&hs->core, (const uint8_t *)WG_IDENTIFIER, sizeof(WG_IDENTIFIER) - 1,
+			   peer->public_key);
+	wg_noise_tai64n(timestamp, wg_device_wall_ns(dev));
+	if (!generate_ephemeral(dev, hs->ephemeral_private) ||
+	    !wg_noise_core_write_msg1(&hs->core, msg->unencrypted_ephemeral, hs->ephemeral_private,
+				      dev->static_public, peer->public_key, peer->precomputed_ss,
+				      timestamp, sizeof(timestamp)) ||
+	    !wg_index_insert_new(dev, &hs->entry)) {
+		wg_noise_handshake_clear(dev, peer);
+		return false;
+	}
+	wg_put_le32(msg->sender_index, hs->entry.index);
+	hs->state = WG_HANDSHAKE_CREATED_INITIATION;
+	return true;
+}
+
+struct wg_peer *wg_noise_consume_initiation(struct wg_device *dev,
+					    const struct wg_message_handshake_initiation *msg)
+{
+	struct wg_noise_core core;
+	uint8_t re[32], rs[32], t[WG_TIMESTAMP_SIZE];
+	struct wg_peer *peer = NULL;
+	struct wg_handshake *hs;
+	bool replay, flood;
+
+	if (!dev->has_identity)
+		return NULL;
+	wg_noise_core_init(&core, (const uint8_t *)WG_IDENTIFIER, sizeof(WG_IDENTIFIER) - 1,
+			   dev->static_public);
+	if (!wg_noise_core_read_msg1_static(&core, msg->unencrypted_ephemeral, dev->static_private,
+					    re, rs))
+		goto fail;
+	peer = wg_device_lookup_peer_internal(dev, rs);
+	if (!peer)
+		goto fail;
+	if (!wg_noise_core_read_msg1_payload(&core, msg->encrypted_timestamp,
+					     sizeof(msg->encrypted_timestamp), peer->precomputed_ss,
+					     t))
+		goto fail;
+	hs = &peer->handshake;
+	replay = memcmp(t, hs->latest_timestamp, sizeof(t)) <= 0;
+	flood = hs->has_consumed_initiation &&
+		dev->now - hs->last_initiation_consumption < WG_HANDSHAKE_INITIATION_RATE;
+	if (replay || flood)
+		goto fail;
+
+	handshake_zero(hs);
+	memcpy(hs->remote_ephemeral, re, 32);
+	hs->core = core;
+	hs->remote_index = wg_le32(msg->sender_index);
+	memcpy(hs->latest_timestamp, t, sizeof(t));
+	hs->last_initiation_consumption = dev->now;
+	hs->has_consumed_initiation = true;
+	hs->state = WG_HANDSHAKE_CONSUMED_INITIATION;
+	zinc_memzero(&core, sizeof(core));
+	zinc_memzero(re, sizeof(re));
+	return peer;
+fail:
+	zinc_memzero(&core, sizeof(core));
+	zinc_memzero(re, sizeof(re));
+	return NULL;
+}
+
+bool wg_noise_create_response(struct wg_device *dev, struct wg_peer *peer,
+			      struct wg_message_handshake_response *msg)
+{
+	struct wg_handshake *hs = &peer->handshake;
+
+	static const uint8_t empty[1];
+
+	if (hs->state != WG_HANDSHAKE_CONSUMED_INITIATION || !dev->has_identity)
+		return false;
+	memset(msg, 0, sizeof(*msg));
+	msg->header.type = WG_MESSAGE_HANDSHAKE_RESPONSE;
+	wg_put_le32(msg->receiver_index, hs->remote_index);
+	if (!generate_ephemeral(dev, hs->ephemeral_private) ||
+	    !wg_noise_core_write_msg2(&hs->core, msg->unencrypted_ephemeral, hs->ephemeral_private,
+				      hs->remote_ephemeral, peer->public_key, peer->preshared_key,
+				      empty, 0) ||
+	    !wg_index_insert_new(dev, &hs->entry)) {
+		wg_noise_handshake_clear(dev, peer);
+		return false;
+	}
+	wg_put_le32(msg->sender_index, hs->entry.index);
+	zinc_memzero(hs->ephemeral_private, 32);
+	hs->state = WG_HANDSHAKE_CREATED_RESPONSE;
+	return true;
+}
+
+struct wg_peer *wg_noise_consume_response(struct wg_device *dev,
+					  const struct wg_message_handshake_response *msg)
+{
+	struct wg_index_entry *e;
+	struct wg_noise_core core;
+	struct wg_handshake *hs;
+	struct wg_peer *peer;
+	uint8_t empty[1];
+	bool ok;
+
+	if (!dev->has_identity)
+		return NULL;
+	e = wg_index_lookup(&dev->index, wg_le32(msg->receiver_index), WG_INDEX_HANDSHAKE);
+	if (!e)
+		return NULL;
+	peer = e->peer;
+	hs = &peer->handshake;
+	if (hs->state != WG_HANDSHAKE_CREATED_INITIATION)
+		return NULL;
+	core = hs->core;
+	ok = wg_noise_core_read_msg2(&core, msg->unencrypted_ephemeral,
+				     32 + sizeof(msg->encrypted_nothing), hs->ephemeral_private,
+				     dev->static_private, peer->preshared_key, empty);
+	if (!ok) {
+		zinc_memzero(&core, sizeof(core));
+		return NULL;
+	}
+	hs->core = core;
+	zinc_memzero(&core, sizeof(core));
+	zinc_memzero(hs->ephemeral_private, 32);
+	hs->remote_index = wg_le32(msg->sender_index);
+	hs->state = WG_HANDSHAKE_CONSUMED_RESPONSE;
+	return peer;
+}
+
+/* ---- Keypairs ---- */
+
+void wg_keypair_get(struct wg_keypair *kp)
+{
+	kp->refcount++;
+}
+
+void wg_keypair_put(struct wg_keypair *kp)
+{
+	struct wg_peer *peer;
+
+	if (!kp || --kp->refcount)
+		return;
+	peer = kp->entry.peer;
+	zinc_memzero(kp, sizeof(*kp));
+	free(kp);
+	wg_peer_put(peer);
+}
+
+/* Takes a keypair out of its slot: no new lookups, no new sends. */
+static void keypair_drop(struct wg_device *dev, struct wg_keypair *kp)
+{
+	if (!kp)
+		return;
+	kp->valid = false;
+	wg_index_remove(&dev->index, &kp->entry);
+	wg_keypair_put(kp);
+}
+
+static void add_new_keypair(struct wg_device *dev, struct wg_keypairs *kps, struct wg_keypair *kp)
+{
+	if (kp->initiator) {
+		/* An unconfirmed next becomes previous (the peer may still send on
+		 * it); otherwise the current one does. */
+		if (kps->next) {
+			keypair_drop(dev, kps->previous);
+			kps->previous = kps->next;
+			kps->next = NULL;
+			keypair_drop(dev, kps->current);
+		} else {
+			keypair_drop(dev, kps->previous);
+			kps->previous = kps->current;
+		}
+		kps->current = kp;
+	} else {
+		keypair_drop(dev, kps->next);
+		kps->next = kp;
+		keypair_drop(dev, kps->previous);
+		kps->previous = NULL;
+	}
+}
+
+bool wg_noise_begin_session(struct wg_device *dev, struct wg_peer *peer)
+{
+	struct wg_handshake *hs = &peer->handshake;
+	struct wg_keypair *kp;
+	bool initiator;
+
+	if (hs->state == WG_HANDSHAKE_CONSUMED_RESPONSE)
+		initiator = true;
+	else if (hs->state == WG_HANDSHAKE_CREATED_RESPONSE)
+		initiator = false;
+	else
+		return false;
+	kp = calloc(1, sizeof(*kp));
+	if (!kp) {
+		wg_noise_handshake_clear(dev, peer);
+		return false;
+	}
+	if (initiator)
+		wg_noise_core_split(&hs->core, kp->send_key, kp->recv_key);
+	else
+		wg_noise_core_split(&hs->core, kp->recv_key, kp->send_key);
+	kp->entry.type = WG_INDEX_KEYPAIR;
+	kp->entry.peer = peer;
+	kp->remote_index = hs->remote_index;
+	kp->initiator = initiator;
+	kp->birth_ns = dev->now;
+	kp->valid = true;
+	kp->refcount = 1;
+	wg_replay_init(&kp->replay);
+	wg_peer_get(peer);
+	/* The keypair inherits the handshake's index, which the peer answers to. */
+	wg_index_replace(&dev->index, &hs->entry, &kp->entry);
+	handshake_zero(hs);
+	add_new_keypair(dev, &peer->keypairs, kp);
+	return true;
+}
+
+bool wg_noise_received_with_keypair(struct wg_device *dev, struct wg_peer *peer,
+				    struct wg_keypair *kp)
+{
+	struct wg_keypairs *kps = &peer->keypairs;
+
+	if (kp != kps->next)
+		return false;
+	keypair_drop(dev, kps->previous);
+	kps->previous = kps->current;
+	kps->current = kps->next;
+	kps->next = NULL;
+	return true;
+}
+
+void wg_noise_keypairs_clear(struct wg_device *dev, struct wg_peer *peer)
+{
+	struct wg_keypairs *kps = &peer->keypairs;
+
+	keypair_drop(dev, kps->previous);
+	keypair_drop(dev, kps->current);
+	keypair_drop(dev, kps->next);
+	kps->previous = kps->current = kps->next = NULL;
+}
+
+bool wg_keypair_can_send(const struct wg_keypair *kp, uint64_t now)
+{
+	return kp && kp->valid && now - kp->birth_ns < WG_REJECT_AFTER_TIME &&
+	       kp->send_counter < WG_REJECT_AFTER_MESSAGES;
+}
+
+bool wg_keypair_can_receive(const struct wg_keypair *kp, uint64_t now)
+{
+	return kp && kp->valid && now - kp->birth_ns < WG_REJECT_AFTER_TIME &&
+	       kp->replay.greatest < WG_REJECT_AFTER_MESSAGES;
+}

@@ -1,0 +1,128 @@
+/* Noise_IKpsk2_25519_ChaChaPoly_BLAKE2s as WireGuard uses it: a generic core
+ * (any prologue and payloads, caller-supplied ephemerals, so test vectors can
+ * drive it), the per-peer handshake state machine on top, and keypairs. */
+#ifndef WG_NOISE_H
+#define WG_NOISE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "index.h"
+#include "messages.h"
+#include "replay.h"
+
+struct wg_device;
+struct wg_peer;
+
+/* ---- Generic core: symmetric state of one handshake ---- */
+struct wg_noise_core {
+	uint8_t ck[WG_HASH_SIZE]; /* chaining key */
+	uint8_t h[WG_HASH_SIZE];  /* handshake hash */
+};
+
+/* ck = HASH(CONSTRUCTION); h = HASH(ck || prologue); h = HASH(h || responder_pub). */
+void wg_noise_core_init(struct wg_noise_core *st, const uint8_t *prologue, size_t prologue_len,
+			const uint8_t responder_pub[32]);
+
+/* Initiator, message 1 "e, es, s, ss": writes e (32) || enc(s_pub) (48) ||
+ * enc(payload) (plen + 16) to out. ss is DH(s_priv, rs_pub) (precomputed).
+ * False when a DH result is zero. */
+bool wg_noise_core_write_msg1(struct wg_noise_core *st, uint8_t *out, const uint8_t e_priv[32],
+			      const uint8_t s_pub[32], const uint8_t rs_pub[32],
+			      const uint8_t ss[32], const uint8_t *payload, size_t plen);
+/* Responder, first half of message 1 (e, es, s): in = e || enc(s) (80 bytes).
+ * Returns the initiator's ephemeral and static public keys. */
+bool wg_noise_core_read_msg1_static(struct wg_noise_core *st, const uint8_t *in,
+				    const uint8_t s_priv[32], uint8_t re_out[32],
+				    uint8_t rs_out[32]);
+/* Second half (ss, payload): in = enc(payload), in_len = plen + 16. */
+bool wg_noise_core_read_msg1_payload(struct wg_noise_core *st, const uint8_t *in, size_t in_len,
+				     const uint8_t ss[32], uint8_t *payload_out);
+
+/* Responder, message 2 "e, ee, se, psk": out = e (32) || enc(payload). */
+bool wg_noise_core_write_msg2(struct wg_noise_core *st, uint8_t *out, const uint8_t e_priv[32],
+			      const uint8_t re_pub[32], const uint8_t rs_pub[32],
+			      const uint8_t psk[32], const uint8_t *payload, size_t plen);
+/* Initiator reads message 2: in = e || enc(payload), in_len = 32 + plen + 16. */
+bool wg_noise_core_read_msg2(struct wg_noise_core *st, const uint8_t *in, size_t in_len,
+			     const uint8_t e_priv[32], const uint8_t s_priv[32],
+			     const uint8_t psk[32], uint8_t *payload_out);
+/* Transport keys: (initiator's sending key, responder's sending key). Wipes st. */
+void wg_noise_core_split(struct wg_noise_core *st, uint8_t k_init_send[32],
+			 uint8_t k_resp_send[32]);
+
+/* DH-Generate from 32 random bytes (clamped in place); false if pub is zero. */
+bool wg_noise_keypair_from_random(uint8_t priv[32], uint8_t pub[32]);
+
+/* 12-byte TAI64N of a wall clock, nanoseconds rounded down to 2^24. */
+void wg_noise_tai64n(uint8_t out[WG_TIMESTAMP_SIZE], uint64_t wall_ns);
+
+/* ---- WireGuard handshake state (embedded in the peer) ---- */
+enum wg_handshake_state {
+	WG_HANDSHAKE_ZEROED,
+	WG_HANDSHAKE_CREATED_INITIATION,
+	WG_HANDSHAKE_CONSUMED_INITIATION,
+	WG_HANDSHAKE_CREATED_RESPONSE,
+	WG_HANDSHAKE_CONSUMED_RESPONSE,
+};
+
+struct wg_handshake {
+	struct wg_index_entry entry; /* our (sender) index */
+	uint8_t state;
+	bool has_consumed_initiation;
+	uint8_t latest_timestamp[WG_TIMESTAMP_SIZE];
+	uint32_t remote_index;
+	uint64_t last_initiation_consumption; /* monotonic ns */
+	uint8_t ephemeral_private[32];
+	uint8_t remote_ephemeral[32];
+	struct wg_noise_core core;
+};
+
+struct wg_keypair {
+	struct wg_index_entry entry; /* our receiver index */
+	uint8_t send_key[32];
+	uint8_t recv_key[32];
+	uint64_t send_counter; /* next nonce */
+	uint64_t birth_ns;
+	uint32_t remote_index;
+	bool initiator;
+	bool valid; /* false once expired or removed */
+	uint32_t refcount;
+	struct wg_replay replay;
+};
+
+struct wg_keypairs {
+	struct wg_keypair *previous, *current, *next;
+};
+
+void wg_noise_handshake_init(struct wg_peer *peer);
+/* Zeroes the in-flight state (keeps the latest timestamp) and frees its index. */
+void wg_noise_handshake_clear(struct wg_device *dev, struct wg_peer *peer);
+/* Recomputes DH(our static, peer static); zero if impossible. */
+void wg_noise_precompute_static_static(struct wg_device *dev, struct wg_peer *peer);
+
+bool wg_noise_create_initiation(struct wg_device *dev, struct wg_peer *peer,
+				struct wg_message_handshake_initiation *msg);
+struct wg_peer *wg_noise_consume_initiation(struct wg_device *dev,
+					    const struct wg_message_handshake_initiation *msg);
+bool wg_noise_create_response(struct wg_device *dev, struct wg_peer *peer,
+			      struct wg_message_handshake_response *msg);
+struct wg_peer *wg_noise_consume_response(struct wg_device *dev,
+					  const struct wg_message_handshake_response *msg);
+/* Derives a keypair from a finished handshake and installs it (initiator:
+ * current; responder: next, unconfirmed). */
+bool wg_noise_begin_session(struct wg_device *dev, struct wg_peer *peer);
+/* Confirms "next" when data arrives on it; true if it was promoted. */
+bool wg_noise_received_with_keypair(struct wg_device *dev, struct wg_peer *peer,
+				    struct wg_keypair *kp);
+void wg_noise_keypairs_clear(struct wg_device *dev, struct wg_peer *peer);
+
+void wg_keypair_get(struct wg_keypair *kp);
+/* Drops one reference; the last one wipes and frees it (and the peer ref). */
+void wg_keypair_put(struct wg_keypair *kp);
+/* The keypair may still send at now (age and counter). */
+bool wg_keypair_can_send(const struct wg_keypair *kp, uint64_t now);
+bool wg_keypair_can_receive(const struct wg_keypair *kp, uint64_t now);
+
+#endif

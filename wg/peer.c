@@ -1,0 +1,198 @@
+/* Peers: lifetime, configuration API, staged packets, endpoint. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <zinc/memzero.h>
+
+#include "device.h"
+#include "peer.h"
+
+struct wg_peer *wg_peer_create(struct wg_device *dev, const uint8_t pub[32])
+{
+	struct wg_peer *peer = calloc(1, sizeof(*peer));
+
+	if (!peer)
+		return NULL;
+	peer->dev = dev;
+	peer->refcount = 1;
+	memcpy(peer->public_key, pub, 32);
+	wg_noise_handshake_init(peer);
+	wg_cookie_maker_init(&peer->cookie, pub);
+	wg_timers_init(peer);
+	wg_noise_precompute_static_static(dev, peer);
+	return peer;
+}
+
+void wg_peer_get(struct wg_peer *peer)
+{
+	peer->refcount++;
+}
+
+void wg_peer_put(struct wg_peer *peer)
+{
+	if (!peer || --peer->refcount)
+		return;
+	zinc_memzero(peer, sizeof(*peer));
+	free(peer);
+}
+
+void wg_peer_kill(struct wg_device *dev, struct wg_peer *peer)
+{
+	peer->dead = true;
+	wg_timers_stop(dev, peer);
+	wg_peer_staged_purge(peer);
+	wg_allowedips_remove_by_owner(dev->allowedips, &peer->aips);
+	wg_noise_handshake_clear(dev, peer);
+	wg_noise_keypairs_clear(dev, peer);
+	zinc_memzero(peer->preshared_key, 32);
+	zinc_memzero(peer->precomputed_ss, 32);
+	wg_cookie_maker_wipe(&peer->cookie);
+	wg_peer_put(peer);
+}
+
+/* ---- Staged packets ---- */
+
+bool wg_peer_stage(struct wg_peer *peer, const uint8_t *pkt, size_t len)
+{
+	struct wg_staged *q = peer->staged;
+	uint8_t *copy;
+	unsigned slot;
+
+	if (!q) {
+		q = calloc(1, sizeof(*q));
+		if (!q)
+			return false;
+		peer->staged = q;
+	}
+	copy = malloc(len ? len : 1);
+	if (!copy)
+		return false;
+	if (len)
+		memcpy(copy, pkt, len);
+	if (q->count == WG_MAX_STAGED_PACKETS) {
+		/* Full: the oldest packet makes room. */
+		free(q->slot[q->head].data);
+		q->head = (uint16_t)((q->head + 1) % WG_MAX_STAGED_PACKETS);
+		q->count--;
+	}
+	slot = (q->head + q->count) % WG_MAX_STAGED_PACKETS;
+	q->slot[slot].data = copy;
+	q->slot[slot].len = (uint32_t)len;
+	q->count++;
+	return true;
+}
+
+void wg_peer_staged_purge(struct wg_peer *peer)
+{
+	struct wg_staged *q = peer->staged;
+
+	if (!q)
+		return;
+	for (unsigned i = 0; i < q->count; i++)
+		free(q->slot[(q->head + i) % WG_MAX_STAGED_PACKETS].data);
+	free(q);
+	peer->staged = NULL;
+}
+
+size_t wg_peer_staged_count(const struct wg_peer *peer)
+{
+	return peer->staged ? peer->staged->count : 0;
+}
+
+/* ---- Endpoint ---- */
+
+static bool endpoint_valid(const struct wg_endpoint *ep)
+{
+	return ep && (ep->addr.sa.sa_family == AF_INET || ep->addr.sa.sa_family == AF_INET6);
+}
+
+void wg_peer_set_endpoint_from(struct wg_peer *peer, const struct wg_endpoint *from)
+{
+	if (!endpoint_valid(from))
+		return;
+	peer->endpoint = *from;
+	peer->has_endpoint = true;
+}
+
+/* ---- Public configuration API ---- */
+
+void wg_peer_set_preshared_key(struct wg_peer *peer, const uint8_t psk[32])
+{
+	static const uint8_t zero[32];
+
+	if (!psk || !memcmp(psk, zero, 32)) {
+		zinc_memzero(peer->preshared_key, 32);
+		peer->has_preshared_key = false;
+		return;
+	}
+	memcpy(peer->preshared_key, psk, 32);
+	peer->has_preshared_key = true;
+}
+
+void wg_peer_set_endpoint(struct wg_peer *peer, const struct wg_endpoint *ep)
+{
+	if (!endpoint_valid(ep)) {
+		memset(&peer->endpoint, 0, sizeof(peer->endpoint));
+		peer->has_endpoint = false;
+		return;
+	}
+	peer->endpoint = *ep;
+	peer->has_endpoint = true;
+}
+
+void wg_peer_set_persistent_keepalive(struct wg_peer *peer, uint16_t seconds)
+{
+	struct wg_device *dev = peer->dev;
+	bool was_off = peer->persistent_keepalive == 0;
+
+	wg_device_clock(dev);
+	peer->persistent_keepalive = seconds;
+	wg_timers_persistent_keepalive_changed(dev, peer);
+	if (seconds && was_off && peer->has_endpoint && dev->has_identity)
+		wg_send_keepalive(dev, peer);
+}
+
+int wg_peer_allowed_ip_add(struct wg_peer *peer, int family, const void *addr, uint8_t cidr)
+{
+	int r = wg_allowedips_insert(peer->dev->allowedips, family, addr, cidr, &peer->aips);
+
+	if (r == 0)
+		return WG_OK;
+	return r == -ENOMEM ? WG_ERR_NOMEM : WG_ERR_INVALID;
+}
+
+int wg_peer_allowed_ip_remove(struct wg_peer *peer, int family, const void *addr, uint8_t cidr)
+{
+	return wg_allowedips_remove(peer->dev->allowedips, family, addr, cidr, &peer->aips)
+		   ? WG_ERR_INVALID
+		   : WG_OK;
+}
+
+void wg_peer_allowed_ips_clear(struct wg_peer *peer)
+{
+	wg_allowedips_remove_by_owner(peer->dev->allowedips, &peer->aips);
+}
+
+void wg_peer_allowed_ips_foreach(struct wg_peer *peer,
+				 bool (*fn)(void *ctx, int family, const void *addr, uint8_t cidr),
+				 void *ctx)
+{
+	wg_allowedips_foreach(&peer->aips, fn, ctx);
+}
+
+void wg_peer_get_info(const struct wg_peer *peer, struct wg_peer_info *info)
+{
+	memset(info, 0, sizeof(*info));
+	memcpy(info->public_key, peer->public_key, 32);
+	info->has_preshared_key = peer->has_preshared_key;
+	if (peer->has_preshared_key)
+		memcpy(info->preshared_key, peer->preshared_key, 32);
+	info->has_endpoint = peer->has_endpoint;
+	if (peer->has_endpoint)
+		info->endpoint = peer->endpoint;
+	info->last_handshake_wall_ns = peer->last_handshake_wall_ns;
+	info->rx_bytes = peer->rx_bytes;
+	info->tx_bytes = peer->tx_bytes;
+	info->persistent_keepalive = peer->persistent_keepalive;
+}

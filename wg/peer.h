@@ -1,0 +1,79 @@
+/* The peer: identity, handshake, keypairs, cookie state, timers, staged
+ * packets. Internal to the engine. */
+#ifndef WG_PEER_H
+#define WG_PEER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "wg/wg.h"
+#include "allowedips.h"
+#include "cookie.h"
+#include "noise.h"
+#include "timers.h"
+
+/* Packets waiting for a handshake: a fixed ring of copies, allocated only
+ * while something is staged; the oldest is dropped when full. */
+struct wg_staged {
+	uint16_t head, count;
+	struct {
+		uint8_t *data;
+		uint32_t len;
+	} slot[WG_MAX_STAGED_PACKETS];
+};
+
+struct wg_peer {
+	struct wg_device *dev;
+	struct wg_peer *list_prev, *list_next; /* insertion order */
+	struct wg_peer *hash_next;	       /* by public key */
+	uint32_t refcount;		       /* device list + keypairs */
+	bool dead;
+
+	uint8_t public_key[32];
+	uint8_t preshared_key[32];
+	uint8_t precomputed_ss[32]; /* DH(our static, peer static), zero if none */
+	bool has_preshared_key;
+
+	struct wg_handshake handshake;
+	struct wg_keypairs keypairs;
+	struct wg_cookie_maker cookie;
+	struct wg_allowedips_owner aips;
+
+	bool has_endpoint;
+	struct wg_endpoint endpoint;
+	struct wg_staged *staged;
+
+	uint64_t timer[WG_TIMER_COUNT]; /* absolute deadlines, WG_TIMER_OFF */
+	uint64_t deadline;		/* min of timer[] */
+	size_t heap_pos;		/* SIZE_MAX: not in the heap */
+	uint64_t last_sent_handshake;
+	uint64_t first_handshake_attempt;
+	uint32_t handshake_attempts;
+	bool has_sent_handshake;
+	bool need_another_keepalive;
+	bool sent_lastminute_handshake;
+	uint16_t persistent_keepalive;
+
+	uint64_t last_handshake_wall_ns;
+	uint64_t rx_bytes, tx_bytes;
+};
+
+#define WG_HEAP_NONE SIZE_MAX
+
+struct wg_peer *wg_peer_create(struct wg_device *dev, const uint8_t pub[32]);
+/* Unlinks nothing: the device does that; wipes keys, drops staged packets,
+ * releases the device's reference. */
+void wg_peer_kill(struct wg_device *dev, struct wg_peer *peer);
+void wg_peer_get(struct wg_peer *peer);
+void wg_peer_put(struct wg_peer *peer);
+
+/* Staged packet queue. */
+bool wg_peer_stage(struct wg_peer *peer, const uint8_t *pkt, size_t len);
+void wg_peer_staged_purge(struct wg_peer *peer);
+size_t wg_peer_staged_count(const struct wg_peer *peer);
+
+/* Roaming: the endpoint becomes the source of an authenticated packet. */
+void wg_peer_set_endpoint_from(struct wg_peer *peer, const struct wg_endpoint *from);
+
+#endif

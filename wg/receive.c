@@ -1,0 +1,259 @@
+/* Incoming: message classification, handshake processing (RNG gate, macs,
+ * cookies, rate limit), transport data (simple and split paths). */
+#include <string.h>
+
+#include <zinc/chacha20poly1305.h>
+
+#include "device.h"
+#include "peer.h"
+#include "timers.h"
+
+int wg_message_type(const uint8_t *pkt, size_t len)
+{
+	if (!pkt || len < 4 || pkt[1] || pkt[2] || pkt[3])
+		return WG_MESSAGE_INVALID;
+	switch (pkt[0]) {
+	case WG_MESSAGE_HANDSHAKE_INITIATION:
+		return len == sizeof(struct wg_message_handshake_initiation) ? pkt[0] : 0;
+	case WG_MESSAGE_HANDSHAKE_RESPONSE:
+		return len == sizeof(struct wg_message_handshake_response) ? pkt[0] : 0;
+	case WG_MESSAGE_HANDSHAKE_COOKIE:
+		return len == sizeof(struct wg_message_handshake_cookie) ? pkt[0] : 0;
+	case WG_MESSAGE_DATA:
+		return len >= WG_MESSAGE_MINIMUM_LENGTH ? pkt[0] : 0;
+	default:
+		return WG_MESSAGE_INVALID;
+	}
+}
+
+static void after_handshake_received(struct wg_device *dev, struct wg_peer *peer, size_t len)
+{
+	peer->rx_bytes += len;
+	wg_timers_any_authenticated_packet_received(dev, peer);
+	wg_timers_any_authenticated_packet_traversal(dev, peer);
+}
+
+static int receive_initiation(struct wg_device *dev, const struct wg_endpoint *from,
+			      const uint8_t *pkt, size_t len)
+{
+	struct wg_message_handshake_initiation msg;
+	struct wg_peer *peer;
+
+	memcpy(&msg, pkt, sizeof(msg));
+	peer = wg_noise_consume_initiation(dev, &msg);
+	if (!peer)
+		return WG_ERR_DROPPED;
+	wg_peer_set_endpoint_from(peer, from);
+	wg_send_handshake_response(dev, peer);
+	after_handshake_received(dev, peer, len);
+	return WG_OK;
+}
+
+static int receive_response(struct wg_device *dev, const struct wg_endpoint *from,
+			    const uint8_t *pkt, size_t len)
+{
+	struct wg_message_handshake_response msg;
+	struct wg_peer *peer;
+
+	memcpy(&msg, pkt, sizeof(msg));
+	peer = wg_noise_consume_response(dev, &msg);
+	if (!peer)
+		return WG_ERR_DROPPED;
+	wg_peer_set_endpoint_from(peer, from);
+	if (wg_noise_begin_session(dev, peer)) {
+		wg_timers_session_derived(dev, peer);
+		wg_timers_handshake_complete(dev, peer);
+		/* Staged packets confirm the session; a keepalive if there are none. */
+		wg_send_keepalive(dev, peer);
+	}
+	after_handshake_received(dev, peer, len);
+	return WG_OK;
+}
+
+static int receive_handshake(struct wg_device *dev, const struct wg_endpoint *from,
+			     const uint8_t *pkt, size_t len, int type)
+{
+	struct wg_message_handshake_cookie reply;
+	enum wg_cookie_mac_state mac;
+	bool under_load;
+	int r;
+
+	/* Before any work: an answer must never come from weak randomness. */
+	if (!wg_device_rng_ready(dev)) {
+		dev->stats.handshakes_dropped_rng++;
+		return WG_ERR_DROPPED;
+	}
+	if (type == WG_MESSAGE_HANDSHAKE_COOKIE) {
+		struct wg_message_handshake_cookie msg;
+		memcpy(&msg, pkt, sizeof(msg));
+		if (wg_cookie_consume_reply(dev, &msg))
+			return WG_OK;
+		dev->stats.packets_invalid++;
+		return WG_ERR_DROPPED;
+	}
+	under_load = wg_device_under_load(dev);
+	mac = wg_cookie_validate(dev, pkt, len, from, under_load);
+	if (mac == WG_COOKIE_MAC_INVALID) {
+		dev->stats.packets_invalid++;
+		return WG_ERR_DROPPED;
+	}
+	if (under_load && mac == WG_COOKIE_MAC1_VALID) {
+		/* Both message types carry their sender index at offset 4. */
+		if (wg_cookie_create_reply(dev, &reply, pkt, len, wg_le32(pkt + 4), from)) {
+			dev->io.send(dev->io.ctx, from, (const uint8_t *)&reply, sizeof(reply));
+			dev->stats.cookie_replies_sent++;
+		}
+		return WG_ERR_DROPPED;
+	}
+	if (under_load && !wg_ratelimiter_allow(dev->ratelimiter, &from->addr.sa, dev->now)) {
+		dev->stats.handshakes_ratelimited++;
+		return WG_ERR_DROPPED;
+	}
+	if (type == WG_MESSAGE_HANDSHAKE_INITIATION)
+		r = receive_initiation(dev, from, pkt, len);
+	else
+		r = receive_response(dev, from, pkt, len);
+	if (r != WG_OK)
+		dev->stats.packets_invalid++;
+	return r;
+}
+
+int wg_device_receive(struct wg_device *dev, const struct wg_endpoint *from, uint8_t *pkt,
+		      size_t len)
+{
+	struct wg_rx_job job;
+	int type = wg_message_type(pkt, len);
+	int r;
+
+	wg_device_clock(dev);
+	if (!type || !from) {
+		dev->stats.packets_invalid++;
+		return WG_ERR_INVALID;
+	}
+	if (type != WG_MESSAGE_DATA)
+		return receive_handshake(dev, from, pkt, len, type);
+	r = wg_device_prepare_rx(dev, from, pkt, len, &job);
+	if (r != WG_OK)
+		return r;
+	wg_rx_open(&job, pkt, len);
+	return wg_device_complete_rx(dev, &job, NULL, NULL);
+}
+
+/* ---- Transport data ---- */
+
+int wg_device_prepare_rx(struct wg_device *dev, const struct wg_endpoint *from, const uint8_t *pkt,
+			 size_t len, struct wg_rx_job *job)
+{
+	struct wg_index_entry *e;
+	struct wg_keypair *kp;
+
+	memset(job, 0, sizeof(*job));
+	wg_device_clock(dev);
+	if (wg_message_type(pkt, len) != WG_MESSAGE_DATA || !from) {
+		dev->stats.packets_invalid++;
+		return WG_ERR_DROPPED;
+	}
+	e = wg_index_lookup(&dev->index, wg_le32(pkt + 4), WG_INDEX_KEYPAIR);
+	if (!e) {
+		dev->stats.packets_invalid++;
+		return WG_ERR_DROPPED;
+	}
+	kp = wg_container_of(e, struct wg_keypair, entry);
+	if (!wg_keypair_can_receive(kp, dev->now))
+		return WG_ERR_DROPPED;
+	wg_keypair_get(kp);
+	job->keypair = kp;
+	job->counter = wg_le64(pkt + 8);
+	job->from = *from;
+	return WG_OK;
+}
+
+bool wg_rx_open(struct wg_rx_job *job, uint8_t *pkt, size_t len)
+{
+	uint8_t *body = pkt + sizeof(struct wg_message_data);
+	size_t clen = len - sizeof(struct wg_message_data);
+
+	job->authentic = job->keypair && len >= WG_MESSAGE_MINIMUM_LENGTH &&
+			 zinc_chacha20poly1305_decrypt(body, body, clen, NULL, 0, job->counter,
+						       job->keypair->recv_key);
+	job->plain = body;
+	job->plain_len = job->authentic ? clen - WG_AUTHTAG_SIZE : 0;
+	return job->authentic;
+}
+
+/* The inner packet's own length (to trim padding); 0 if it is not a
+ * plausible IPv4/IPv6 packet that fits. */
+static size_t inner_len(const uint8_t *p, size_t len)
+{
+	size_t n;
+
+	if (len >= 20 && p[0] >> 4 == 4) {
+		n = (size_t)p[2] << 8 | p[3];
+		if (n < 20)
+			return 0;
+	} else if (len >= 40 && p[0] >> 4 == 6) {
+		n = ((size_t)p[4] << 8 | p[5]) + 40;
+	} else {
+		return 0;
+	}
+	return n <= len ? n : 0;
+}
+
+int wg_device_complete_rx(struct wg_device *dev, struct wg_rx_job *job, const uint8_t **out,
+			  size_t *out_len)
+{
+	struct wg_keypair *kp = job->keypair;
+	struct wg_peer *peer;
+	const uint8_t *src;
+	size_t n, msg_len;
+	int family, r = WG_ERR_DROPPED;
+
+	if (!kp)
+		return WG_ERR_DROPPED;
+	wg_device_clock(dev);
+	peer = kp->entry.peer;
+	if (!job->authentic) {
+		dev->stats.packets_invalid++;
+		goto out;
+	}
+	if (peer->dead || !kp->valid || !wg_replay_counter_validate(&kp->replay, job->counter))
+		goto out;
+	wg_peer_set_endpoint_from(peer, &job->from);
+	if (wg_noise_received_with_keypair(dev, peer, kp)) {
+		wg_timers_handshake_complete(dev, peer);
+		wg_send_staged(dev, peer);
+	}
+	if (wg_timers_rekey_on_receive(peer->keypairs.current, dev->now) &&
+	    !peer->sent_lastminute_handshake) {
+		peer->sent_lastminute_handshake = true;
+		wg_send_handshake_initiation(dev, peer, false);
+	}
+	wg_timers_any_authenticated_packet_received(dev, peer);
+	wg_timers_any_authenticated_packet_traversal(dev, peer);
+	msg_len = sizeof(struct wg_message_data) + job->plain_len + WG_AUTHTAG_SIZE;
+	if (!job->plain_len) {
+		peer->rx_bytes += msg_len;
+		r = WG_OK; /* keepalive */
+		goto out;
+	}
+	wg_timers_data_received(dev, peer);
+	n = inner_len(job->plain, job->plain_len);
+	if (!n || !wg_ip_addr(job->plain, n, true, &family, &src) ||
+	    wg_device_route(dev, family, src) != peer) {
+		/* Not IP, lying about its length, or a source this peer may not use. */
+		dev->stats.packets_invalid++;
+		goto out;
+	}
+	peer->rx_bytes += msg_len;
+	r = WG_OK;
+	if (out) {
+		*out = job->plain;
+		*out_len = n;
+	} else {
+		dev->io.deliver(dev->io.ctx, peer, job->plain, n);
+	}
+out:
+	job->keypair = NULL;
+	wg_keypair_put(kp);
+	return r;
+}

@@ -1,0 +1,259 @@
+/* Outgoing: handshake messages, keepalives, staged packets, transport data
+ * (simple and split paths). */
+#include <stdlib.h>
+#include <string.h>
+
+#include <zinc/chacha20poly1305.h>
+#include <zinc/memzero.h>
+
+#include "device.h"
+#include "peer.h"
+#include "timers.h"
+
+void wg_send_handshake_initiation(struct wg_device *dev, struct wg_peer *peer, bool is_retry)
+{
+	struct wg_message_handshake_initiation msg;
+
+	if (!is_retry) {
+		peer->handshake_attempts = 0;
+		peer->first_handshake_attempt = dev->now;
+	}
+	/* No initiation from a weak RNG, none without identity or address. */
+	if (peer->dead || !dev->has_identity || !peer->has_endpoint || !wg_device_rng_ready(dev))
+		return;
+	if (!wg_timers_may_initiate(peer, dev->now))
+		return;
+	if (!wg_noise_create_initiation(dev, peer, &msg))
+		return;
+	wg_cookie_add_macs(dev, peer, (uint8_t *)&msg, sizeof(msg));
+	wg_timers_any_authenticated_packet_traversal(dev, peer);
+	wg_timers_any_authenticated_packet_sent(dev, peer);
+	peer->last_sent_handshake = dev->now;
+	peer->has_sent_handshake = true;
+	wg_device_send_to_peer(dev, peer, (const uint8_t *)&msg, sizeof(msg));
+	wg_timers_handshake_initiated(dev, peer);
+}
+
+void wg_send_handshake_response(struct wg_device *dev, struct wg_peer *peer)
+{
+	struct wg_message_handshake_response msg;
+
+	peer->last_sent_handshake = dev->now;
+	peer->has_sent_handshake = true;
+	if (!wg_noise_create_response(dev, peer, &msg))
+		return;
+	wg_cookie_add_macs(dev, peer, (uint8_t *)&msg, sizeof(msg));
+	if (!wg_noise_begin_session(dev, peer))
+		return;
+	wg_timers_session_derived(dev, peer);
+	wg_timers_any_authenticated_packet_traversal(dev, peer);
+	wg_timers_any_authenticated_packet_sent(dev, peer);
+	wg_device_send_to_peer(dev, peer, (const uint8_t *)&msg, sizeof(msg));
+}
+
+/* Plaintext padded to 16, but not past the MTU (the last MTU-sized unit of
+ * an oversized packet is what gets padded, as in Linux). */
+static size_t padded_len(size_t len, uint32_t mtu)
+{
+	size_t last = len, padded;
+
+	if (!mtu)
+		return (len + 15) & ~(size_t)15;
+	if (last > mtu)
+		last %= mtu;
+	padded = (last + 15) & ~(size_t)15;
+	if (padded > mtu)
+		padded = mtu;
+	return len - last + padded;
+}
+
+/* Writes header || AEAD(padded plain) at out; plain may overlap out. */
+static size_t seal(uint8_t *out, const struct wg_keypair *kp, uint64_t counter,
+		   const uint8_t *plain, size_t len, uint32_t mtu)
+{
+	size_t plen = padded_len(len, mtu);
+	uint8_t *body = out + sizeof(struct wg_message_data);
+
+	memmove(body, plain, len);
+	memset(body + len, 0, plen - len);
+	out[0] = WG_MESSAGE_DATA;
+	out[1] = out[2] = out[3] = 0;
+	wg_put_le32(out + 4, kp->remote_index);
+	wg_put_le64(out + 8, counter);
+	zinc_chacha20poly1305_encrypt(body, body, plen, NULL, 0, counter, kp->send_key);
+	return sizeof(struct wg_message_data) + plen + WG_AUTHTAG_SIZE;
+}
+
+/* Reserves the next nonce, or false when the keypair may not send. */
+static bool reserve_counter(struct wg_device *dev, struct wg_keypair *kp, uint64_t *counter)
+{
+	if (!wg_keypair_can_send(kp, dev->now))
+		return false;
+	*counter = kp->send_counter++;
+	return true;
+}
+
+static void keep_key_fresh_send(struct wg_device *dev, struct wg_peer *peer)
+{
+	if (wg_timers_rekey_on_send(peer->keypairs.current, dev->now))
+		wg_send_handshake_initiation(dev, peer, false);
+}
+
+static void after_data_sent(struct wg_device *dev, struct wg_peer *peer, bool data)
+{
+	wg_timers_any_authenticated_packet_traversal(dev, peer);
+	wg_timers_any_authenticated_packet_sent(dev, peer);
+	if (data)
+		wg_timers_data_sent(dev, peer);
+	keep_key_fresh_send(dev, peer);
+}
+
+void wg_send_staged(struct wg_device *dev, struct wg_peer *peer)
+{
+	struct wg_staged *q = peer->staged;
+	struct wg_keypair *kp = peer->keypairs.current;
+	bool data = false, any = false;
+	uint64_t counter;
+
+	if (!q || !q->count)
+		return;
+	while (q->count) {
+		unsigned i = q->head;
+		size_t n;
+		if (!peer->has_endpoint || !reserve_counter(dev, kp, &counter))
+			break;
+		n = seal(dev->scratch, kp, counter, q->slot[i].data, q->slot[i].len, dev->mtu);
+		wg_device_send_to_peer(dev, peer, dev->scratch, n);
+		any = true;
+		data |= q->slot[i].len != 0;
+		zinc_memzero(q->slot[i].data, q->slot[i].len);
+		free(q->slot[i].data);
+		q->head = (uint16_t)((q->head + 1) % WG_MAX_STAGED_PACKETS);
+		q->count--;
+	}
+	if (any)
+		after_data_sent(dev, peer, data);
+	if (q->count) {
+		wg_send_handshake_initiation(dev, peer, false);
+		return;
+	}
+	wg_peer_staged_purge(peer);
+}
+
+void wg_send_keepalive(struct wg_device *dev, struct wg_peer *peer)
+{
+	if (!wg_peer_staged_count(peer) && !wg_peer_stage(peer, NULL, 0))
+		return;
+	wg_send_staged(dev, peer);
+}
+
+/* Finds the peer for an outgoing packet. */
+static int route_out(struct wg_device *dev, const uint8_t *pkt, size_t len, struct wg_peer **peer)
+{
+	const uint8_t *dst;
+	int family;
+
+	if (!pkt || !len || len > WG_MAX_PACKET || !wg_ip_addr(pkt, len, false, &family, &dst))
+		return WG_ERR_INVALID;
+	*peer = wg_device_route(dev, family, dst);
+	if (!*peer)
+		return WG_ERR_NOROUTE;
+	if (!(*peer)->has_endpoint || !dev->has_identity)
+		return WG_ERR_NOKEY;
+	return WG_OK;
+}
+
+enum { RESERVED = 100 };
+
+/* Stages pkt if it cannot go out now (no usable keypair, or older packets
+ * waiting); RESERVED with *kp and *counter when it can go out at once. */
+static int stage_or_reserve(struct wg_device *dev, struct wg_peer *peer, const uint8_t *pkt,
+			    size_t len, struct wg_keypair **kp, uint64_t *counter)
+{
+	if (wg_peer_staged_count(peer) && wg_keypair_can_send(peer->keypairs.current, dev->now))
+		wg_send_staged(dev, peer);
+	if (!wg_peer_staged_count(peer)) {
+		*kp = peer->keypairs.current;
+		if (reserve_counter(dev, *kp, counter))
+			return RESERVED;
+	}
+	if (!wg_peer_stage(peer, pkt, len))
+		return WG_ERR_NOMEM;
+	wg_send_staged(dev, peer);
+	return wg_peer_staged_count(peer) ? WG_STAGED : WG_OK;
+}
+
+int wg_device_send(struct wg_device *dev, const uint8_t *ip_pkt, size_t len)
+{
+	struct wg_keypair *kp;
+	struct wg_peer *peer;
+	uint64_t counter;
+	size_t n;
+	int r;
+
+	wg_device_clock(dev);
+	r = route_out(dev, ip_pkt, len, &peer);
+	if (r != WG_OK)
+		return r;
+	r = stage_or_reserve(dev, peer, ip_pkt, len, &kp, &counter);
+	if (r != RESERVED)
+		return r;
+	n = seal(dev->scratch, kp, counter, ip_pkt, len, dev->mtu);
+	wg_device_send_to_peer(dev, peer, dev->scratch, n);
+	after_data_sent(dev, peer, true);
+	return WG_OK;
+}
+
+int wg_device_prepare_tx(struct wg_device *dev, const uint8_t *ip_pkt, size_t len,
+			 struct wg_tx_job *job)
+{
+	struct wg_keypair *kp = NULL;
+	struct wg_peer *peer;
+	uint64_t counter;
+	int r;
+
+	memset(job, 0, sizeof(*job));
+	wg_device_clock(dev);
+	r = route_out(dev, ip_pkt, len, &peer);
+	if (r != WG_OK)
+		return r;
+	r = stage_or_reserve(dev, peer, ip_pkt, len, &kp, &counter);
+	if (r != RESERVED)
+		return r == WG_OK ? WG_STAGED : r;
+	wg_keypair_get(kp);
+	job->peer = peer;
+	job->keypair = kp;
+	job->counter = counter;
+	job->to = peer->endpoint;
+	job->len = len;
+	job->mtu = dev->mtu;
+	return WG_OK;
+}
+
+size_t wg_tx_sealed_len(const struct wg_device *dev, const struct wg_tx_job *job)
+{
+	(void)dev;
+	return sizeof(struct wg_message_data) + padded_len(job->len, job->mtu) + WG_AUTHTAG_SIZE;
+}
+
+size_t wg_tx_seal(const struct wg_device *dev, const struct wg_tx_job *job, const uint8_t *ip_pkt,
+		  uint8_t *out)
+{
+	(void)dev;
+	return seal(out, job->keypair, job->counter, ip_pkt, job->len, job->mtu);
+}
+
+void wg_device_complete_tx(struct wg_device *dev, struct wg_tx_job *job, bool sent)
+{
+	struct wg_peer *peer = job->peer;
+
+	if (!job->keypair)
+		return;
+	wg_device_clock(dev);
+	if (sent && !peer->dead) {
+		peer->tx_bytes += wg_tx_sealed_len(dev, job);
+		after_data_sent(dev, peer, job->len != 0);
+	}
+	wg_keypair_put(job->keypair);
+	job->keypair = NULL;
+}

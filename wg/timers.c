@@ -1,0 +1,303 @@
+/* Timers and limits (see PROTOCOL.md "Timers and limits"), mirroring the
+ * Linux module's rules as deadlines from an explicit now. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "device.h"
+#include "peer.h"
+#include "timers.h"
+
+/* ---- Heap of peers by earliest deadline ---- */
+
+static void heap_place(struct wg_device *dev, size_t i, struct wg_peer *p)
+{
+	dev->heap[i] = p;
+	p->heap_pos = i;
+}
+
+static void sift_up(struct wg_device *dev, size_t i)
+{
+	struct wg_peer *p = dev->heap[i];
+
+	while (i > 0) {
+		size_t parent = (i - 1) / 2;
+		if (dev->heap[parent]->deadline <= p->deadline)
+			break;
+		heap_place(dev, i, dev->heap[parent]);
+		i = parent;
+	}
+	heap_place(dev, i, p);
+}
+
+static void sift_down(struct wg_device *dev, size_t i)
+{
+	struct wg_peer *p = dev->heap[i];
+
+	for (;;) {
+		size_t c = 2 * i + 1;
+		if (c >= dev->heap_len)
+			break;
+		if (c + 1 < dev->heap_len && dev->heap[c + 1]->deadline < dev->heap[c]->deadline)
+			c++;
+		if (p->deadline <= dev->heap[c]->deadline)
+			break;
+		heap_place(dev, i, dev->heap[c]);
+		i = c;
+	}
+	heap_place(dev, i, p);
+}
+
+static void heap_remove(struct wg_device *dev, struct wg_peer *p)
+{
+	size_t i = p->heap_pos;
+	struct wg_peer *last;
+
+	if (i == WG_HEAP_NONE)
+		return;
+	p->heap_pos = WG_HEAP_NONE;
+	last = dev->heap[--dev->heap_len];
+	if (last == p)
+		return;
+	heap_place(dev, i, last);
+	sift_up(dev, i);
+	sift_down(dev, last->heap_pos);
+}
+
+static bool heap_push(struct wg_device *dev, struct wg_peer *p)
+{
+	if (dev->heap_len == dev->heap_cap) {
+		size_t cap = dev->heap_cap ? dev->heap_cap * 2 : 16;
+		struct wg_peer **h = realloc(dev->heap, cap * sizeof(*h));
+		if (!h)
+			return false;
+		dev->heap = h;
+		dev->heap_cap = cap;
+	}
+	heap_place(dev, dev->heap_len++, p);
+	sift_up(dev, p->heap_pos);
+	return true;
+}
+
+static void heap_update(struct wg_device *dev, struct wg_peer *p)
+{
+	uint64_t d = WG_TIMER_OFF;
+
+	for (int t = 0; t < WG_TIMER_COUNT; t++)
+		if (p->timer[t] < d)
+			d = p->timer[t];
+	p->deadline = d;
+	if (d == WG_TIMER_OFF) {
+		heap_remove(dev, p);
+	} else if (p->heap_pos == WG_HEAP_NONE) {
+		/* Out of memory: the timer is lost, as a failed mod_timer would be. */
+		if (!heap_push(dev, p))
+			p->timer[0] = p->timer[1] = p->timer[2] = p->timer[3] = p->timer[4] =
+			    p->deadline = WG_TIMER_OFF;
+	} else {
+		sift_up(dev, p->heap_pos);
+		sift_down(dev, p->heap_pos);
+	}
+}
+
+static void timer_set(struct wg_device *dev, struct wg_peer *p, enum wg_timer t, uint64_t at)
+{
+	p->timer[t] = at;
+	heap_update(dev, p);
+}
+
+static void timer_del(struct wg_device *dev, struct wg_peer *p, enum wg_timer t)
+{
+	if (p->timer[t] == WG_TIMER_OFF)
+		return;
+	p->timer[t] = WG_TIMER_OFF;
+	heap_update(dev, p);
+}
+
+bool wg_timer_pending(const struct wg_peer *peer, enum wg_timer t)
+{
+	return peer->timer[t] != WG_TIMER_OFF;
+}
+
+void wg_timers_init(struct wg_peer *peer)
+{
+	for (int t = 0; t < WG_TIMER_COUNT; t++)
+		peer->timer[t] = WG_TIMER_OFF;
+	peer->deadline = WG_TIMER_OFF;
+	peer->heap_pos = WG_HEAP_NONE;
+}
+
+void wg_timers_stop(struct wg_device *dev, struct wg_peer *peer)
+{
+	for (int t = 0; t < WG_TIMER_COUNT; t++)
+		peer->timer[t] = WG_TIMER_OFF;
+	heap_update(dev, peer);
+}
+
+/* 0..333 ms, so that peers retrying at once drift apart. */
+static uint64_t jitter(struct wg_device *dev)
+{
+	uint32_t r = 0;
+
+	if (!wg_device_random(dev, &r, sizeof(r)))
+		return 0;
+	return (uint64_t)(r % (WG_REKEY_TIMEOUT_JITTER_MAX / WG_NS_PER_MS + 1)) * WG_NS_PER_MS;
+}
+
+static void clear_endpoint_src(struct wg_peer *peer)
+{
+	memset(&peer->endpoint.src6, 0, sizeof(peer->endpoint.src6));
+	peer->endpoint.src_ifindex = 0;
+}
+
+/* ---- Events ---- */
+
+void wg_timers_data_sent(struct wg_device *dev, struct wg_peer *peer)
+{
+	if (!wg_timer_pending(peer, WG_TIMER_NEW_HANDSHAKE))
+		timer_set(dev, peer, WG_TIMER_NEW_HANDSHAKE,
+			  dev->now + WG_KEEPALIVE_TIMEOUT + WG_REKEY_TIMEOUT + jitter(dev));
+}
+
+void wg_timers_data_received(struct wg_device *dev, struct wg_peer *peer)
+{
+	if (!wg_timer_pending(peer, WG_TIMER_SEND_KEEPALIVE))
+		timer_set(dev, peer, WG_TIMER_SEND_KEEPALIVE, dev->now + WG_KEEPALIVE_TIMEOUT);
+	else
+		peer->need_another_keepalive = true;
+}
+
+void wg_timers_any_authenticated_packet_sent(struct wg_device *dev, struct wg_peer *peer)
+{
+	timer_del(dev, peer, WG_TIMER_SEND_KEEPALIVE);
+}
+
+void wg_timers_any_authenticated_packet_received(struct wg_device *dev, struct wg_peer *peer)
+{
+	timer_del(dev, peer, WG_TIMER_NEW_HANDSHAKE);
+}
+
+void wg_timers_any_authenticated_packet_traversal(struct wg_device *dev, struct wg_peer *peer)
+{
+	if (peer->persistent_keepalive)
+		timer_set(dev, peer, WG_TIMER_PERSISTENT_KEEPALIVE,
+			  dev->now + (uint64_t)peer->persistent_keepalive * WG_NS_PER_SEC);
+}
+
+void wg_timers_handshake_initiated(struct wg_device *dev, struct wg_peer *peer)
+{
+	timer_set(dev, peer, WG_TIMER_RETRANSMIT_HANDSHAKE,
+		  dev->now + WG_REKEY_TIMEOUT + jitter(dev));
+}
+
+void wg_timers_handshake_complete(struct wg_device *dev, struct wg_peer *peer)
+{
+	timer_del(dev, peer, WG_TIMER_RETRANSMIT_HANDSHAKE);
+	peer->handshake_attempts = 0;
+	peer->sent_lastminute_handshake = false;
+	peer->cookie.have_sent_mac1 = false;
+	peer->last_handshake_wall_ns = wg_device_wall_ns(dev);
+}
+
+void wg_timers_session_derived(struct wg_device *dev, struct wg_peer *peer)
+{
+	timer_set(dev, peer, WG_TIMER_ZERO_KEY_MATERIAL, dev->now + 3 * WG_REJECT_AFTER_TIME);
+}
+
+void wg_timers_persistent_keepalive_changed(struct wg_device *dev, struct wg_peer *peer)
+{
+	if (!peer->persistent_keepalive)
+		timer_del(dev, peer, WG_TIMER_PERSISTENT_KEEPALIVE);
+}
+
+/* ---- Decisions ---- */
+
+bool wg_timers_rekey_on_send(const struct wg_keypair *kp, uint64_t now)
+{
+	return kp && kp->valid &&
+	       (kp->send_counter > WG_REKEY_AFTER_MESSAGES ||
+		(kp->initiator && now - kp->birth_ns >= WG_REKEY_AFTER_TIME));
+}
+
+bool wg_timers_rekey_on_receive(const struct wg_keypair *kp, uint64_t now)
+{
+	return kp && kp->valid && kp->initiator &&
+	       now - kp->birth_ns >= WG_REJECT_AFTER_TIME - WG_KEEPALIVE_TIMEOUT - WG_REKEY_TIMEOUT;
+}
+
+bool wg_timers_may_initiate(const struct wg_peer *peer, uint64_t now)
+{
+	return !peer->has_sent_handshake || now - peer->last_sent_handshake >= WG_REKEY_TIMEOUT;
+}
+
+/* ---- Expiry ---- */
+
+static void expired_retransmit_handshake(struct wg_device *dev, struct wg_peer *peer)
+{
+	if (dev->now - peer->first_handshake_attempt >= WG_REKEY_ATTEMPT_TIME) {
+		/* Give up: drop what waited for this handshake; erase keys later. */
+		timer_del(dev, peer, WG_TIMER_SEND_KEEPALIVE);
+		wg_peer_staged_purge(peer);
+		if (!wg_timer_pending(peer, WG_TIMER_ZERO_KEY_MATERIAL))
+			timer_set(dev, peer, WG_TIMER_ZERO_KEY_MATERIAL,
+				  dev->now + 3 * WG_REJECT_AFTER_TIME);
+		return;
+	}
+	peer->handshake_attempts++;
+	/* The local source may be why no answer came: let routing pick again. */
+	clear_endpoint_src(peer);
+	wg_send_handshake_initiation(dev, peer, true);
+}
+
+static void expired_send_keepalive(struct wg_device *dev, struct wg_peer *peer)
+{
+	wg_send_keepalive(dev, peer);
+	if (peer->need_another_keepalive) {
+		peer->need_another_keepalive = false;
+		timer_set(dev, peer, WG_TIMER_SEND_KEEPALIVE, dev->now + WG_KEEPALIVE_TIMEOUT);
+	}
+}
+
+static void expired_new_handshake(struct wg_device *dev, struct wg_peer *peer)
+{
+	clear_endpoint_src(peer);
+	wg_send_handshake_initiation(dev, peer, false);
+}
+
+static void expired_zero_key_material(struct wg_device *dev, struct wg_peer *peer)
+{
+	wg_noise_handshake_clear(dev, peer);
+	wg_noise_keypairs_clear(dev, peer);
+}
+
+static void expired_persistent_keepalive(struct wg_device *dev, struct wg_peer *peer)
+{
+	if (peer->persistent_keepalive)
+		wg_send_keepalive(dev, peer);
+}
+
+static void (*const expiry[WG_TIMER_COUNT])(struct wg_device *, struct wg_peer *) = {
+    [WG_TIMER_RETRANSMIT_HANDSHAKE] = expired_retransmit_handshake,
+    [WG_TIMER_SEND_KEEPALIVE] = expired_send_keepalive,
+    [WG_TIMER_NEW_HANDSHAKE] = expired_new_handshake,
+    [WG_TIMER_ZERO_KEY_MATERIAL] = expired_zero_key_material,
+    [WG_TIMER_PERSISTENT_KEEPALIVE] = expired_persistent_keepalive,
+};
+
+uint64_t wg_timers_run(struct wg_device *dev)
+{
+	while (dev->heap_len && dev->heap[0]->deadline <= dev->now) {
+		struct wg_peer *peer = dev->heap[0];
+		for (int t = 0; t < WG_TIMER_COUNT; t++) {
+			if (peer->timer[t] > dev->now)
+				continue;
+			timer_del(dev, peer, (enum wg_timer)t);
+			expiry[t](dev, peer);
+		}
+	}
+	return wg_timers_next_deadline(dev);
+}
+
+uint64_t wg_timers_next_deadline(const struct wg_device *dev)
+{
+	return dev->heap_len ? dev->heap[0]->deadline : WG_TIMER_OFF;
+}
