@@ -1,0 +1,183 @@
+/* UAPI get/set: the glue between the parsed transaction and the engine. */
+#include "config.h"
+
+#include <errno.h>
+#include <arpa/inet.h>
+#include <string.h>
+
+#include "log.h"
+#include "uapi_parse.h"
+#include "zinc/memzero.h"
+
+enum { MAX_PEERS = 1 << 20 };
+
+static bool write_allowed_ip(void *ctx, int family, const void *addr, uint8_t cidr)
+{
+	struct buf *out = ctx;
+	char s[INET6_ADDRSTRLEN];
+
+	if (!inet_ntop(family, addr, s, sizeof(s)))
+		return true;
+	return buf_printf(out, "allowed_ip=%s/%u\n", s, cidr);
+}
+
+static void write_peer(struct buf *out, struct wg_peer *peer)
+{
+	struct wg_peer_info info;
+	char hex[2 * UAPI_KEY_LEN + 1];
+	char ep[INET6_ADDRSTRLEN + 32];
+
+	wg_peer_get_info(peer, &info);
+	uapi_format_key(hex, info.public_key);
+	buf_printf(out, "public_key=%s\n", hex);
+	if (!info.has_preshared_key)
+		memset(info.preshared_key, 0, sizeof(info.preshared_key));
+	/* printed even when unset, as wireguard-go does */
+	uapi_format_key(hex, info.preshared_key);
+	buf_printf(out, "preshared_key=%s\n", hex);
+	buf_printf(out, "protocol_version=1\n");
+	if (info.has_endpoint && uapi_format_endpoint(ep, sizeof(ep), &info.endpoint.addr.sa))
+		buf_printf(out, "endpoint=%s\n", ep);
+	buf_printf(out, "last_handshake_time_sec=%llu\n",
+		   (unsigned long long)(info.last_handshake_wall_ns / 1000000000ULL));
+	buf_printf(out, "last_handshake_time_nsec=%llu\n",
+		   (unsigned long long)(info.last_handshake_wall_ns % 1000000000ULL));
+	buf_printf(out, "tx_bytes=%llu\n", (unsigned long long)info.tx_bytes);
+	buf_printf(out, "rx_bytes=%llu\n", (unsigned long long)info.rx_bytes);
+	buf_printf(out, "persistent_keepalive_interval=%u\n", info.persistent_keepalive);
+	wg_peer_allowed_ips_foreach(peer, write_allowed_ip, out);
+	zinc_memzero(hex, sizeof(hex));
+	zinc_memzero(&info, sizeof(info));
+}
+
+int config_get(struct zt *zt, struct buf *out)
+{
+	uint8_t key[32];
+	char hex[2 * UAPI_KEY_LEN + 1];
+	struct wg_peer *peer = NULL;
+
+	pthread_mutex_lock(&zt->lock);
+	if (wg_device_get_private_key(zt->dev, key)) {
+		uapi_format_key(hex, key);
+		buf_printf(out, "private_key=%s\n", hex);
+		zinc_memzero(hex, sizeof(hex));
+		zinc_memzero(key, sizeof(key));
+	}
+	if (zt->udp.port)
+		buf_printf(out, "listen_port=%u\n", zt->udp.port);
+	if (zt->udp.fwmark)
+		buf_printf(out, "fwmark=%u\n", zt->udp.fwmark);
+	while ((peer = wg_device_peer_next(zt->dev, peer)) && !out->overflow)
+		write_peer(out, peer);
+	pthread_mutex_unlock(&zt->lock);
+	return out->overflow ? -ENOMEM : 0;
+}
+
+static void to_endpoint(struct wg_endpoint *ep, const union uapi_sockaddr *sa)
+{
+	memset(ep, 0, sizeof(*ep));
+	if (sa->sa.sa_family == AF_INET)
+		ep->addr.in4 = sa->in4;
+	else
+		ep->addr.in6 = sa->in6;
+}
+
+/* Would the set exceed the peer limit? Checked before anything changes. */
+static bool too_many_peers(struct zt *zt, const struct uapi_set *set)
+{
+	size_t count = set->replace_peers ? 0 : wg_device_peer_count(zt->dev);
+
+	for (size_t i = 0; i < set->n_peers; i++) {
+		const struct uapi_peer *p = &set->peers[i];
+
+		if (p->remove || p->update_only)
+			continue;
+		if (set->replace_peers || !wg_device_peer_lookup(zt->dev, p->public_key))
+			count++;
+	}
+	return count > MAX_PEERS;
+}
+
+static void apply_peer(struct zt *zt, const struct uapi_peer *p)
+{
+	struct wg_peer *peer = wg_device_peer_lookup(zt->dev, p->public_key);
+
+	if (p->remove) {
+		if (peer)
+			wg_device_peer_remove(zt->dev, peer);
+		return;
+	}
+	if (!peer) {
+		if (p->update_only)
+			return;
+		/* NULL for our own public key: such a peer is ignored */
+		peer = wg_device_peer_add(zt->dev, p->public_key);
+		if (!peer)
+			return;
+	}
+	if (p->has_preshared_key)
+		wg_peer_set_preshared_key(peer, p->preshared_key);
+	if (p->has_endpoint) {
+		struct wg_endpoint ep;
+
+		to_endpoint(&ep, &p->endpoint);
+		wg_peer_set_endpoint(peer, &ep);
+	}
+	if (p->replace_allowed_ips)
+		wg_peer_allowed_ips_clear(peer);
+	for (size_t i = 0; i < p->n_allowed_ips; i++) {
+		const struct uapi_allowed_ip *a = &p->allowed_ips[i];
+		int ret = wg_peer_allowed_ip_add(peer, a->family, a->addr, a->cidr);
+
+		if (ret)
+			log_err("allowed ip: cannot add (%d)", ret);
+	}
+	/* last: turning it on may send a keepalive to the endpoint set above */
+	if (p->has_keepalive)
+		wg_peer_set_persistent_keepalive(peer, p->keepalive);
+}
+
+int config_set(struct zt *zt, const char *body, size_t len)
+{
+	struct uapi_set set;
+	uint32_t old_mark;
+	int ret = uapi_parse_set(body, len, &set);
+
+	if (ret) {
+		log_info("UAPI set rejected: %s", strerror(-ret));
+		return ret;
+	}
+	pthread_mutex_lock(&zt->lock);
+	if (too_many_peers(zt, &set)) {
+		ret = -ENOSPC;
+		goto out;
+	}
+	old_mark = zt->udp.fwmark;
+	if (set.has_fwmark && set.fwmark != old_mark) {
+		ret = udp_set_fwmark(&zt->udp, set.fwmark);
+		if (ret)
+			goto out;
+	}
+	if (set.has_listen_port) {
+		ret = udp_bind(&zt->udp, set.listen_port);
+		if (ret) {
+			if (set.has_fwmark && set.fwmark != old_mark)
+				udp_set_fwmark(&zt->udp, old_mark);
+			log_err("UAPI set: cannot bind port %u: %s", set.listen_port,
+				strerror(-ret));
+			goto out;
+		}
+	}
+	/* nothing below can fail: the set is now committed */
+	if (set.has_private_key)
+		wg_device_set_private_key(zt->dev, set.private_key);
+	if (set.replace_peers)
+		wg_device_peers_clear(zt->dev);
+	for (size_t i = 0; i < set.n_peers; i++)
+		apply_peer(zt, &set.peers[i]);
+	zt_timers_changed(zt);
+out:
+	pthread_mutex_unlock(&zt->lock);
+	uapi_set_free(&set);
+	return ret;
+}

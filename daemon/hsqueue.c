@@ -1,0 +1,82 @@
+#include "hsqueue.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+int hsq_init(struct hsqueue *q)
+{
+	memset(q, 0, sizeof(*q));
+	q->items = calloc(HSQ_CAPACITY, sizeof(*q->items));
+	if (!q->items)
+		return -ENOMEM;
+	pthread_mutex_init(&q->lock, NULL);
+	pthread_cond_init(&q->cond, NULL);
+	return 0;
+}
+
+void hsq_destroy(struct hsqueue *q)
+{
+	if (!q->items)
+		return;
+	free(q->items);
+	q->items = NULL;
+	pthread_cond_destroy(&q->cond);
+	pthread_mutex_destroy(&q->lock);
+}
+
+bool hsq_push(struct hsqueue *q, const struct wg_endpoint *from, const uint8_t *msg, size_t len)
+{
+	struct hsq_item *it;
+	bool ok = false;
+
+	if (len > HSQ_MSG_MAX)
+		return false;
+	pthread_mutex_lock(&q->lock);
+	if (q->count < HSQ_CAPACITY && !q->closed) {
+		it = &q->items[(q->head + q->count) % HSQ_CAPACITY];
+		it->from = *from;
+		it->len = (uint16_t)len;
+		memcpy(it->data, msg, len);
+		q->count++;
+		ok = true;
+		pthread_cond_signal(&q->cond);
+	}
+	pthread_mutex_unlock(&q->lock);
+	return ok;
+}
+
+size_t hsq_pop(struct hsqueue *q, struct hsq_item *out, size_t max, size_t *remaining)
+{
+	size_t n = 0;
+
+	pthread_mutex_lock(&q->lock);
+	while (!q->count && !q->closed)
+		pthread_cond_wait(&q->cond, &q->lock);
+	while (n < max && q->count && !q->closed) {
+		out[n++] = q->items[q->head];
+		q->head = (q->head + 1) % HSQ_CAPACITY;
+		q->count--;
+	}
+	*remaining = q->count;
+	pthread_mutex_unlock(&q->lock);
+	return n;
+}
+
+size_t hsq_len(struct hsqueue *q)
+{
+	size_t n;
+
+	pthread_mutex_lock(&q->lock);
+	n = q->count;
+	pthread_mutex_unlock(&q->lock);
+	return n;
+}
+
+void hsq_close(struct hsqueue *q)
+{
+	pthread_mutex_lock(&q->lock);
+	q->closed = true;
+	pthread_cond_broadcast(&q->cond);
+	pthread_mutex_unlock(&q->lock);
+}

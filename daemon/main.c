@@ -1,0 +1,338 @@
+/* zinctun: a userspace WireGuard daemon driven by wg(8) and wg-quick(8). */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/inotify.h>
+#include <sys/signalfd.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "config.h"
+#include "linkmon.h"
+#include "log.h"
+#include "runtime.h"
+#include "tun.h"
+#include "uapi.h"
+
+#define ZINCTUN_VERSION "0.1.0"
+
+struct daemon {
+	struct zt zt;
+	struct uapi_server uapi;
+	int sig_fd, link_fd, watch_fd;
+	char sock_name[IF_NAMESIZE + 8];
+};
+
+static void usage(FILE *f, const char *prog)
+{
+	fprintf(f,
+		"Usage: %s [-f/--foreground] INTERFACE-NAME\n"
+		"       %s --version\n"
+		"\n"
+		"Creates the TUN interface INTERFACE-NAME and serves the WireGuard\n"
+		"configuration socket /var/run/wireguard/INTERFACE-NAME.sock for wg(8).\n"
+		"Environment: LOG_LEVEL=error|info|debug, WG_PROCESS_FOREGROUND=1,\n"
+		"WG_TUN_FD and WG_UAPI_FD (inherited descriptors).\n",
+		prog, prog);
+}
+
+static int uapi_get(void *ctx, struct buf *out)
+{
+	return config_get(ctx, out);
+}
+
+static int uapi_set(void *ctx, const char *body, size_t len)
+{
+	return config_set(ctx, body, len);
+}
+
+static int open_tun(char ifname[IF_NAMESIZE], const char *requested)
+{
+	const char *env = getenv("WG_TUN_FD");
+	int fd, ret;
+
+	if (env && *env) {
+		char *end;
+		long v = strtol(env, &end, 10);
+
+		if (*end || v < 0 || v > INT32_MAX)
+			return -EBADF;
+		fd = (int)v;
+		ret = tun_adopt(fd, ifname);
+		return ret ? ret : fd;
+	}
+	snprintf(ifname, IF_NAMESIZE, "%s", requested);
+	return tun_create(requested);
+}
+
+static int open_signals(void)
+{
+	sigset_t set;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGHUP);
+	/* blocked before any thread exists, so every thread inherits it */
+	if (pthread_sigmask(SIG_BLOCK, &set, NULL))
+		return -EINVAL;
+	signal(SIGPIPE, SIG_IGN);
+	return signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
+}
+
+/* Notices removal of our socket file (wg-quick down of an old-style
+ * setup, or an administrator) to shut down as wireguard-go does. */
+static int watch_socket_dir(const char *path)
+{
+	char dir[sizeof(((struct uapi_server *)0)->path)];
+	char *slash;
+	int fd = inotify_init1(IN_CLOEXEC | IN_NONBLOCK);
+
+	if (fd < 0)
+		return -1;
+	snprintf(dir, sizeof(dir), "%s", path);
+	slash = strrchr(dir, '/');
+	if (slash)
+		*slash = '\0';
+	if (inotify_add_watch(fd, dir, IN_DELETE | IN_MOVED_FROM | IN_DELETE_SELF | IN_MOVE_SELF) <
+	    0) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+static bool socket_removed(struct daemon *d)
+{
+	char buf[4096] __attribute__((aligned(__alignof__(struct inotify_event))));
+	bool removed = false;
+	ssize_t n;
+
+	while ((n = read(d->watch_fd, buf, sizeof(buf))) > 0) {
+		for (char *p = buf; p < buf + n;) {
+			struct inotify_event *ev = (struct inotify_event *)p;
+
+			if (ev->mask & (IN_DELETE_SELF | IN_MOVE_SELF))
+				removed = true;
+			if (ev->len && !strcmp(ev->name, d->sock_name))
+				removed = true;
+			p += sizeof(*ev) + ev->len;
+		}
+	}
+	if (removed) {
+		struct stat st;
+
+		/* a file of that name may be back already: only ours counts */
+		if (stat(d->uapi.path, &st) == 0 && S_ISSOCK(st.st_mode) && d->uapi.own_path)
+			return false;
+		d->uapi.own_path = false; /* do not unlink a stranger's file */
+	}
+	return removed;
+}
+
+/* The link changed: follow the MTU, stop if it is gone. */
+static bool link_alive(struct daemon *d)
+{
+	struct link_event ev;
+	int ret = linkmon_read(d->link_fd, d->zt.ifindex, &ev);
+	uint32_t mtu;
+
+	if (ret == -ENOBUFS) {
+		/* events were lost: look at the link directly */
+		if ((int)if_nametoindex(d->zt.ifname) != d->zt.ifindex)
+			return false;
+		if (!tun_get_mtu(d->zt.ifname, &mtu))
+			zt_set_mtu(&d->zt, mtu);
+		return true;
+	}
+	if (ev.deleted)
+		return false;
+	if (ev.mtu_changed)
+		zt_set_mtu(&d->zt, ev.mtu);
+	return true;
+}
+
+static void run(struct daemon *d)
+{
+	struct pollfd pfd[4 + 1 + UAPI_MAX_CLIENTS];
+
+	for (;;) {
+		size_t n_uapi;
+		int ret;
+
+		pfd[0] = (struct pollfd){.fd = d->sig_fd, .events = POLLIN};
+		pfd[1] = (struct pollfd){.fd = d->link_fd, .events = POLLIN};
+		pfd[2] = (struct pollfd){.fd = d->watch_fd, .events = POLLIN};
+		pfd[3] = (struct pollfd){.fd = d->zt.stop_fd, .events = POLLIN};
+		n_uapi = uapi_pollfds(&d->uapi, pfd + 4, sizeof(pfd) / sizeof(pfd[0]) - 4);
+		ret = poll(pfd, 4 + n_uapi, uapi_timeout_ms(&d->uapi));
+		if (ret < 0) {
+			if (errno == EINTR)
+				continue;
+			log_err("poll: %s", strerror(errno));
+			return;
+		}
+		if (pfd[0].revents) {
+			struct signalfd_siginfo si;
+
+			if (read(d->sig_fd, &si, sizeof(si)) == sizeof(si)) {
+				log_info("received signal %u, shutting down", si.ssi_signo);
+				return;
+			}
+		}
+		if (pfd[1].revents && !link_alive(d)) {
+			log_info("interface %s was deleted, shutting down", d->zt.ifname);
+			return;
+		}
+		if (pfd[2].revents && socket_removed(d)) {
+			log_info("UAPI socket %s was removed, shutting down", d->uapi.path);
+			return;
+		}
+		if (pfd[3].revents)
+			return;
+		uapi_handle(&d->uapi, pfd + 4, n_uapi);
+	}
+}
+
+/* Forks; the parent returns to its caller (wg-quick) only once the child
+ * reports that it runs. Returns in the child with the write end of the
+ * readiness pipe; the parent exits. */
+static int daemonize(void)
+{
+	int p[2];
+	pid_t pid;
+	char status = 1;
+
+	if (pipe2(p, O_CLOEXEC) < 0)
+		return -errno;
+	pid = fork();
+	if (pid < 0)
+		return -errno;
+	if (pid > 0) {
+		close(p[1]);
+		if (read(p[0], &status, 1) != 1)
+			status = 1;
+		_exit(status);
+	}
+	close(p[0]);
+	setsid();
+	if (chdir("/") < 0)
+		log_debug("chdir: %s", strerror(errno));
+	return p[1];
+}
+
+static void detach_stdio(void)
+{
+	int null = open("/dev/null", O_RDWR | O_CLOEXEC);
+
+	if (null < 0)
+		return;
+	dup2(null, STDIN_FILENO);
+	/* as wireguard-go: with LOG_LEVEL set, logs still go to stderr */
+	if (!getenv("LOG_LEVEL")) {
+		dup2(null, STDOUT_FILENO);
+		dup2(null, STDERR_FILENO);
+	}
+	if (null > STDERR_FILENO)
+		close(null);
+}
+
+int main(int argc, char **argv)
+{
+	static struct daemon d;
+	const char *fg_env = getenv("WG_PROCESS_FOREGROUND");
+	bool foreground = fg_env && !strcmp(fg_env, "1");
+	const char *requested = NULL;
+	char ifname[IF_NAMESIZE];
+	struct uapi_ops ops;
+	int tun_fd, ret, ready_fd = -1;
+
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "-f") || !strcmp(argv[i], "--foreground")) {
+			foreground = true;
+		} else if (!strcmp(argv[i], "--version") || !strcmp(argv[i], "-v")) {
+			printf("zinctun v%s\n\nUserspace WireGuard daemon for Linux, "
+			       "on the Zinc crypto library.\n",
+			       ZINCTUN_VERSION);
+			return 0;
+		} else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+			usage(stdout, argv[0]);
+			return 0;
+		} else if (argv[i][0] == '-' || requested) {
+			usage(stderr, argv[0]);
+			return 1;
+		} else {
+			requested = argv[i];
+		}
+	}
+	if (!requested && !getenv("WG_TUN_FD")) {
+		usage(stderr, argv[0]);
+		return 1;
+	}
+	if (requested && strlen(requested) >= IF_NAMESIZE) {
+		fprintf(stderr, "%s: interface name too long\n", argv[0]);
+		return 1;
+	}
+	log_init(requested);
+	d.sig_fd = open_signals();
+	if (d.sig_fd < 0) {
+		log_err("signalfd: %s", strerror(errno));
+		return 1;
+	}
+	tun_fd = open_tun(ifname, requested ? requested : "");
+	if (tun_fd < 0) {
+		log_err("Failed to create TUN device: %s", strerror(-tun_fd));
+		return 1;
+	}
+	log_init(ifname);
+	ret = zt_init(&d.zt, tun_fd, ifname);
+	if (ret) {
+		log_err("Failed to start the device: %s", strerror(-ret));
+		return 1;
+	}
+	ops = (struct uapi_ops){.get = uapi_get, .set = uapi_set, .ctx = &d.zt};
+	ret = uapi_open(&d.uapi, ifname, &ops);
+	if (ret) {
+		log_err("Failed to open the UAPI socket: %s", strerror(-ret));
+		return 1;
+	}
+	snprintf(d.sock_name, sizeof(d.sock_name), "%s.sock", ifname);
+	d.link_fd = linkmon_open();
+	if (d.link_fd < 0)
+		log_err("netlink: %s (link deletion is seen through the TUN only)",
+			strerror(-d.link_fd));
+	d.watch_fd = watch_socket_dir(d.uapi.path);
+	if (!foreground) {
+		ready_fd = daemonize();
+		if (ready_fd < 0) {
+			log_err("fork: %s", strerror(-ready_fd));
+			uapi_close(&d.uapi);
+			return 1;
+		}
+	}
+	ret = zt_start(&d.zt);
+	if (ret) {
+		log_err("Failed to start threads: %s", strerror(-ret));
+		uapi_close(&d.uapi);
+		return 1;
+	}
+	log_info("Device started (%s)", ifname);
+	if (ready_fd >= 0) {
+		char ok = 0;
+
+		detach_stdio();
+		if (write(ready_fd, &ok, 1) != 1)
+			log_debug("readiness pipe: %s", strerror(errno));
+		close(ready_fd);
+	}
+	run(&d);
+	zt_stop(&d.zt);
+	uapi_close(&d.uapi);
+	zt_destroy(&d.zt);
+	log_info("Shutting down");
+	return 0;
+}

@@ -1,0 +1,51 @@
+/* The running daemon: the engine under one lock, and the threads that feed
+ * it (TUN reader, UDP receiver, handshake worker, timer). */
+#ifndef ZT_RUNTIME_H
+#define ZT_RUNTIME_H
+
+#include <net/if.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "hsqueue.h"
+#include "udp.h"
+#include "wg/wg.h"
+
+struct zt {
+	pthread_mutex_t lock; /* the engine lock: every wg_device_* call */
+	struct wg_device *dev;
+	struct udp udp;
+	struct hsqueue hsq; /* incoming handshake messages, bounded */
+	int tun_fd;
+	char ifname[IF_NAMESIZE];
+	int ifindex;
+	uint32_t mtu;
+	int stop_fd; /* eventfd, readable once a stop was requested */
+	atomic_bool stopping;
+	pthread_cond_t timer_cond; /* with lock; CLOCK_MONOTONIC */
+	uint64_t timer_deadline;   /* when the timer thread wakes (monotonic ns) */
+	pthread_t threads[4];
+	int n_threads;
+};
+
+uint64_t zt_now_ns(void);
+uint64_t zt_wall_ns(void);
+
+/* Takes ownership of tun_fd; creates the engine and binds a random port. */
+int zt_init(struct zt *zt, int tun_fd, const char *ifname);
+int zt_start(struct zt *zt);
+/* Safe from any thread; the main loop sees stop_fd become readable. */
+void zt_request_stop(struct zt *zt);
+/* Stops and joins the threads. */
+void zt_stop(struct zt *zt);
+void zt_destroy(struct zt *zt);
+/* Under lock, after anything that may move a timer earlier (a send, a
+ * receive, a configuration change): wakes the timer thread if the engine's
+ * next deadline is sooner than it planned. */
+void zt_timers_changed(struct zt *zt);
+/* The TUN MTU changed (netlink). Takes the lock. */
+void zt_set_mtu(struct zt *zt, uint32_t mtu);
+
+#endif

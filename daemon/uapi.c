@@ -1,0 +1,341 @@
+/* UAPI socket server. Requests are framed by a blank line; one request is
+ * answered fully before the next is read, so a client that does not read
+ * its answer only blocks itself. */
+#include "uapi.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "log.h"
+
+#define SOCKET_DIR "/var/run/wireguard"
+
+static uint64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+static int listen_at(const char *path)
+{
+	struct sockaddr_un sa = {.sun_family = AF_UNIX};
+	mode_t old_umask;
+	int fd, ret;
+
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", path);
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	if (fd < 0)
+		return -errno;
+	old_umask = umask(0077); /* the socket file is created 0600 */
+	ret = bind(fd, (struct sockaddr *)&sa, sizeof(sa));
+	umask(old_umask);
+	if (ret < 0 || listen(fd, SOMAXCONN) < 0) {
+		ret = -errno;
+		close(fd);
+		return ret;
+	}
+	return fd;
+}
+
+/* Is a live daemon answering on path? */
+static bool socket_in_use(const char *path)
+{
+	struct sockaddr_un sa = {.sun_family = AF_UNIX};
+	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	bool used;
+
+	if (fd < 0)
+		return false;
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", path);
+	used = connect(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0;
+	close(fd);
+	return used;
+}
+
+/* An inherited socket bound to our usual path is removed on exit too. */
+static bool bound_to(int fd, const char *path)
+{
+	struct sockaddr_un sa;
+	socklen_t len = sizeof(sa);
+
+	memset(&sa, 0, sizeof(sa));
+	if (getsockname(fd, (struct sockaddr *)&sa, &len) < 0 || sa.sun_family != AF_UNIX)
+		return false;
+	return strncmp(sa.sun_path, path, sizeof(sa.sun_path)) == 0;
+}
+
+int uapi_open(struct uapi_server *s, const char *ifname, const struct uapi_ops *ops)
+{
+	const char *env = getenv("WG_UAPI_FD");
+	int fd;
+
+	memset(s, 0, sizeof(*s));
+	s->listen_fd = -1;
+	s->ops = *ops;
+	if ((size_t)snprintf(s->path, sizeof(s->path), SOCKET_DIR "/%s.sock", ifname) >=
+	    sizeof(s->path))
+		return -ENAMETOOLONG;
+	if (env && *env) {
+		char *end;
+		long v = strtol(env, &end, 10);
+
+		if (*end || v < 0 || v > INT32_MAX)
+			return -EBADF;
+		fd = (int)v;
+		if (fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK) < 0)
+			return -errno;
+		(void)fcntl(fd, F_SETFD, FD_CLOEXEC);
+		s->listen_fd = fd;
+		s->own_path = bound_to(fd, s->path);
+		return 0;
+	}
+	if (mkdir(SOCKET_DIR, 0755) == 0)
+		(void)chmod(SOCKET_DIR, 0755); /* whatever the umask */
+	else if (errno != EEXIST)
+		return -errno;
+	fd = listen_at(s->path);
+	if (fd == -EADDRINUSE) {
+		/* a stale file from a daemon that died: take it over */
+		if (socket_in_use(s->path))
+			return -EADDRINUSE;
+		if (unlink(s->path) < 0 && errno != ENOENT)
+			return -errno;
+		fd = listen_at(s->path);
+	}
+	if (fd < 0)
+		return fd;
+	s->listen_fd = fd;
+	s->own_path = true;
+	return 0;
+}
+
+static void drop_client(struct uapi_server *s, size_t i)
+{
+	struct uapi_client *c = &s->clients[i];
+
+	close(c->fd);
+	buf_free(&c->in);
+	buf_free(&c->out);
+	s->clients[i] = s->clients[--s->n_clients];
+}
+
+void uapi_close(struct uapi_server *s)
+{
+	while (s->n_clients)
+		drop_client(s, 0);
+	if (s->listen_fd >= 0)
+		close(s->listen_fd);
+	s->listen_fd = -1;
+	if (s->own_path)
+		unlink(s->path);
+	s->own_path = false;
+}
+
+size_t uapi_pollfds(struct uapi_server *s, struct pollfd *pfd, size_t max)
+{
+	size_t n = 0;
+
+	if (max < 1 + s->n_clients)
+		return 0;
+	pfd[n++] = (struct pollfd){.fd = s->listen_fd, .events = POLLIN};
+	for (size_t i = 0; i < s->n_clients; i++) {
+		struct uapi_client *c = &s->clients[i];
+		short ev = c->out_off < c->out.len ? POLLOUT : (c->eof ? 0 : POLLIN);
+
+		pfd[n++] = (struct pollfd){.fd = c->fd, .events = ev};
+	}
+	return n;
+}
+
+int uapi_timeout_ms(struct uapi_server *s)
+{
+	uint64_t now = now_ms();
+	int64_t best = -1;
+
+	for (size_t i = 0; i < s->n_clients; i++) {
+		int64_t left =
+		    (int64_t)(s->clients[i].last_active_ms + UAPI_CLIENT_TIMEOUT_MS) - (int64_t)now;
+
+		if (left < 0)
+			left = 0;
+		if (best < 0 || left < best)
+			best = left;
+	}
+	return (int)best;
+}
+
+static void accept_clients(struct uapi_server *s)
+{
+	for (;;) {
+		int fd = accept4(s->listen_fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
+		struct uapi_client *c;
+
+		if (fd < 0)
+			return;
+		if (s->n_clients >= UAPI_MAX_CLIENTS) {
+			log_err("UAPI: too many clients");
+			close(fd);
+			continue;
+		}
+		c = &s->clients[s->n_clients++];
+		memset(c, 0, sizeof(*c));
+		c->fd = fd;
+		buf_init(&c->in, UAPI_MAX_REQUEST);
+		buf_init(&c->out, UAPI_MAX_RESPONSE);
+		c->last_active_ms = now_ms();
+	}
+}
+
+static const char *find_blank_line(const char *p, size_t len)
+{
+	for (size_t i = 0; i + 1 < len; i++) {
+		if (p[i] == '\n' && p[i + 1] == '\n')
+			return p + i;
+	}
+	return NULL;
+}
+
+static void answer_errno(struct uapi_client *c, int err)
+{
+	c->out.overflow = false;
+	buf_printf(&c->out, "errno=%d\n\n", err);
+}
+
+/* Handles one complete request if there is one. False: close the client. */
+static bool process_request(struct uapi_server *s, struct uapi_client *c, bool *progress)
+{
+	size_t from = c->scanned ? c->scanned - 1 : 0;
+	const char *blank = find_blank_line(c->in.data + from, c->in.len - from);
+	size_t req_len;
+	int ret;
+
+	*progress = false;
+	if (!blank) {
+		c->scanned = c->in.len;
+		return !c->in.overflow;
+	}
+	req_len = (size_t)(blank - c->in.data) + 2;
+	if (req_len >= 6 && !memcmp(c->in.data, "get=1\n", 6)) {
+		if (req_len != 7) {
+			answer_errno(c, -EINVAL);
+		} else {
+			ret = s->ops.get(s->ops.ctx, &c->out);
+			if (ret) {
+				buf_free(&c->out);
+				answer_errno(c, ret);
+			} else {
+				answer_errno(c, 0);
+			}
+		}
+	} else if (req_len >= 6 && !memcmp(c->in.data, "set=1\n", 6)) {
+		ret = s->ops.set(s->ops.ctx, c->in.data + 6, req_len - 7);
+		answer_errno(c, ret);
+	} else {
+		log_err("UAPI: invalid operation");
+		return false;
+	}
+	/* the request may hold keys: wipe it as it goes */
+	explicit_bzero(c->in.data, req_len);
+	buf_consume(&c->in, req_len);
+	c->scanned = 0;
+	*progress = true;
+	return true;
+}
+
+static bool flush_output(struct uapi_client *c)
+{
+	while (c->out_off < c->out.len) {
+		ssize_t n = send(c->fd, c->out.data + c->out_off, c->out.len - c->out_off,
+				 MSG_DONTWAIT | MSG_NOSIGNAL);
+
+		if (n < 0)
+			return errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR;
+		c->out_off += (size_t)n;
+	}
+	buf_free(&c->out);
+	c->out_off = 0;
+	return true;
+}
+
+static bool read_input(struct uapi_client *c)
+{
+	char tmp[16384];
+
+	for (;;) {
+		ssize_t n = recv(c->fd, tmp, sizeof(tmp), MSG_DONTWAIT);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return errno == EAGAIN || errno == EWOULDBLOCK;
+		}
+		if (n == 0) {
+			c->eof = true;
+			return true;
+		}
+		/* only the new bytes (and the one before) can complete "\n\n" */
+		size_t from = c->in.len ? c->in.len - 1 : 0;
+
+		if (!buf_append(&c->in, tmp, (size_t)n)) {
+			explicit_bzero(tmp, sizeof(tmp));
+			log_err("UAPI: request too large");
+			return false;
+		}
+		if (find_blank_line(c->in.data + from, c->in.len - from))
+			break; /* answer this one before reading more */
+	}
+	explicit_bzero(tmp, sizeof(tmp));
+	return true;
+}
+
+/* Runs one client as far as it can go without blocking. */
+static bool service_client(struct uapi_server *s, struct uapi_client *c, short revents)
+{
+	bool progress = true;
+
+	if (revents & (POLLERR | POLLNVAL))
+		return false;
+	if (c->out_off < c->out.len && !flush_output(c))
+		return false;
+	if (c->out_off >= c->out.len && (revents & (POLLIN | POLLHUP)) && !c->eof && !read_input(c))
+		return false;
+	while (c->out_off >= c->out.len && progress) {
+		if (!process_request(s, c, &progress))
+			return false;
+		if (progress && !flush_output(c))
+			return false;
+	}
+	c->last_active_ms = now_ms();
+	/* done once the peer hung up and nothing is left to answer */
+	return !(c->eof && c->out_off >= c->out.len);
+}
+
+void uapi_handle(struct uapi_server *s, const struct pollfd *pfd, size_t n)
+{
+	uint64_t now = now_ms();
+
+	/* clients first: accept_clients may reorder nothing, but dropping does */
+	for (size_t k = n; k-- > 1;) {
+		size_t i = k - 1;
+
+		if (i >= s->n_clients || s->clients[i].fd != pfd[k].fd)
+			continue;
+		if (pfd[k].revents) {
+			if (!service_client(s, &s->clients[i], pfd[k].revents))
+				drop_client(s, i);
+		} else if (now - s->clients[i].last_active_ms >= UAPI_CLIENT_TIMEOUT_MS) {
+			drop_client(s, i);
+		}
+	}
+	if (n > 0 && (pfd[0].revents & POLLIN))
+		accept_clients(s);
+}

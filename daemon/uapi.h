@@ -1,0 +1,57 @@
+/* The configuration socket /var/run/wireguard/<ifname>.sock: a poll-based
+ * server with per-client buffers, run from the main thread. */
+#ifndef ZT_UAPI_H
+#define ZT_UAPI_H
+
+#include <poll.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/un.h>
+
+#include "buf.h"
+
+enum {
+	UAPI_MAX_CLIENTS = 64,
+	UAPI_MAX_REQUEST = 64 << 20,	 /* a set with very many peers */
+	UAPI_MAX_RESPONSE = 1024u << 20, /* a get with very many peers */
+	UAPI_CLIENT_TIMEOUT_MS = 30000,	 /* a silent client loses its slot */
+};
+
+struct uapi_client {
+	int fd;
+	struct buf in, out;
+	size_t out_off;
+	size_t scanned; /* in[0..scanned) holds no blank line */
+	bool eof;
+	uint64_t last_active_ms;
+};
+
+struct uapi_ops {
+	int (*get)(void *ctx, struct buf *out);
+	int (*set)(void *ctx, const char *body, size_t len);
+	void *ctx;
+};
+
+struct uapi_server {
+	int listen_fd;
+	bool own_path; /* we created the socket file and remove it on exit */
+	char path[sizeof(((struct sockaddr_un *)0)->sun_path)];
+	struct uapi_ops ops;
+	size_t n_clients;
+	struct uapi_client clients[UAPI_MAX_CLIENTS];
+};
+
+/* Opens the socket (or adopts WG_UAPI_FD). Returns 0 or a negative errno;
+ * -EADDRINUSE if another daemon answers on it. */
+int uapi_open(struct uapi_server *s, const char *ifname, const struct uapi_ops *ops);
+void uapi_close(struct uapi_server *s);
+
+/* Poll integration: fills at most max entries, returns the count. */
+size_t uapi_pollfds(struct uapi_server *s, struct pollfd *pfd, size_t max);
+/* Handles the events of the entries filled by uapi_pollfds. */
+void uapi_handle(struct uapi_server *s, const struct pollfd *pfd, size_t n);
+/* Milliseconds until the next client timeout (-1: none). */
+int uapi_timeout_ms(struct uapi_server *s);
+
+#endif

@@ -1,0 +1,379 @@
+/* Parser for the body of a UAPI "set" request (see uapi_parse.h). */
+#include "uapi_parse.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <net/if.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Hex digit value without branching on the (secret) character: returns
+ * 0..15, and sets *bad to non-zero when c is not a hex digit. */
+static uint32_t hex_value(uint8_t c, uint32_t *bad)
+{
+	int32_t num = (int32_t)c - '0';
+	int32_t alpha = ((int32_t)c | 32) - 'a';
+	/* all ones when in range, zero otherwise */
+	uint32_t num_ok = ((uint32_t)(num | (9 - num)) >> 31) - 1;
+	uint32_t alpha_ok = ((uint32_t)(alpha | (5 - alpha)) >> 31) - 1;
+
+	*bad |= ~(num_ok | alpha_ok) & 1;
+	return ((uint32_t)num & num_ok) | ((uint32_t)(alpha + 10) & alpha_ok);
+}
+
+bool uapi_parse_key(const char *hex, size_t len, uint8_t key[UAPI_KEY_LEN])
+{
+	uint32_t bad = 0;
+
+	if (len != 2 * UAPI_KEY_LEN)
+		return false;
+	for (size_t i = 0; i < UAPI_KEY_LEN; i++) {
+		uint32_t hi = hex_value((uint8_t)hex[2 * i], &bad);
+		uint32_t lo = hex_value((uint8_t)hex[2 * i + 1], &bad);
+
+		key[i] = (uint8_t)(hi << 4 | lo);
+	}
+	if (bad) {
+		explicit_bzero(key, UAPI_KEY_LEN);
+		return false;
+	}
+	return true;
+}
+
+void uapi_format_key(char out[2 * UAPI_KEY_LEN + 1], const uint8_t key[UAPI_KEY_LEN])
+{
+	for (size_t i = 0; i < 2 * UAPI_KEY_LEN; i++) {
+		uint32_t n = (key[i / 2] >> (i & 1 ? 0 : 4)) & 0xf;
+
+		/* '0'..'9', then 'a'..'f': add 39 when n > 9, without a branch */
+		out[i] = (char)(n + '0' + ((uint32_t)(9 - (int32_t)n) >> 31) * 39);
+	}
+	out[2 * UAPI_KEY_LEN] = '\0';
+}
+
+/* Strict unsigned decimal, as Go's strconv.ParseUint with base 10. */
+static bool parse_uint(const char *s, size_t len, uint64_t max, uint64_t *out)
+{
+	uint64_t v = 0;
+
+	if (len == 0 || len > 20)
+		return false;
+	for (size_t i = 0; i < len; i++) {
+		if (s[i] < '0' || s[i] > '9')
+			return false;
+		if (v > (UINT64_MAX - 9) / 10)
+			return false;
+		v = v * 10 + (uint64_t)(s[i] - '0');
+	}
+	if (v > max)
+		return false;
+	*out = v;
+	return true;
+}
+
+static bool copy_cstr(char *dst, size_t size, const char *s, size_t len)
+{
+	if (len >= size || memchr(s, '\0', len))
+		return false;
+	memcpy(dst, s, len);
+	dst[len] = '\0';
+	return true;
+}
+
+static bool parse_scope(const char *s, size_t len, uint32_t *scope)
+{
+	char name[IF_NAMESIZE];
+	uint64_t v;
+
+	if (parse_uint(s, len, UINT32_MAX, &v)) {
+		*scope = (uint32_t)v;
+		return true;
+	}
+	if (!copy_cstr(name, sizeof(name), s, len) || len == 0)
+		return false;
+	*scope = if_nametoindex(name);
+	return *scope != 0;
+}
+
+bool uapi_parse_endpoint(const char *s, size_t len, union uapi_sockaddr *out)
+{
+	char host[INET6_ADDRSTRLEN];
+	const char *port_str;
+	size_t port_len;
+	uint64_t port;
+
+	memset(out, 0, sizeof(*out));
+	if (len > 0 && s[0] == '[') {
+		const char *close = memchr(s, ']', len);
+		const char *pct;
+		size_t host_len;
+		uint32_t scope = 0;
+
+		if (!close || (size_t)(close - s) + 1 >= len || close[1] != ':')
+			return false;
+		host_len = (size_t)(close - s) - 1;
+		pct = memchr(s + 1, '%', host_len);
+		if (pct) {
+			size_t zone_len = host_len - (size_t)(pct - (s + 1)) - 1;
+
+			if (!parse_scope(pct + 1, zone_len, &scope))
+				return false;
+			host_len = (size_t)(pct - (s + 1));
+		}
+		if (!copy_cstr(host, sizeof(host), s + 1, host_len))
+			return false;
+		if (inet_pton(AF_INET6, host, &out->in6.sin6_addr) != 1)
+			return false;
+		port_str = close + 2;
+		port_len = len - (size_t)(port_str - s);
+		if (!parse_uint(port_str, port_len, 65535, &port))
+			return false;
+		if (IN6_IS_ADDR_V4MAPPED(&out->in6.sin6_addr) && !scope) {
+			struct in_addr v4;
+
+			memcpy(&v4, &out->in6.sin6_addr.s6_addr[12], 4);
+			memset(out, 0, sizeof(*out));
+			out->in4.sin_family = AF_INET;
+			out->in4.sin_addr = v4;
+			out->in4.sin_port = htons((uint16_t)port);
+			return true;
+		}
+		out->in6.sin6_family = AF_INET6;
+		out->in6.sin6_port = htons((uint16_t)port);
+		out->in6.sin6_scope_id = scope;
+		return true;
+	}
+	port_str = memchr(s, ':', len);
+	if (!port_str)
+		return false;
+	if (!copy_cstr(host, sizeof(host), s, (size_t)(port_str - s)))
+		return false;
+	port_str++;
+	port_len = len - (size_t)(port_str - s);
+	if (!parse_uint(port_str, port_len, 65535, &port))
+		return false;
+	if (inet_pton(AF_INET, host, &out->in4.sin_addr) != 1)
+		return false;
+	out->in4.sin_family = AF_INET;
+	out->in4.sin_port = htons((uint16_t)port);
+	return true;
+}
+
+bool uapi_format_endpoint(char *out, size_t size, const struct sockaddr *sa)
+{
+	char host[INET6_ADDRSTRLEN];
+	int n;
+
+	if (sa->sa_family == AF_INET) {
+		const struct sockaddr_in *in4 = (const struct sockaddr_in *)sa;
+
+		if (!inet_ntop(AF_INET, &in4->sin_addr, host, sizeof(host)))
+			return false;
+		n = snprintf(out, size, "%s:%u", host, ntohs(in4->sin_port));
+	} else if (sa->sa_family == AF_INET6) {
+		const struct sockaddr_in6 *in6 = (const struct sockaddr_in6 *)sa;
+
+		if (!inet_ntop(AF_INET6, &in6->sin6_addr, host, sizeof(host)))
+			return false;
+		if (in6->sin6_scope_id)
+			n = snprintf(out, size, "[%s%%%u]:%u", host, in6->sin6_scope_id,
+				     ntohs(in6->sin6_port));
+		else
+			n = snprintf(out, size, "[%s]:%u", host, ntohs(in6->sin6_port));
+	} else {
+		return false;
+	}
+	return n > 0 && (size_t)n < size;
+}
+
+bool uapi_parse_allowed_ip(const char *s, size_t len, struct uapi_allowed_ip *out)
+{
+	char host[INET6_ADDRSTRLEN];
+	const char *slash = memchr(s, '/', len);
+	uint64_t cidr;
+
+	memset(out, 0, sizeof(*out));
+	if (!slash)
+		return false;
+	if (!copy_cstr(host, sizeof(host), s, (size_t)(slash - s)))
+		return false;
+	if (!parse_uint(slash + 1, len - (size_t)(slash - s) - 1, 128, &cidr))
+		return false;
+	if (inet_pton(AF_INET, host, out->addr) == 1) {
+		if (cidr > 32)
+			return false;
+		out->family = AF_INET;
+	} else if (inet_pton(AF_INET6, host, out->addr) == 1) {
+		out->family = AF_INET6;
+	} else {
+		return false;
+	}
+	out->cidr = (uint8_t)cidr;
+	return true;
+}
+
+static bool is(const char *s, size_t len, const char *lit)
+{
+	return strlen(lit) == len && memcmp(s, lit, len) == 0;
+}
+
+static void *grow(void *ptr, size_t *cap, size_t n, size_t elem)
+{
+	size_t new_cap = *cap ? *cap * 2 : 4;
+	void *p;
+
+	if (n < *cap)
+		return ptr;
+	if (new_cap > SIZE_MAX / elem)
+		return NULL;
+	p = realloc(ptr, new_cap * elem);
+	if (p)
+		*cap = new_cap;
+	return p;
+}
+
+static int parse_device_line(struct uapi_set *set, const char *key, size_t klen, const char *val,
+			     size_t vlen)
+{
+	uint64_t v;
+
+	if (is(key, klen, "private_key")) {
+		if (!uapi_parse_key(val, vlen, set->private_key))
+			return -EINVAL;
+		set->has_private_key = true;
+	} else if (is(key, klen, "listen_port")) {
+		if (!parse_uint(val, vlen, 65535, &v))
+			return -EINVAL;
+		set->listen_port = (uint16_t)v;
+		set->has_listen_port = true;
+	} else if (is(key, klen, "fwmark")) {
+		if (!parse_uint(val, vlen, UINT32_MAX, &v))
+			return -EINVAL;
+		set->fwmark = (uint32_t)v;
+		set->has_fwmark = true;
+	} else if (is(key, klen, "replace_peers")) {
+		if (!is(val, vlen, "true"))
+			return -EINVAL;
+		set->replace_peers = true;
+	} else {
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int parse_peer_line(struct uapi_peer *peer, const char *key, size_t klen, const char *val,
+			   size_t vlen)
+{
+	uint64_t v;
+
+	if (is(key, klen, "remove")) {
+		if (!is(val, vlen, "true"))
+			return -EINVAL;
+		peer->remove = true;
+	} else if (is(key, klen, "update_only")) {
+		if (!is(val, vlen, "true"))
+			return -EINVAL;
+		peer->update_only = true;
+	} else if (is(key, klen, "preshared_key")) {
+		if (!uapi_parse_key(val, vlen, peer->preshared_key))
+			return -EINVAL;
+		peer->has_preshared_key = true;
+	} else if (is(key, klen, "endpoint")) {
+		if (!uapi_parse_endpoint(val, vlen, &peer->endpoint))
+			return -EINVAL;
+		peer->has_endpoint = true;
+	} else if (is(key, klen, "persistent_keepalive_interval")) {
+		if (!parse_uint(val, vlen, 65535, &v))
+			return -EINVAL;
+		peer->keepalive = (uint16_t)v;
+		peer->has_keepalive = true;
+	} else if (is(key, klen, "replace_allowed_ips")) {
+		if (!is(val, vlen, "true"))
+			return -EINVAL;
+		peer->replace_allowed_ips = true;
+	} else if (is(key, klen, "allowed_ip")) {
+		struct uapi_allowed_ip aip;
+		struct uapi_allowed_ip *list;
+
+		if (!uapi_parse_allowed_ip(val, vlen, &aip))
+			return -EINVAL;
+		list = grow(peer->allowed_ips, &peer->cap_allowed_ips, peer->n_allowed_ips,
+			    sizeof(*list));
+		if (!list)
+			return -ENOMEM;
+		peer->allowed_ips = list;
+		list[peer->n_allowed_ips++] = aip;
+	} else if (is(key, klen, "protocol_version")) {
+		if (!is(val, vlen, "1"))
+			return -EINVAL;
+	} else {
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int start_peer(struct uapi_set *set, const char *val, size_t vlen)
+{
+	struct uapi_peer *list;
+	struct uapi_peer *peer;
+
+	list = grow(set->peers, &set->cap_peers, set->n_peers, sizeof(*list));
+	if (!list)
+		return -ENOMEM;
+	set->peers = list;
+	peer = &list[set->n_peers];
+	memset(peer, 0, sizeof(*peer));
+	if (!uapi_parse_key(val, vlen, peer->public_key))
+		return -EINVAL;
+	set->n_peers++;
+	return 0;
+}
+
+int uapi_parse_set(const char *body, size_t len, struct uapi_set *out)
+{
+	size_t pos = 0;
+	int ret = 0;
+
+	memset(out, 0, sizeof(*out));
+	while (pos < len) {
+		const char *line = body + pos;
+		const char *nl = memchr(line, '\n', len - pos);
+		size_t line_len = nl ? (size_t)(nl - line) : len - pos;
+		const char *eq;
+
+		pos += line_len + 1;
+		if (line_len == 0)
+			break; /* blank line: end of the request */
+		eq = memchr(line, '=', line_len);
+		if (!eq) {
+			ret = -EPROTO;
+			break;
+		}
+		const char *val = eq + 1;
+		size_t klen = (size_t)(eq - line);
+		size_t vlen = line_len - klen - 1;
+
+		if (is(line, klen, "public_key"))
+			ret = start_peer(out, val, vlen);
+		else if (out->n_peers == 0)
+			ret = parse_device_line(out, line, klen, val, vlen);
+		else
+			ret = parse_peer_line(&out->peers[out->n_peers - 1], line, klen, val, vlen);
+		if (ret)
+			break;
+	}
+	if (ret)
+		uapi_set_free(out);
+	return ret;
+}
+
+void uapi_set_free(struct uapi_set *set)
+{
+	for (size_t i = 0; i < set->n_peers; i++)
+		free(set->peers[i].allowed_ips);
+	if (set->peers)
+		explicit_bzero(set->peers, set->cap_peers * sizeof(*set->peers));
+	free(set->peers);
+	explicit_bzero(set, sizeof(*set));
+}

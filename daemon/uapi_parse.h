@@ -1,0 +1,78 @@
+/* The configuration protocol's "set" request, parsed into a transaction.
+ *
+ * Pure: no engine, no sockets, no global state, so the fuzzer can drive it.
+ * A request is parsed and validated whole before anything is applied, which
+ * is what makes a rejected "set" change nothing.
+ */
+#ifndef ZT_UAPI_PARSE_H
+#define ZT_UAPI_PARSE_H
+
+#include <netinet/in.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+enum {
+	UAPI_KEY_LEN = 32,
+	UAPI_MAX_LINE = 4096,
+};
+
+struct uapi_allowed_ip {
+	uint8_t family; /* AF_INET or AF_INET6 */
+	uint8_t cidr;
+	uint8_t addr[16];
+};
+
+union uapi_sockaddr {
+	struct sockaddr sa;
+	struct sockaddr_in in4;
+	struct sockaddr_in6 in6;
+};
+
+struct uapi_peer {
+	uint8_t public_key[UAPI_KEY_LEN];
+	bool remove;
+	bool update_only;
+	bool replace_allowed_ips;
+	bool has_preshared_key;
+	bool has_endpoint;
+	bool has_keepalive;
+	uint16_t keepalive;
+	uint8_t preshared_key[UAPI_KEY_LEN];
+	union uapi_sockaddr endpoint;
+	size_t n_allowed_ips, cap_allowed_ips;
+	struct uapi_allowed_ip *allowed_ips;
+};
+
+struct uapi_set {
+	bool has_private_key;
+	bool has_listen_port;
+	bool has_fwmark;
+	bool replace_peers;
+	uint16_t listen_port;
+	uint32_t fwmark;
+	uint8_t private_key[UAPI_KEY_LEN];
+	size_t n_peers, cap_peers;
+	struct uapi_peer *peers;
+};
+
+/* Parses the body of a set request: "key=value\n" lines, without the
+ * leading "set=1\n" and without the terminating blank line (a trailing
+ * newline is accepted). Returns 0, or a negative errno (-EINVAL for a bad
+ * key or value, -EPROTO for a line without '=', -ENOMEM). On error *out is
+ * left empty; on success free it with uapi_set_free. */
+int uapi_parse_set(const char *body, size_t len, struct uapi_set *out);
+
+/* Wipes the keys and frees the lists. */
+void uapi_set_free(struct uapi_set *set);
+
+/* Small helpers shared with the "get" writer and tests. */
+bool uapi_parse_key(const char *hex, size_t len, uint8_t key[UAPI_KEY_LEN]);
+void uapi_format_key(char out[2 * UAPI_KEY_LEN + 1], const uint8_t key[UAPI_KEY_LEN]);
+/* "1.2.3.4:51820", "[::1]:51820" or "[fe80::1%2]:51820"; false if invalid. */
+bool uapi_parse_endpoint(const char *s, size_t len, union uapi_sockaddr *out);
+/* Writes the same forms; returns false if the buffer is too small. */
+bool uapi_format_endpoint(char *out, size_t size, const struct sockaddr *sa);
+bool uapi_parse_allowed_ip(const char *s, size_t len, struct uapi_allowed_ip *out);
+
+#endif

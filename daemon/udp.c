@@ -1,0 +1,338 @@
+/* UDP sockets with sticky source addresses (IP_PKTINFO / IPV6_PKTINFO). */
+#include "udp.h"
+
+#include <errno.h>
+#include <netinet/in.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+#include "log.h"
+
+enum { SOCKET_BUFFER = 4 << 20 };
+
+/* Bursts arrive faster than one receive thread decrypts: a larger buffer
+ * absorbs them instead of dropping (FORCE goes past rmem_max as root). */
+static void grow_buffers(int fd)
+{
+	int size = SOCKET_BUFFER;
+
+	if (setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &size, sizeof(size)) < 0)
+		(void)setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, sizeof(size));
+	if (setsockopt(fd, SOL_SOCKET, SO_SNDBUFFORCE, &size, sizeof(size)) < 0)
+		(void)setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &size, sizeof(size));
+}
+
+static int open_socket(int family, uint16_t port, uint32_t fwmark, int *out)
+{
+	int one = 1;
+	int fd = socket(family, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	int ret;
+
+	if (fd < 0)
+		return -errno;
+	grow_buffers(fd);
+	if (family == AF_INET6) {
+		struct sockaddr_in6 sa = {.sin6_family = AF_INET6, .sin6_port = htons(port)};
+
+		if (setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof(one)) < 0 ||
+		    setsockopt(fd, IPPROTO_IPV6, IPV6_RECVPKTINFO, &one, sizeof(one)) < 0)
+			goto err;
+		if (fwmark && setsockopt(fd, SOL_SOCKET, SO_MARK, &fwmark, sizeof(fwmark)) < 0)
+			goto err;
+		if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0)
+			goto err;
+	} else {
+		struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons(port)};
+
+		if (setsockopt(fd, IPPROTO_IP, IP_PKTINFO, &one, sizeof(one)) < 0)
+			goto err;
+		if (fwmark && setsockopt(fd, SOL_SOCKET, SO_MARK, &fwmark, sizeof(fwmark)) < 0)
+			goto err;
+		if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0)
+			goto err;
+	}
+	*out = fd;
+	return 0;
+err:
+	ret = -errno;
+	close(fd);
+	return ret;
+}
+
+static uint16_t bound_port(int fd)
+{
+	struct sockaddr_storage ss;
+	socklen_t len = sizeof(ss);
+
+	if (getsockname(fd, (struct sockaddr *)&ss, &len) < 0)
+		return 0;
+	if (ss.ss_family == AF_INET)
+		return ntohs(((struct sockaddr_in *)&ss)->sin_port);
+	return ntohs(((struct sockaddr_in6 *)&ss)->sin6_port);
+}
+
+/* Opens both sockets on port; with port 0, retries when the random port
+ * chosen for IPv4 is taken on IPv6. A host without IPv6 gets IPv4 only. */
+static int open_pair(uint16_t port, uint32_t fwmark, int *fd4, int *fd6, uint16_t *actual)
+{
+	for (int attempt = 0; attempt < 16; attempt++) {
+		int ret = open_socket(AF_INET, port, fwmark, fd4);
+		uint16_t p;
+
+		if (ret == -EAFNOSUPPORT) {
+			*fd4 = -1;
+			ret = open_socket(AF_INET6, port, fwmark, fd6);
+			if (ret)
+				return ret;
+			*actual = bound_port(*fd6);
+			return 0;
+		}
+		if (ret)
+			return ret;
+		p = bound_port(*fd4);
+		ret = open_socket(AF_INET6, p, fwmark, fd6);
+		if (!ret) {
+			*actual = p;
+			return 0;
+		}
+		if (ret == -EAFNOSUPPORT || ret == -EADDRNOTAVAIL) {
+			*fd6 = -1;
+			*actual = p;
+			return 0;
+		}
+		close(*fd4);
+		if (ret != -EADDRINUSE || port != 0)
+			return ret;
+	}
+	return -EADDRINUSE;
+}
+
+int udp_init(struct udp *u)
+{
+	memset(u, 0, sizeof(*u));
+	u->fd4 = u->fd6 = u->stale4 = u->stale6 = -1;
+	pthread_mutex_init(&u->lock, NULL);
+	u->wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	return u->wake_fd < 0 ? -errno : 0;
+}
+
+void udp_destroy(struct udp *u)
+{
+	int *fds[] = {&u->fd4, &u->fd6, &u->stale4, &u->stale6, &u->wake_fd};
+
+	for (size_t i = 0; i < sizeof(fds) / sizeof(fds[0]); i++) {
+		if (*fds[i] >= 0)
+			close(*fds[i]);
+		*fds[i] = -1;
+	}
+	pthread_mutex_destroy(&u->lock);
+}
+
+int udp_bind(struct udp *u, uint16_t port)
+{
+	int fd4 = -1, fd6 = -1;
+	uint16_t actual = 0;
+	uint64_t one = 1;
+	int ret;
+
+	/* as the kernel does: the same port is no change (0 rebinds at random) */
+	if ((u->fd4 >= 0 || u->fd6 >= 0) && port == u->port)
+		return 0;
+	ret = open_pair(port, u->fwmark, &fd4, &fd6, &actual);
+	if (ret)
+		return ret;
+	pthread_mutex_lock(&u->lock);
+	if (u->stale4 >= 0)
+		close(u->stale4);
+	if (u->stale6 >= 0)
+		close(u->stale6);
+	u->stale4 = u->fd4;
+	u->stale6 = u->fd6;
+	u->fd4 = fd4;
+	u->fd6 = fd6;
+	u->port = actual;
+	pthread_mutex_unlock(&u->lock);
+	if (write(u->wake_fd, &one, sizeof(one)) < 0)
+		log_debug("udp: wake: %s", strerror(errno));
+	log_info("UDP bind has been updated (port %u)", actual);
+	return 0;
+}
+
+int udp_set_fwmark(struct udp *u, uint32_t mark)
+{
+	int fds[2] = {u->fd4, u->fd6};
+
+	for (int i = 0; i < 2; i++) {
+		if (fds[i] >= 0 && setsockopt(fds[i], SOL_SOCKET, SO_MARK, &mark, sizeof(mark)) < 0)
+			return -errno;
+	}
+	u->fwmark = mark;
+	return 0;
+}
+
+void udp_current_fds(struct udp *u, int *fd4, int *fd6)
+{
+	pthread_mutex_lock(&u->lock);
+	if (u->stale4 >= 0)
+		close(u->stale4);
+	if (u->stale6 >= 0)
+		close(u->stale6);
+	u->stale4 = u->stale6 = -1;
+	*fd4 = u->fd4;
+	*fd6 = u->fd6;
+	pthread_mutex_unlock(&u->lock);
+}
+
+static bool has_source(const struct wg_endpoint *to)
+{
+	static const struct in6_addr zero6;
+
+	if (to->addr.sa.sa_family == AF_INET)
+		return to->src4.s_addr != 0;
+	return memcmp(&to->src6, &zero6, sizeof(zero6)) != 0 || to->src_ifindex != 0;
+}
+
+int udp_send(struct udp *u, const struct wg_endpoint *to, const void *buf, size_t len)
+{
+	union {
+		struct cmsghdr align;
+		uint8_t buf[CMSG_SPACE(sizeof(struct in6_pktinfo))];
+	} ctrl;
+	struct iovec iov = {.iov_base = (void *)buf, .iov_len = len};
+	struct msghdr msg = {.msg_iov = &iov, .msg_iovlen = 1};
+	int fd;
+
+	memset(&ctrl, 0, sizeof(ctrl));
+	if (to->addr.sa.sa_family == AF_INET) {
+		fd = u->fd4;
+		msg.msg_name = (void *)&to->addr.in4;
+		msg.msg_namelen = sizeof(to->addr.in4);
+		if (has_source(to)) {
+			struct cmsghdr *c = (struct cmsghdr *)ctrl.buf;
+			struct in_pktinfo pi = {.ipi_spec_dst = to->src4};
+
+			c->cmsg_level = IPPROTO_IP;
+			c->cmsg_type = IP_PKTINFO;
+			c->cmsg_len = CMSG_LEN(sizeof(pi));
+			memcpy(CMSG_DATA(c), &pi, sizeof(pi));
+			msg.msg_control = ctrl.buf;
+			msg.msg_controllen = CMSG_SPACE(sizeof(pi));
+		}
+	} else if (to->addr.sa.sa_family == AF_INET6) {
+		fd = u->fd6;
+		msg.msg_name = (void *)&to->addr.in6;
+		msg.msg_namelen = sizeof(to->addr.in6);
+		if (has_source(to)) {
+			struct cmsghdr *c = (struct cmsghdr *)ctrl.buf;
+			struct in6_pktinfo pi = {.ipi6_addr = to->src6};
+
+			/* the interface matters only for link-local sources */
+			if (IN6_IS_ADDR_LINKLOCAL(&to->src6))
+				pi.ipi6_ifindex = to->src_ifindex;
+			c->cmsg_level = IPPROTO_IPV6;
+			c->cmsg_type = IPV6_PKTINFO;
+			c->cmsg_len = CMSG_LEN(sizeof(pi));
+			memcpy(CMSG_DATA(c), &pi, sizeof(pi));
+			msg.msg_control = ctrl.buf;
+			msg.msg_controllen = CMSG_SPACE(sizeof(pi));
+		}
+	} else {
+		return -EAFNOSUPPORT;
+	}
+	if (fd < 0)
+		return -ENETUNREACH;
+	for (;;) {
+		if (sendmsg(fd, &msg, MSG_DONTWAIT | MSG_NOSIGNAL) >= 0)
+			return 0;
+		if (errno == EINTR)
+			continue;
+		/* the sticky source went away: let the kernel choose */
+		if ((errno == EINVAL || errno == EADDRNOTAVAIL || errno == ENETUNREACH) &&
+		    msg.msg_control) {
+			msg.msg_control = NULL;
+			msg.msg_controllen = 0;
+			continue;
+		}
+		return -errno;
+	}
+}
+
+int udp_batch_init(struct udp_batch *b)
+{
+	memset(b, 0, sizeof(*b));
+	for (int i = 0; i < UDP_BATCH; i++) {
+		b->bufs[i] = malloc(UDP_BUF_SIZE);
+		if (!b->bufs[i]) {
+			udp_batch_free(b);
+			return -ENOMEM;
+		}
+	}
+	return 0;
+}
+
+void udp_batch_free(struct udp_batch *b)
+{
+	for (int i = 0; i < UDP_BATCH; i++) {
+		free(b->bufs[i]);
+		b->bufs[i] = NULL;
+	}
+}
+
+static void fill_endpoint(struct udp_batch *b, int i)
+{
+	struct msghdr *m = &b->msgs[i].msg_hdr;
+	struct wg_endpoint *ep = &b->ep[i];
+	struct cmsghdr *c;
+
+	memset(ep, 0, sizeof(*ep));
+	if (b->from[i].ss_family == AF_INET)
+		memcpy(&ep->addr.in4, &b->from[i], sizeof(ep->addr.in4));
+	else
+		memcpy(&ep->addr.in6, &b->from[i], sizeof(ep->addr.in6));
+	for (c = CMSG_FIRSTHDR(m); c; c = CMSG_NXTHDR(m, c)) {
+		if (c->cmsg_level == IPPROTO_IP && c->cmsg_type == IP_PKTINFO) {
+			struct in_pktinfo pi;
+
+			memcpy(&pi, CMSG_DATA(c), sizeof(pi));
+			ep->src4 = pi.ipi_spec_dst;
+			ep->src_ifindex = (uint32_t)pi.ipi_ifindex;
+		} else if (c->cmsg_level == IPPROTO_IPV6 && c->cmsg_type == IPV6_PKTINFO) {
+			struct in6_pktinfo pi;
+
+			memcpy(&pi, CMSG_DATA(c), sizeof(pi));
+			ep->src6 = pi.ipi6_addr;
+			ep->src_ifindex = pi.ipi6_ifindex;
+		}
+	}
+}
+
+int udp_recv_batch(int fd, struct udp_batch *b)
+{
+	int n;
+
+	for (int i = 0; i < UDP_BATCH; i++) {
+		struct msghdr *m = &b->msgs[i].msg_hdr;
+
+		b->iov[i].iov_base = b->bufs[i];
+		b->iov[i].iov_len = UDP_BUF_SIZE;
+		memset(m, 0, sizeof(*m));
+		m->msg_name = &b->from[i];
+		m->msg_namelen = sizeof(b->from[i]);
+		m->msg_iov = &b->iov[i];
+		m->msg_iovlen = 1;
+		m->msg_control = b->ctrl[i];
+		m->msg_controllen = sizeof(b->ctrl[i]);
+	}
+	do
+		n = recvmmsg(fd, b->msgs, UDP_BATCH, MSG_DONTWAIT, NULL);
+	while (n < 0 && errno == EINTR);
+	if (n < 0)
+		return errno == EAGAIN || errno == EWOULDBLOCK ? 0 : -errno;
+	for (int i = 0; i < n; i++) {
+		b->len[i] = b->msgs[i].msg_len;
+		fill_endpoint(b, i);
+	}
+	return n;
+}

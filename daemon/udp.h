@@ -1,0 +1,56 @@
+/* The UDP sockets: one IPv4 and one IPv6 (V6ONLY) on the same port. */
+#ifndef ZT_UDP_H
+#define ZT_UDP_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/socket.h>
+
+#include "wg/wg.h"
+
+struct udp {
+	/* fd4/fd6/port/fwmark change only in udp_bind/udp_set_fwmark, which the
+	 * caller serializes with udp_send (the engine lock). The receive
+	 * thread takes the fds under lock and closes replaced ones itself, so
+	 * no fd is closed while it polls it. */
+	pthread_mutex_t lock;
+	int fd4, fd6;
+	int stale4, stale6;
+	uint16_t port;
+	uint32_t fwmark;
+	int wake_fd; /* eventfd: tells the receive thread the sockets changed */
+};
+
+int udp_init(struct udp *u);
+void udp_destroy(struct udp *u);
+/* Binds new sockets on port (0: random, the same on both families) and
+ * swaps them in; on failure the old ones stay. -EADDRINUSE if taken. */
+int udp_bind(struct udp *u, uint16_t port);
+int udp_set_fwmark(struct udp *u, uint32_t mark);
+/* Sends with the sticky source address if the endpoint has one. */
+int udp_send(struct udp *u, const struct wg_endpoint *to, const void *buf, size_t len);
+
+/* Receive side. */
+void udp_current_fds(struct udp *u, int *fd4, int *fd6);
+
+enum { UDP_BATCH = 32, UDP_BUF_SIZE = 65536 };
+
+struct udp_batch {
+	struct mmsghdr msgs[UDP_BATCH];
+	struct iovec iov[UDP_BATCH];
+	struct sockaddr_storage from[UDP_BATCH];
+	uint8_t ctrl[UDP_BATCH][128];
+	uint8_t *bufs[UDP_BATCH];
+	struct wg_endpoint ep[UDP_BATCH];
+	size_t len[UDP_BATCH];
+};
+
+int udp_batch_init(struct udp_batch *b);
+void udp_batch_free(struct udp_batch *b);
+/* Non-blocking: receives up to UDP_BATCH datagrams from fd, fills ep/len.
+ * Returns the count (0 when nothing is waiting) or -errno. */
+int udp_recv_batch(int fd, struct udp_batch *b);
+
+#endif

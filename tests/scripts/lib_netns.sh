@@ -1,0 +1,277 @@
+# Shared helpers for the netns end-to-end tests (sourced, not a test).
+# Every test gets its own namespaces and interface names (suffix = PID),
+# cleans up in a trap and kills only the processes it started.
+#
+#   . tests/scripts/lib_netns.sh
+#   ns_setup 2          # namespaces $NS1 $NS2 joined by veth, 10.200.0.x + fd00:200::x
+#   start_daemon zinctun $NS1 $IF1     # or wireguard-go
+#   ...
+# The underlay addresses of namespace i are $(ul4 i) / $(ul6 i).
+
+BUILD=${BUILD:-build}
+ZINCTUN=${ZINCTUN:-$(realpath -m "$BUILD/zinctun")}
+WGGO=${WGGO:-$(command -v wireguard-go)}
+SOCKDIR=/var/run/wireguard
+ID=${ID:-$$}
+T=$(mktemp -d /tmp/zt-e2e.XXXXXX)
+PIDS=""
+NSES=""
+IFACES=""
+FAILED=0
+
+log() { echo "[$(date +%T)] $*"; }
+fail() { echo "FAIL: $*"; FAILED=1; dump_logs; exit 1; }
+ok() { echo "ok: $*"; }
+
+dump_logs() {
+	for f in "$T"/*.log; do
+		[ -s "$f" ] || continue
+		echo "---- $f (tail)"
+		tail -n 30 "$f"
+	done
+}
+
+cleanup() {
+	set +e
+	for p in $PIDS; do kill "$p" 2>/dev/null; done
+	for p in $PIDS; do
+		for _ in 1 2 3 4 5 6 7 8 9 10; do kill -0 "$p" 2>/dev/null || break; sleep 0.1; done
+		kill -9 "$p" 2>/dev/null
+	done
+	for n in $NSES; do ip netns del "$n" 2>/dev/null; done
+	for i in $IFACES; do rm -f "$SOCKDIR/$i.sock"; done
+	rm -rf "$T"
+}
+trap cleanup EXIT
+trap 'exit 1' INT TERM
+
+# fresh_env SUFFIX: new names, temp dir and cleanup list, for a subshell
+# that runs a second scenario: ( fresh_env r; pair_test ... )
+fresh_env() {
+	ID=$ID$1
+	T=$(mktemp -d /tmp/zt-e2e.XXXXXX)
+	PIDS="" NSES="" IFACES=""
+	trap cleanup EXIT
+}
+
+ul4() { echo "10.200.0.$1"; }
+ul6() { echo "fd00:200::$1"; }
+ns_name() { echo "zt${ID}n$1"; }
+
+# ns_setup N: N namespaces on one bridge-free star (namespace 1 is the hub
+# for N > 2 is not needed: with N = 3 each of 2,3 gets a veth to 1).
+ns_setup() {
+	n=$1
+	for i in $(seq 1 "$n"); do
+		ns=$(ns_name "$i")
+		ip netns add "$ns" || fail "ip netns add $ns"
+		NSES="$NSES $ns"
+		ip -n "$ns" link set lo up
+	done
+	# namespace 1 gets a bridge so every other namespace shares one L2 segment
+	ns1=$(ns_name 1)
+	ip -n "$ns1" link add br0 type bridge
+	ip -n "$ns1" link set br0 up
+	ip -n "$ns1" addr add "$(ul4 1)/24" dev br0
+	ip -n "$ns1" addr add "$(ul6 1)/64" dev br0 nodad
+	for i in $(seq 2 "$n"); do
+		ns=$(ns_name "$i")
+		ip link add "zt${ID}v$i" type veth peer name "zt${ID}w$i" || fail "veth"
+		ip link set "zt${ID}v$i" netns "$ns1"
+		ip link set "zt${ID}w$i" netns "$ns"
+		ip -n "$ns1" link set "zt${ID}v$i" master br0 up
+		ip -n "$ns" link set "zt${ID}w$i" name eth0
+		ip -n "$ns" link set eth0 up
+		ip -n "$ns" addr add "$(ul4 "$i")/24" dev eth0
+		ip -n "$ns" addr add "$(ul6 "$i")/64" dev eth0 nodad
+	done
+}
+
+ifname() { echo "zt${ID}$1"; }
+
+# start_daemon IMPL NS IFNAME [extra env...]: foreground daemon, PID recorded.
+start_daemon() {
+	impl=$1 ns=$2 ifn=$3
+	shift 3
+	IFACES="$IFACES $ifn"
+	case $impl in
+	zinctun) bin=$ZINCTUN ;;
+	wireguard-go) bin=$WGGO ;;
+	*) fail "unknown implementation $impl" ;;
+	esac
+	ip netns exec "$ns" env LOG_LEVEL=debug "$@" "$bin" -f "$ifn" >>"$T/$ifn.log" 2>&1 &
+	LAST_PID=$!
+	PIDS="$PIDS $LAST_PID"
+	eval "PID_$ifn=$LAST_PID"
+	wait_sock "$ifn" || fail "$impl $ifn: no socket"
+}
+
+wait_sock() {
+	for _ in $(seq 1 50); do
+		[ -S "$SOCKDIR/$1.sock" ] && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+# wait_gone PID: true once the process has exited (max ~5 s)
+wait_gone() {
+	for _ in $(seq 1 50); do
+		kill -0 "$1" 2>/dev/null || return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+genkeys() { # name: writes $T/name.key and $T/name.pub
+	wg genkey >"$T/$1.key" 2>/dev/null
+	wg pubkey <"$T/$1.key" >"$T/$1.pub"
+}
+pub() { cat "$T/$1.pub"; }
+
+# tunnel address of index i inside the tunnel
+tun4() { echo "10.99.0.$1"; }
+tun6() { echo "fd99::$1"; }
+
+# conf_iface NS IFNAME KEYNAME TUNIDX: key, random port, addresses, up
+conf_iface() {
+	ns=$1 ifn=$2 key=$3 idx=$4
+	ip netns exec "$ns" wg set "$ifn" private-key "$T/$key.key" listen-port "${5:-0}" ||
+		fail "wg set $ifn private-key"
+	ip -n "$ns" addr add "$(tun4 "$idx")/24" dev "$ifn"
+	ip -n "$ns" addr add "$(tun6 "$idx")/64" dev "$ifn" nodad
+	ip -n "$ns" link set "$ifn" up
+}
+
+listen_port() { # NS IFNAME
+	ip netns exec "$1" wg show "$2" listen-port
+}
+
+# add_peer NS IFNAME PEERKEY ALLOWED [ENDPOINT] [extra wg args]
+add_peer() {
+	ns=$1 ifn=$2 pk=$3 allowed=$4 ep=${5:-}
+	shift 4
+	[ $# -gt 0 ] && shift
+	if [ -n "$ep" ]; then
+		ip netns exec "$ns" wg set "$ifn" peer "$(pub "$pk")" allowed-ips "$allowed" endpoint "$ep" "$@"
+	else
+		ip netns exec "$ns" wg set "$ifn" peer "$(pub "$pk")" allowed-ips "$allowed" "$@"
+	fi || fail "wg set $ifn peer"
+}
+
+ping_ok() { # NS ADDR [count]
+	ip netns exec "$1" ping -c "${3:-3}" -i 0.2 -W 2 "$2" >"$T/ping.out" 2>&1
+}
+
+wg_field() { # NS IFNAME FIELD(endpoints|latest-handshakes|transfer) PEERKEY
+	ip netns exec "$1" wg show "$2" "$3" | awk -v k="$(pub "$4")" '$1 == k { $1 = ""; sub(/^ /, ""); print }'
+}
+
+# check_peer_stats NS IFNAME PEERKEY EXPECTED_ENDPOINT: endpoint, a recent
+# handshake and non-zero transfer counters, as wg show reports them.
+check_peer_stats() {
+	ns=$1 ifn=$2 pk=$3 want=$4
+	ep=$(wg_field "$ns" "$ifn" endpoints "$pk")
+	[ "$ep" = "$want" ] || fail "$ifn: endpoint '$ep', expected '$want'"
+	hs=$(wg_field "$ns" "$ifn" latest-handshakes "$pk")
+	now=$(date +%s)
+	[ -n "$hs" ] && [ "$hs" -gt 0 ] && [ $((now - hs)) -lt 60 ] ||
+		fail "$ifn: latest handshake '$hs' (now $now)"
+	set -- $(wg_field "$ns" "$ifn" transfer "$pk")
+	[ "${1:-0}" -gt 0 ] && [ "${2:-0}" -gt 0 ] || fail "$ifn: transfer rx=${1:-} tx=${2:-}"
+	ok "$ifn: endpoint $ep, handshake $((now - hs))s ago, rx $1 tx $2"
+}
+
+# uapi IFNAME REQUEST: raw request on the configuration socket, prints the answer
+uapi() {
+	python3 - "$SOCKDIR/$1.sock" "$2" <<'PY'
+import socket, sys
+s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+s.settimeout(5)
+s.connect(sys.argv[1])
+s.sendall(sys.argv[2].encode())
+out = b""
+while not out.endswith(b"\n\n") or b"errno=" not in out:
+    d = s.recv(65536)
+    if not d:
+        break
+    out += d
+sys.stdout.write(out.decode())
+PY
+}
+
+hexkey() { base64 -d <"$T/$1.$2" | od -An -tx1 | tr -d ' \n'; }
+
+# pair_test IMPL1 IMPL2: the basic interoperability matrix between two
+# implementations: side 1 initiates over an IPv4 underlay, then (peers
+# removed and re-added, so a fresh handshake) side 2 initiates over IPv6;
+# each time ping inside over IPv4 and IPv6 and check wg show on both sides.
+pair_test() {
+	ns_setup 2
+	N1=$(ns_name 1) N2=$(ns_name 2) I1=$(ifname a) I2=$(ifname b)
+	genkeys k1
+	genkeys k2
+	start_daemon "$1" "$N1" "$I1"
+	start_daemon "$2" "$N2" "$I2"
+	conf_iface "$N1" "$I1" k1 1
+	conf_iface "$N2" "$I2" k2 2
+	P1=$(listen_port "$N1" "$I1") P2=$(listen_port "$N2" "$I2")
+	[ "$P1" -gt 0 ] && [ "$P2" -gt 0 ] || fail "listen ports '$P1' '$P2'"
+
+	log "$1 -> $2 over IPv4 underlay"
+	add_peer "$N1" "$I1" k2 "$(tun4 2)/32,$(tun6 2)/128" "$(ul4 2):$P2"
+	add_peer "$N2" "$I2" k1 "$(tun4 1)/32,$(tun6 1)/128"
+	ping_ok "$N1" "$(tun4 2)" || { cat "$T/ping.out"; fail "ping v4 in v4 ($1 initiates)"; }
+	ping_ok "$N1" "$(tun6 2)" || { cat "$T/ping.out"; fail "ping v6 in v4 ($1 initiates)"; }
+	check_peer_stats "$N1" "$I1" k2 "$(ul4 2):$P2"
+	check_peer_stats "$N2" "$I2" k1 "$(ul4 1):$P1"
+
+	log "$2 -> $1 over IPv6 underlay"
+	ip netns exec "$N1" wg set "$I1" peer "$(pub k2)" remove
+	ip netns exec "$N2" wg set "$I2" peer "$(pub k1)" remove
+	add_peer "$N1" "$I1" k2 "$(tun4 2)/32,$(tun6 2)/128"
+	add_peer "$N2" "$I2" k1 "$(tun4 1)/32,$(tun6 1)/128" "[$(ul6 1)]:$P1"
+	ping_ok "$N2" "$(tun4 1)" || { cat "$T/ping.out"; fail "ping v4 in v6 ($2 initiates)"; }
+	ping_ok "$N2" "$(tun6 1)" || { cat "$T/ping.out"; fail "ping v6 in v6 ($2 initiates)"; }
+	check_peer_stats "$N2" "$I2" k1 "[$(ul6 1)]:$P1"
+	check_peer_stats "$N1" "$I1" k2 "[$(ul6 2)]:$P2"
+}
+
+# connect_pair IMPL1 IMPL2: two namespaces, a daemon in each, configured as
+# peers (side 1 knows side 2's IPv4 endpoint), one ping to bring it up.
+connect_pair() {
+	ns_setup "${3:-2}"
+	N1=$(ns_name 1) N2=$(ns_name 2) I1=$(ifname a) I2=$(ifname b)
+	genkeys k1
+	genkeys k2
+	start_daemon "$1" "$N1" "$I1"
+	start_daemon "$2" "$N2" "$I2"
+	conf_iface "$N1" "$I1" k1 1
+	conf_iface "$N2" "$I2" k2 2
+	P1=$(listen_port "$N1" "$I1") P2=$(listen_port "$N2" "$I2")
+	add_peer "$N1" "$I1" k2 "$(tun4 2)/32,$(tun6 2)/128" "$(ul4 2):$P2"
+	add_peer "$N2" "$I2" k1 "$(tun4 1)/32,$(tun6 1)/128"
+	ping_ok "$N1" "$(tun4 2)" 2 || { cat "$T/ping.out"; fail "initial ping"; }
+}
+
+# iperf NS_SERVER NS_CLIENT ADDR LABEL iperf3-client-args...: prints the
+# receiver's rate; fails if iperf3 fails or nothing arrived.
+iperf() {
+	srv=$1 cli=$2 addr=$3 label=$4
+	shift 4
+	ip netns exec "$srv" iperf3 -s -1 -B "$addr" >"$T/iperf-s.log" 2>&1 &
+	spid=$!
+	PIDS="$PIDS $spid"
+	for _ in $(seq 1 30); do
+		ip netns exec "$srv" ss -tln | grep -q ":5201 " && break
+		sleep 0.1
+	done
+	ip netns exec "$cli" timeout 20 iperf3 -c "$addr" -t 2 -f m "$@" >"$T/iperf.log" 2>&1 ||
+		{ cat "$T/iperf.log"; fail "iperf3 $label"; }
+	wait "$spid" 2>/dev/null
+	line=$(grep -E "receiver|[0-9]+/[0-9]+ \(" "$T/iperf.log" | tail -1)
+	rate=$(echo "$line" | grep -oE "[0-9.]+ Mbits/sec" | head -1)
+	[ -n "$rate" ] && [ "${rate%%.*}" != 0 ] && [ "${rate%% *}" != "0.00" ] ||
+		{ cat "$T/iperf.log"; fail "iperf3 $label: no data ($line)"; }
+	ok "iperf3 $label: $rate ($(echo "$line" | grep -oE '[0-9.]+%' || true))"
+}

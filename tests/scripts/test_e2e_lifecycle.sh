@@ -1,0 +1,118 @@
+#!/bin/sh
+# Daemon life cycle: CLI, background start returning once ready, exit with
+# socket removal on `ip link del`, SIGTERM, SIGINT and socket deletion,
+# restart after SIGKILL (stale socket), refusing a second daemon, MTU
+# following, inherited WG_TUN_FD / WG_UAPI_FD.
+[ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
+set -u
+. "$(dirname "$0")/lib_netns.sh"
+
+ns_setup 1
+N=$(ns_name 1) I=$(ifname l)
+IFACES="$IFACES $I"
+w() { ip netns exec "$N" wg "$@"; }
+
+"$ZINCTUN" --version | grep -q "zinctun v" || fail "--version"
+"$ZINCTUN" --help | grep -q "Usage" || fail "--help"
+"$ZINCTUN" >/dev/null 2>&1 && fail "no interface name accepted"
+"$ZINCTUN" -x foo >/dev/null 2>&1 && fail "unknown option accepted"
+ok "CLI"
+
+# the daemon's PID, by its exact command line
+find_pid() {
+	for d in /proc/[0-9]*; do
+		[ "$(tr '\0' ' ' 2>/dev/null <"$d/cmdline")" = "$ZINCTUN $1 " ] && { basename "$d"; return; }
+	done
+}
+sock_gone() { for _ in $(seq 1 30); do [ -e "$SOCKDIR/$1.sock" ] || return 0; sleep 0.1; done; return 1; }
+
+# -- background start: returns once the interface and socket exist
+ip netns exec "$N" env LOG_LEVEL=info "$ZINCTUN" "$I" >>"$T/bg.log" 2>&1 || fail "background start"
+[ -S "$SOCKDIR/$I.sock" ] || fail "socket missing right after return"
+ip -n "$N" link show "$I" >/dev/null || fail "interface missing right after return"
+[ "$(ip -n "$N" link show "$I" | grep -o 'mtu [0-9]*')" = "mtu 1420" ] || fail "default MTU"
+P=$(find_pid "$I")
+[ -n "$P" ] || fail "daemon process not found"
+PIDS="$PIDS $P"
+w show "$I" >/dev/null || fail "wg show"
+ok "background start (pid $P), MTU 1420"
+
+# -- MTU changes are followed
+ip -n "$N" link set "$I" mtu 1280
+for _ in $(seq 1 20); do grep -q "MTU of $I is now 1280" "$T/bg.log" && break; sleep 0.1; done
+grep -q "MTU of $I is now 1280" "$T/bg.log" || fail "MTU change not seen"
+ok "MTU change followed"
+
+# -- a second daemon on the same interface is refused, the first survives
+ip netns exec "$N" "$ZINCTUN" -f "$I" >"$T/second.log" 2>&1 && fail "second daemon started"
+kill -0 "$P" || fail "first daemon died"
+w show "$I" >/dev/null || fail "first daemon unusable"
+ok "second daemon refused"
+
+# -- ip link del: exit and remove the socket
+ip -n "$N" link del "$I"
+wait_gone "$P" || fail "still running after ip link del"
+sock_gone "$I" || fail "socket left after ip link del"
+ok "exit on link deletion"
+
+# -- SIGTERM and SIGINT in the foreground
+for sig in TERM INT; do
+	start_daemon zinctun "$N" "$I"
+	P=$LAST_PID
+	kill -s "$sig" "$P"
+	wait_gone "$P" || fail "still running after SIG$sig"
+	sock_gone "$I" || fail "socket left after SIG$sig"
+	ip -n "$N" link show "$I" >/dev/null 2>&1 && fail "link left after SIG$sig"
+	ok "exit on SIG$sig"
+done
+
+# -- WG_PROCESS_FOREGROUND=1 stays in the foreground
+ip netns exec "$N" env WG_PROCESS_FOREGROUND=1 "$ZINCTUN" "$I" >>"$T/fg.log" 2>&1 &
+P=$!
+PIDS="$PIDS $P"
+wait_sock "$I" || fail "WG_PROCESS_FOREGROUND: no socket"
+kill -0 "$P" || fail "WG_PROCESS_FOREGROUND: not in the foreground"
+# -- removing the socket file stops it
+rm -f "$SOCKDIR/$I.sock"
+wait_gone "$P" || fail "still running after socket removal"
+ok "WG_PROCESS_FOREGROUND=1, exit on socket removal"
+
+# -- restart after SIGKILL: the stale socket is taken over
+genkeys k
+genkeys p
+start_daemon zinctun "$N" "$I"
+P=$LAST_PID
+w set "$I" private-key "$T/k.key" peer "$(pub p)" allowed-ips 10.7.0.0/24
+kill -9 "$P"
+wait_gone "$P" || fail "SIGKILL"
+[ -S "$SOCKDIR/$I.sock" ] || fail "expected a stale socket after SIGKILL"
+start_daemon zinctun "$N" "$I"
+P=$LAST_PID
+w set "$I" private-key "$T/k.key" peer "$(pub p)" allowed-ips 10.7.0.0/24 || fail "reconfigure"
+[ "$(w show "$I" public-key)" = "$(pub k)" ] || fail "restarted daemon config"
+ok "restart after SIGKILL"
+kill "$P"
+wait_gone "$P" || fail "stop"
+
+# -- inherited descriptors (how wireguard-go re-executes itself)
+ip netns exec "$N" python3 - "$ZINCTUN" "$I" "$SOCKDIR/$I.sock" >>"$T/fd.log" 2>&1 <<'PY' &
+import fcntl, os, socket, struct, sys
+zt, name, path = sys.argv[1:]
+tun = os.open("/dev/net/tun", os.O_RDWR)
+fcntl.ioctl(tun, 0x400454ca, struct.pack("16sH", name.encode(), 0x0001 | 0x1000))
+s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+old = os.umask(0o077); s.bind(path); os.umask(old); s.listen(8)
+env = dict(os.environ, WG_TUN_FD=str(tun), WG_UAPI_FD=str(s.fileno()), LOG_LEVEL="debug")
+os.set_inheritable(tun, True); os.set_inheritable(s.fileno(), True)
+os.execve(zt, [zt, "-f", name], env)
+PY
+P=$!
+PIDS="$PIDS $P"
+wait_sock "$I" || fail "inherited: no socket"
+sleep 0.3
+w show "$I" listen-port >/dev/null || fail "inherited: wg show: $(cat "$T/fd.log")"
+ip -n "$N" link del "$I"
+wait_gone "$P" || fail "inherited: still running after link deletion"
+sock_gone "$I" || fail "inherited: socket left behind"
+ok "WG_TUN_FD / WG_UAPI_FD"
+echo PASS

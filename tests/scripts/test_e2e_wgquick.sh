@@ -1,0 +1,80 @@
+#!/bin/sh
+# wg-quick up/down with WG_QUICK_USERSPACE_IMPLEMENTATION=zinctun inside two
+# namespaces: the daemon backgrounds once ready, wg-quick configures it
+# (setconf, addresses, MTU, routes), traffic flows, and wg-quick down
+# (ip link delete) makes the daemon exit and remove its socket.
+[ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
+set -u
+. "$(dirname "$0")/lib_netns.sh"
+IMPL=${IMPL:-$ZINCTUN}
+
+ns_setup 2
+N1=$(ns_name 1) N2=$(ns_name 2) I1=$(ifname q) I2=$(ifname r)
+IFACES="$IFACES $I1 $I2"
+genkeys k1
+genkeys k2
+cat >"$T/$I1.conf" <<EOC
+[Interface]
+PrivateKey = $(cat "$T/k1.key")
+Address = $(tun4 1)/24, $(tun6 1)/64
+ListenPort = 51820
+MTU = 1380
+
+[Peer]
+PublicKey = $(pub k2)
+AllowedIPs = $(tun4 2)/32, $(tun6 2)/128
+Endpoint = $(ul4 2):51821
+EOC
+cat >"$T/$I2.conf" <<EOC
+[Interface]
+PrivateKey = $(cat "$T/k2.key")
+Address = $(tun4 2)/24, $(tun6 2)/64
+ListenPort = 51821
+
+[Peer]
+PublicKey = $(pub k1)
+AllowedIPs = $(tun4 1)/32, $(tun6 1)/128
+PersistentKeepalive = 15
+EOC
+chmod 600 "$T"/*.conf
+
+find_pid() {
+	for d in /proc/[0-9]*; do
+		[ "$(tr '\0' ' ' 2>/dev/null <"$d/cmdline")" = "$IMPL $1 " ] && { basename "$d"; return; }
+	done
+}
+up() { # NS IF
+	ip netns exec "$1" env WG_QUICK_USERSPACE_IMPLEMENTATION="$IMPL" LOG_LEVEL=info \
+		wg-quick up "$T/$2.conf" >>"$T/$2.log" 2>&1 || fail "wg-quick up $2"
+	p=$(find_pid "$2")
+	[ -n "$p" ] || fail "$2: daemon not running after wg-quick up"
+	PIDS="$PIDS $p"
+	eval "PID_$2=$p"
+}
+up "$N1" "$I1"
+up "$N2" "$I2"
+grep -q "Missing WireGuard kernel module" "$T/$I1.log" || fail "wg-quick did not use the userspace path"
+[ "$(ip netns exec "$N1" wg show "$I1" listen-port)" = 51820 ] || fail "listen port from config"
+ip -n "$N1" link show "$I1" | grep -q "mtu 1380" || fail "MTU from config"
+ip -n "$N1" link show "$I1" | grep -q "UP" || fail "link not up"
+ok "wg-quick up: daemons $(eval echo \$PID_$I1) and $(eval echo \$PID_$I2)"
+
+ping_ok "$N1" "$(tun4 2)" || { cat "$T/ping.out"; fail "ping v4"; }
+ping_ok "$N2" "$(tun6 1)" || { cat "$T/ping.out"; fail "ping v6"; }
+[ "$(ip netns exec "$N2" wg show "$I2" persistent-keepalive | awk '{print $2}')" = 15 ] ||
+	fail "keepalive from config"
+ok "traffic through wg-quick interfaces"
+
+ip netns exec "$N1" wg showconf "$I1" >"$T/show1" || fail "showconf"
+grep -q "Endpoint = $(ul4 2):51821" "$T/show1" || fail "endpoint in showconf"
+
+for pair in "$N1 $I1" "$N2 $I2"; do
+	set -- $pair
+	p=$(eval echo \$PID_$2)
+	ip netns exec "$1" wg-quick down "$T/$2.conf" >>"$T/$2.log" 2>&1 || fail "wg-quick down $2"
+	wait_gone "$p" || fail "$2: daemon still running after wg-quick down"
+	[ -e "$SOCKDIR/$2.sock" ] && fail "$2: socket left after wg-quick down"
+	ip -n "$1" link show "$2" >/dev/null 2>&1 && fail "$2: link left"
+	ok "wg-quick down $2: daemon exited, socket removed"
+done
+echo PASS
