@@ -2,7 +2,7 @@
 # to zinc/, wg/, daemon/, tests/ or fuzz/ needs no edit here.
 #   make               libzinc.a libzinc.so zinc.pc libwg.a zinctun
 #   make check         every test; last line "N passed, N failed"
-#   make check-sanitize   unit tests built with ASan+UBSan
+#   make check-sanitize   unit and end-to-end tests built with ASan+UBSan
 #   make bench | fuzz | demo | install
 
 VERSION   := 0.1.0
@@ -111,6 +111,8 @@ tests: all $(UNIT_BIN) $(TOOL_BIN)
 # exist", so make picks the tests/ pattern rule (which lists them) for test objects.
 gen: $(GEN_H)
 
+# check-sanitize rebuilds everything with ASan+UBSan into build-san and runs
+# the unit tests and the end-to-end tests against that daemon.
 # check runs unit tests (build/tests/*) and script tests (tests/scripts/test_*.sh).
 check: deps
 	@$(MAKE) --no-print-directory tests
@@ -119,7 +121,7 @@ check: deps
 check-sanitize: deps
 	@$(MAKE) --no-print-directory BUILD=build-san \
 	    EXTRA_CFLAGS="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer" tests
-	@BUILD=build-san SANITIZE=1 scripts/run-tests --unit $(TESTS)
+	@BUILD=build-san SANITIZE=1 ASAN_OPTIONS=detect_leaks=1 scripts/run-tests $(TESTS)
 
 bench: deps
 	@$(MAKE) --no-print-directory $(BENCH_BIN)

@@ -15,6 +15,7 @@
 #include "linkmon.h"
 #include "log.h"
 #include "runtime.h"
+#include "sandbox.h"
 #include "tun.h"
 #include "uapi.h"
 
@@ -30,13 +31,17 @@ struct daemon {
 static void usage(FILE *f, const char *prog)
 {
 	fprintf(f,
-		"Usage: %s [-f/--foreground] INTERFACE-NAME\n"
+		"Usage: %s [-f/--foreground] [--user NAME] INTERFACE-NAME\n"
 		"       %s --version\n"
 		"\n"
 		"Creates the TUN interface INTERFACE-NAME and serves the WireGuard\n"
 		"configuration socket /var/run/wireguard/INTERFACE-NAME.sock for wg(8).\n"
 		"Environment: LOG_LEVEL=error|info|debug, WG_PROCESS_FOREGROUND=1,\n"
-		"WG_TUN_FD and WG_UAPI_FD (inherited descriptors).\n",
+		"WG_TUN_FD and WG_UAPI_FD (inherited descriptors).\n"
+		"Once the interface and sockets exist the daemon keeps only CAP_NET_ADMIN\n"
+		"(and CAP_NET_BIND_SERVICE unless ZINCTUN_BIND_SERVICE=0), runs as NAME if\n"
+		"--user NAME or ZINCTUN_USER=NAME is given, and installs a seccomp filter\n"
+		"(ZINCTUN_SECCOMP=0 turns it off, ZINCTUN_SECCOMP=kill kills on a forbidden call).\n",
 		prog, prog);
 }
 
@@ -225,10 +230,9 @@ static int daemonize(void)
 	return p[1];
 }
 
-static void detach_stdio(void)
+/* null: /dev/null, opened before the sandbox forbids open(). */
+static void detach_stdio(int null)
 {
-	int null = open("/dev/null", O_RDWR | O_CLOEXEC);
-
 	if (null < 0)
 		return;
 	dup2(null, STDIN_FILENO);
@@ -241,15 +245,40 @@ static void detach_stdio(void)
 		close(null);
 }
 
+/* Least privilege once the TUN, the sockets and the config socket exist,
+ * and before any thread starts (see sandbox.h). */
+static int enter_sandbox(const char *user)
+{
+	const char *sc = getenv("ZINCTUN_SECCOMP");
+	const char *bs = getenv("ZINCTUN_BIND_SERVICE");
+	struct zt_sandbox_config cfg = {
+		.user = user && *user ? user : NULL,
+		/* wg may set a listen port below 1024 at any time */
+		.need_bind_service = !(bs && !strcmp(bs, "0")),
+		.seccomp = !(sc && !strcmp(sc, "0")),
+		.seccomp_kill = sc && !strcmp(sc, "kill"),
+	};
+	char err[256];
+
+	if (zt_sandbox_enter(&cfg, err, sizeof(err))) {
+		log_err("Failed to drop privileges: %s", err);
+		return -1;
+	}
+	log_debug("Privileges dropped (user %s, seccomp %s)", cfg.user ? cfg.user : "unchanged",
+		  cfg.seccomp ? (cfg.seccomp_kill ? "kill" : "on") : "off");
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	static struct daemon d;
 	const char *fg_env = getenv("WG_PROCESS_FOREGROUND");
 	bool foreground = fg_env && !strcmp(fg_env, "1");
 	const char *requested = NULL;
+	const char *user = getenv("ZINCTUN_USER");
 	char ifname[IF_NAMESIZE];
 	struct uapi_ops ops;
-	int tun_fd, ret, ready_fd = -1;
+	int tun_fd, ret, ready_fd = -1, null_fd = -1;
 
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "-f") || !strcmp(argv[i], "--foreground")) {
@@ -262,6 +291,10 @@ int main(int argc, char **argv)
 		} else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
 			usage(stdout, argv[0]);
 			return 0;
+		} else if (!strcmp(argv[i], "--user") && i + 1 < argc) {
+			user = argv[++i];
+		} else if (!strncmp(argv[i], "--user=", 7)) {
+			user = argv[i] + 7;
 		} else if (argv[i][0] == '-' || requested) {
 			usage(stderr, argv[0]);
 			return 1;
@@ -314,6 +347,12 @@ int main(int argc, char **argv)
 			return 1;
 		}
 	}
+	if (ready_fd >= 0)
+		null_fd = open("/dev/null", O_RDWR | O_CLOEXEC);
+	if (enter_sandbox(user)) {
+		uapi_close(&d.uapi);
+		return 1;
+	}
 	ret = zt_start(&d.zt);
 	if (ret) {
 		log_err("Failed to start threads: %s", strerror(-ret));
@@ -324,7 +363,7 @@ int main(int argc, char **argv)
 	if (ready_fd >= 0) {
 		char ok = 0;
 
-		detach_stdio();
+		detach_stdio(null_fd);
 		if (write(ready_fd, &ok, 1) != 1)
 			log_debug("readiness pipe: %s", strerror(errno));
 		close(ready_fd);

@@ -120,12 +120,11 @@ void zinc_blake2s_compress_generic(struct zinc_blake2s_state *state, const uint8
 #undef ROUND
 #undef G
 
-/* The one dispatch point: an accelerated entry (zinc_impl()->blake2s_compress)
- * can be called here once the CPU probe is linked in. */
+/* The one dispatch point: the entry zinc_impl() chose for this CPU. */
 static inline void blake2s_compress(struct zinc_blake2s_state *state, const uint8_t *block,
 				    size_t nblocks, uint32_t inc)
 {
-	zinc_blake2s_compress_generic(state, block, nblocks, inc);
+	zinc_impl()->blake2s_compress(state, block, nblocks, inc);
 }
 
 /* Sizes are fixed by the caller's protocol; a bad one is a programming error

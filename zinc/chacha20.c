@@ -101,11 +101,11 @@ void zinc_chacha20_generic(uint32_t state[16], uint8_t *dst, const uint8_t *src,
 	zinc_memzero(x, sizeof(x));
 }
 
-/* The one dispatch point: an accelerated entry (zinc_impl()->chacha20) can
- * be called here once the CPU probe is linked in. */
+/* The one dispatch point: the entry zinc_impl() chose for this CPU
+ * (zinc_chacha20_generic when ZINC_IMPL=generic or no SIMD). */
 static void chacha20_crypt(uint32_t state[16], uint8_t *dst, const uint8_t *src, size_t len)
 {
-	zinc_chacha20_generic(state, dst, src, len);
+	zinc_impl()->chacha20(state, dst, src, len);
 }
 
 static void chacha20_init_state(uint32_t state[16], const uint8_t key[32])

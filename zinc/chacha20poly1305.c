@@ -114,18 +114,17 @@ bool zinc_aead_open_generic(uint8_t *dst, const uint8_t *src, size_t src_len, co
 	return ok;
 }
 
-/* The dispatch points: accelerated entries (zinc_impl()->aead_seal/open)
- * can be called here once the CPU probe is linked in. */
+/* The dispatch points: the entries zinc_impl() chose for this CPU. */
 static void aead_encrypt(uint8_t *dst, const uint8_t *src, size_t src_len, const uint8_t *ad,
 			 size_t ad_len, const uint8_t key[32], const uint8_t nonce[12])
 {
-	zinc_aead_seal_generic(dst, src, src_len, ad, ad_len, key, nonce);
+	zinc_impl()->aead_seal(dst, src, src_len, ad, ad_len, key, nonce);
 }
 
 static bool aead_decrypt(uint8_t *dst, const uint8_t *src, size_t src_len, const uint8_t *ad,
 			 size_t ad_len, const uint8_t key[32], const uint8_t nonce[12])
 {
-	return zinc_aead_open_generic(dst, src, src_len, ad, ad_len, key, nonce);
+	return zinc_impl()->aead_open(dst, src, src_len, ad, ad_len, key, nonce);
 }
 
 static void wg_nonce(uint8_t out[12], uint64_t nonce)

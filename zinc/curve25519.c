@@ -326,9 +326,8 @@ bool zinc_curve25519(uint8_t out[32], const uint8_t secret[32], const uint8_t ba
 
 	memcpy(e, secret, 32);
 	zinc_curve25519_clamp_secret(e);
-	/* The one dispatch point: an accelerated entry (zinc_impl()->x25519)
-	 * can be called here once the CPU probe is linked in. */
-	zinc_x25519_generic(out, e, basepoint);
+	/* The one dispatch point: the entry zinc_impl() chose for this CPU. */
+	zinc_impl()->x25519(out, e, basepoint);
 	zinc_memzero(e, sizeof(e));
 
 	/* A low-order (or zero) input point gives the all-zero output. */

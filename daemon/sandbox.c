@@ -1,0 +1,352 @@
+/* Least privilege after start-up: see sandbox.h. Raw syscalls only (no
+ * libcap, no libseccomp): the capability and seccomp ABIs are small. */
+#include "sandbox.h"
+
+#include <errno.h>
+#include <grp.h>
+#include <linux/audit.h>
+#include <linux/capability.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <pwd.h>
+#include <sched.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#if defined(__x86_64__)
+#define ZT_AUDIT_ARCH AUDIT_ARCH_X86_64
+#elif defined(__aarch64__)
+#define ZT_AUDIT_ARCH AUDIT_ARCH_AARCH64
+#endif
+
+#ifndef SECCOMP_RET_KILL_PROCESS
+#define SECCOMP_RET_KILL_PROCESS 0x80000000U
+#endif
+#ifndef PR_CAP_AMBIENT
+#define PR_CAP_AMBIENT 47
+#define PR_CAP_AMBIENT_CLEAR_ALL 4
+#endif
+
+static int fail(char *err, size_t errlen, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static int fail(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (err && errlen) {
+		va_start(ap, fmt);
+		vsnprintf(err, errlen, fmt, ap);
+		va_end(ap);
+	}
+	return -1;
+}
+
+/* ---- capabilities ---- */
+
+struct caps {
+	uint64_t effective, permitted, inheritable;
+};
+
+static int caps_get(struct caps *c)
+{
+	struct __user_cap_header_struct h = { .version = _LINUX_CAPABILITY_VERSION_3 };
+	struct __user_cap_data_struct d[2];
+
+	if (syscall(SYS_capget, &h, d))
+		return -1;
+	c->effective = d[0].effective | (uint64_t)d[1].effective << 32;
+	c->permitted = d[0].permitted | (uint64_t)d[1].permitted << 32;
+	c->inheritable = d[0].inheritable | (uint64_t)d[1].inheritable << 32;
+	return 0;
+}
+
+static int caps_set(const struct caps *c)
+{
+	struct __user_cap_header_struct h = { .version = _LINUX_CAPABILITY_VERSION_3 };
+	struct __user_cap_data_struct d[2] = {
+		{ (uint32_t)c->effective, (uint32_t)c->permitted, (uint32_t)c->inheritable },
+		{ (uint32_t)(c->effective >> 32), (uint32_t)(c->permitted >> 32),
+		  (uint32_t)(c->inheritable >> 32) },
+	};
+
+	return (int)syscall(SYS_capset, &h, d);
+}
+
+#define CAP_BIT(c) (1ULL << (c))
+
+/* Empties the bounding set except keep. Needs CAP_SETPCAP; without it the
+ * set cannot change, which is harmless here: no_new_privs and the filter
+ * forbid the execve that would use it. */
+static int drop_bounding_set(uint64_t keep, bool can, char *err, size_t errlen)
+{
+	if (!can)
+		return 0;
+	for (int cap = 0; cap < 64; cap++) {
+		if (keep & CAP_BIT(cap))
+			continue;
+		if (prctl(PR_CAPBSET_DROP, cap, 0, 0, 0)) {
+			if (errno == EINVAL)
+				break; /* past the kernel's last capability */
+			return fail(err, errlen, "PR_CAPBSET_DROP(%d): %s", cap, strerror(errno));
+		}
+	}
+	return 0;
+}
+
+/* Capabilities, user ids and no_new_privs are per thread: with a second
+ * thread alive, that thread would keep everything. */
+static int count_threads(void)
+{
+	FILE *f = fopen("/proc/self/status", "re");
+	char line[256];
+	int n = -1;
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "Threads: %d", &n) == 1)
+			break;
+	fclose(f);
+	return n;
+}
+
+static int switch_user(const char *user, char *err, size_t errlen)
+{
+	struct passwd pw, *res = NULL;
+	char buf[4096];
+	uid_t r, e, s;
+	int ret = getpwnam_r(user, &pw, buf, sizeof(buf), &res);
+
+	if (ret || !res)
+		return fail(err, errlen, "unknown user %s", user);
+	/* Keep the permitted set across the uid change; effective is cleared
+	 * by the kernel and restored by the capset that follows. */
+	if (prctl(PR_SET_KEEPCAPS, 1, 0, 0, 0))
+		return fail(err, errlen, "PR_SET_KEEPCAPS: %s", strerror(errno));
+	if (setgroups(0, NULL))
+		return fail(err, errlen, "setgroups: %s", strerror(errno));
+	if (setresgid(pw.pw_gid, pw.pw_gid, pw.pw_gid))
+		return fail(err, errlen, "setresgid(%u): %s", (unsigned)pw.pw_gid,
+			    strerror(errno));
+	if (setresuid(pw.pw_uid, pw.pw_uid, pw.pw_uid))
+		return fail(err, errlen, "setresuid(%u): %s", (unsigned)pw.pw_uid,
+			    strerror(errno));
+	if (getresuid(&r, &e, &s) || r != pw.pw_uid || e != pw.pw_uid || s != pw.pw_uid)
+		return fail(err, errlen, "uid change to %s did not take", user);
+	prctl(PR_SET_KEEPCAPS, 0, 0, 0, 0);
+	return 0;
+}
+
+/* ---- seccomp filter ---- */
+
+/* Plain allowlist: the calls a daemon of this shape makes once running
+ * (strace -f of zinctun under the e2e tests), nothing that creates
+ * processes, opens files, changes mounts, loads code or inspects others. */
+static const uint32_t allowed_syscalls[] = {
+	/* the data path first: a kernel without the seccomp action cache
+	 * walks this list on every call */
+	__NR_read, __NR_write, __NR_readv, __NR_writev, __NR_recvmmsg, __NR_sendmmsg, __NR_recvmsg,
+	__NR_sendmsg, __NR_recvfrom, __NR_sendto, __NR_futex, __NR_ppoll, __NR_epoll_pwait,
+#if defined(__x86_64__)
+	__NR_poll, __NR_epoll_wait,
+#endif
+	/* other I/O on descriptors that exist */
+	__NR_pread64, __NR_pwrite64, __NR_close, __NR_lseek, __NR_fstat, __NR_newfstatat,
+	__NR_statx, __NR_fcntl, __NR_dup, __NR_dup3, __NR_ioctl, __NR_fsync, __NR_fdatasync,
+	__NR_pipe2, __NR_eventfd2, __NR_timerfd_create, __NR_timerfd_settime,
+	__NR_timerfd_gettime, __NR_signalfd4,
+	/* sockets (socket and clone are checked below) */
+	__NR_bind, __NR_listen, __NR_connect, __NR_accept, __NR_accept4, __NR_shutdown,
+	__NR_setsockopt, __NR_getsockopt, __NR_getsockname, __NR_getpeername,
+	/* config socket re-creation */
+	__NR_unlinkat, __NR_mkdirat, __NR_fchmod, __NR_fchmodat, __NR_umask,
+	/* waiting */
+	__NR_pselect6, __NR_epoll_create1, __NR_epoll_ctl,
+#ifdef __NR_epoll_pwait2
+	__NR_epoll_pwait2,
+#endif
+	__NR_nanosleep, __NR_clock_nanosleep, __NR_sched_yield,
+	/* time, randomness, identity */
+	__NR_clock_gettime, __NR_clock_getres, __NR_gettimeofday, __NR_getrandom, __NR_getpid,
+	__NR_gettid, __NR_getppid, __NR_getuid, __NR_geteuid, __NR_getgid, __NR_getegid,
+	__NR_getresuid, __NR_getresgid, __NR_getgroups, __NR_uname, __NR_capget,
+	/* memory */
+	__NR_mmap, __NR_munmap, __NR_mprotect, __NR_mremap, __NR_brk, __NR_madvise,
+	/* signals (to ourselves only: tgkill is what raise/abort use) */
+	__NR_rt_sigaction, __NR_rt_sigprocmask, __NR_rt_sigreturn, __NR_rt_sigtimedwait,
+	__NR_sigaltstack, __NR_restart_syscall, __NR_tgkill,
+	/* threads */
+	__NR_set_robust_list, __NR_get_robust_list, __NR_rseq, __NR_sched_getaffinity,
+	__NR_prlimit64, __NR_membarrier, __NR_exit, __NR_exit_group,
+#if defined(__x86_64__)
+	__NR_select, __NR_stat, __NR_lstat, __NR_dup2, __NR_pipe, __NR_unlink, __NR_mkdir,
+	__NR_chmod, __NR_time, __NR_arch_prctl,
+#endif
+};
+
+/* Socket families the daemon may still create after start-up. */
+static const uint32_t allowed_families[] = { AF_UNIX, AF_INET, AF_INET6 };
+
+/* prctl options that only read state or name threads. */
+static const uint32_t allowed_prctls[] = {
+	PR_SET_NAME,	   PR_GET_NAME,	   PR_GET_DUMPABLE,    PR_GET_KEEPCAPS,
+	PR_CAPBSET_READ, PR_GET_SECCOMP, PR_GET_NO_NEW_PRIVS,
+};
+
+enum { FILTER_MAX = 512 };
+
+struct filter {
+	struct sock_filter ins[FILTER_MAX];
+	unsigned n;
+	bool overflow;
+};
+
+static void emit(struct filter *f, uint16_t code, uint32_t k, uint8_t jt, uint8_t jf)
+{
+	if (f->n >= FILTER_MAX) {
+		f->overflow = true;
+		return;
+	}
+	f->ins[f->n++] = (struct sock_filter){ code, jt, jf, k };
+}
+
+static void ret(struct filter *f, uint32_t action)
+{
+	emit(f, BPF_RET | BPF_K, action, 0, 0);
+}
+
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define ARG_LO(i) ((uint32_t)offsetof(struct seccomp_data, args[i]))
+#else
+#define ARG_LO(i) ((uint32_t)offsetof(struct seccomp_data, args[i]) + 4)
+#endif
+
+/* nr allowed only when the low 32 bits of argument arg are in values.
+ * Both outcomes return, so A (the syscall number) need not be reloaded. */
+static void allow_if_arg_in(struct filter *f, uint32_t nr, unsigned arg, const uint32_t *values,
+			    unsigned n, uint32_t deny)
+{
+	emit(f, BPF_JMP | BPF_JEQ | BPF_K, nr, 0, (uint8_t)(n + 3));
+	emit(f, BPF_LD | BPF_W | BPF_ABS, ARG_LO(arg), 0, 0);
+	for (unsigned i = 0; i < n; i++)
+		emit(f, BPF_JMP | BPF_JEQ | BPF_K, values[i], (uint8_t)(n - i), 0);
+	ret(f, deny);
+	ret(f, SECCOMP_RET_ALLOW);
+}
+
+static int build_filter(struct filter *f, uint32_t deny)
+{
+#ifndef ZT_AUDIT_ARCH
+	(void)f;
+	(void)deny;
+	return -1;
+#else
+	f->n = 0;
+	f->overflow = false;
+	/* Syscall numbers mean something only for the expected ABI. */
+	emit(f, BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch), 0, 0);
+	emit(f, BPF_JMP | BPF_JEQ | BPF_K, ZT_AUDIT_ARCH, 1, 0);
+	ret(f, SECCOMP_RET_KILL_PROCESS);
+	emit(f, BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr), 0, 0);
+#ifdef __x86_64__
+	/* x32 syscalls share the arch value; refuse them all. */
+	emit(f, BPF_JMP | BPF_JGE | BPF_K, 0x40000000U, 0, 1);
+	ret(f, deny);
+#endif
+	for (size_t i = 0; i < sizeof(allowed_syscalls) / sizeof(allowed_syscalls[0]); i++) {
+		emit(f, BPF_JMP | BPF_JEQ | BPF_K, allowed_syscalls[i], 0, 1);
+		ret(f, SECCOMP_RET_ALLOW);
+	}
+	allow_if_arg_in(f, __NR_socket, 0, allowed_families,
+			sizeof(allowed_families) / sizeof(allowed_families[0]), deny);
+	allow_if_arg_in(f, __NR_prctl, 0, allowed_prctls,
+			sizeof(allowed_prctls) / sizeof(allowed_prctls[0]), deny);
+	/* clone: threads only (CLONE_THREAD in flags, the first argument on
+	 * both supported ABIs), so no fork and no new namespaces. */
+	emit(f, BPF_JMP | BPF_JEQ | BPF_K, __NR_clone, 0, 4);
+	emit(f, BPF_LD | BPF_W | BPF_ABS, ARG_LO(0), 0, 0);
+	emit(f, BPF_JMP | BPF_JSET | BPF_K, CLONE_THREAD, 1, 0);
+	ret(f, deny);
+	ret(f, SECCOMP_RET_ALLOW);
+	/* clone3 passes its flags in memory the filter cannot read: ENOSYS
+	 * makes libc fall back to clone. */
+	emit(f, BPF_JMP | BPF_JEQ | BPF_K, __NR_clone3, 0, 1);
+	ret(f, SECCOMP_RET_ERRNO | ENOSYS);
+	/* Opening files fails, but never kills: glibc's malloc opens
+	 * /proc/sys/vm/overcommit_memory when it first trims a thread arena
+	 * and copes with the failure. */
+	emit(f, BPF_JMP | BPF_JEQ | BPF_K, __NR_openat, 0, 1);
+	ret(f, SECCOMP_RET_ERRNO | EPERM);
+#ifdef __x86_64__
+	emit(f, BPF_JMP | BPF_JEQ | BPF_K, __NR_open, 0, 1);
+	ret(f, SECCOMP_RET_ERRNO | EPERM);
+#endif
+	ret(f, deny);
+	return f->overflow ? -1 : 0;
+#endif
+}
+
+static int install_filter(bool kill, char *err, size_t errlen)
+{
+	static struct filter f;
+	uint32_t deny = kill ? SECCOMP_RET_KILL_PROCESS : SECCOMP_RET_ERRNO | EPERM;
+	struct sock_fprog prog;
+
+	if (build_filter(&f, deny))
+		return fail(err, errlen, "seccomp filter not available on this architecture");
+	prog.len = (unsigned short)f.n;
+	prog.filter = f.ins;
+	if (prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog, 0, 0))
+		return fail(err, errlen, "PR_SET_SECCOMP: %s", strerror(errno));
+	return 0;
+}
+
+/* ---- entry ---- */
+
+int zt_sandbox_enter(const struct zt_sandbox_config *cfg, char *err, size_t errlen)
+{
+	uint64_t keep = CAP_BIT(CAP_NET_ADMIN);
+	struct caps have, now;
+	int threads = count_threads();
+
+	if (threads != 1)
+		return fail(err, errlen, "sandbox must be entered before any thread starts (%d)",
+			    threads);
+	if (caps_get(&have))
+		return fail(err, errlen, "capget: %s", strerror(errno));
+	if (cfg->need_bind_service)
+		keep |= CAP_BIT(CAP_NET_BIND_SERVICE);
+	keep &= have.permitted;
+
+	if (drop_bounding_set(keep, have.effective & CAP_BIT(CAP_SETPCAP), err, errlen))
+		return -1;
+	if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) && errno != EINVAL)
+		return fail(err, errlen, "clearing ambient capabilities: %s", strerror(errno));
+	if (cfg->user && switch_user(cfg->user, err, errlen))
+		return -1;
+
+	now = (struct caps){ .effective = keep, .permitted = keep, .inheritable = 0 };
+	if (caps_set(&now))
+		return fail(err, errlen, "capset: %s", strerror(errno));
+	if (caps_get(&now) || now.effective != keep || now.permitted != keep || now.inheritable)
+		return fail(err, errlen, "capabilities were not reduced");
+
+	/* libc reads the time zone file on first use: do it while open()
+	 * still works, so log time stamps stay local. */
+	tzset();
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))
+		return fail(err, errlen, "PR_SET_NO_NEW_PRIVS: %s", strerror(errno));
+	if (cfg->seccomp && install_filter(cfg->seccomp_kill, err, errlen))
+		return -1;
+	return 0;
+}

@@ -1,0 +1,173 @@
+#!/bin/sh
+# Handshake flood against a daemon that serves a real peer.
+#
+# Namespace 1 runs the victim (zinctun, then wireguard-go for comparison),
+# namespace 2 a real peer (wireguard-go), namespace 3 the flood tool, which
+# sends handshake initiations with a valid mac1 (then garbage) from spoofed
+# sources in 10.201.0.0/16, routed back to namespace 3, so every cookie reply
+# the victim sends arrives on namespace 3's eth0 and is counted there.
+# For each flood: achieved rate, cookie replies, victim CPU and RSS before /
+# during / after, the real peer's ping loss through the tunnel during the
+# flood, and a forced new handshake of the real peer that must complete while
+# the flood goes on. zinctun must keep loss < 1 %, complete the handshake
+# under flood, answer initiations with cookies and keep its memory flat;
+# wireguard-go's figures are reported only.
+#
+# FLOOD_SECONDS (20), FLOOD_RATE (50000 packets/s), FLOOD_IMPLS ("zinctun
+# wireguard-go"), FLOOD_MODES ("init garbage") tune the run.
+[ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
+set -u
+. "$(dirname "$0")/lib_netns.sh"
+
+S=${FLOOD_SECONDS:-20}
+RATE=${FLOOD_RATE:-50000}
+IMPLS=${FLOOD_IMPLS:-zinctun wireguard-go}
+MODES=${FLOOD_MODES:-init garbage}
+FLOOD=$(realpath -m "$BUILD/tools/flood")
+SPOOF=10.201.0.0/16
+PORT=51820
+TCK=$(getconf CLK_TCK)
+RSS_GROWTH_MAX_KB=${RSS_GROWTH_MAX_KB:-16384}
+[ -x "$FLOOD" ] || fail "missing $FLOOD"
+
+ns_setup 3
+V=$(ns_name 1) P=$(ns_name 2) F=$(ns_name 3)
+ip -n "$V" route add "$SPOOF" via "$(ul4 3)" || fail "route"
+genkeys kv
+genkeys kp
+
+IP_=$(ifname p)
+start_daemon wireguard-go "$P" "$IP_"
+conf_iface "$P" "$IP_" kp 2
+
+proc_cpu() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
+proc_rss() { awk '/^VmRSS:/ { print $2 }' "/proc/$1/status"; }
+f_rx() { ip netns exec "$F" cat /sys/class/net/eth0/statistics/rx_packets; }
+# Datagrams the victim's namespace dropped because a UDP socket was full.
+udp_rcvbuf_errors() {
+	ip netns exec "$V" awk '/^Udp:/ { if (!c) { for (i = 1; i <= NF; i++) if ($i == "RcvbufErrors") c = i } else print $c }' /proc/net/snmp
+}
+victim_hs() { wg_field "$V" "$IV" latest-handshakes kp; }
+
+# (Re)creates the peer's view of the victim, so its next packet handshakes.
+peer_reset() {
+	ip netns exec "$P" wg set "$IP_" peer "$(pub kv)" remove
+	add_peer "$P" "$IP_" kv "$(tun4 1)/32" "$(ul4 1):$PORT"
+}
+
+# Samples the victim's RSS every 0.5 s into $T/rss.samples until told to stop.
+rss_sampler() {
+	: >"$T/rss.samples"
+	while [ -e "$T/sampling" ]; do
+		proc_rss "$VPID" >>"$T/rss.samples" 2>/dev/null || break
+		sleep 0.5
+	done
+}
+
+# Forgets a PID once reaped, so cleanup never signals a reused number.
+forget_pid() { PIDS=$(echo "$PIDS" | tr ' ' '\n' | grep -vx "$1" | tr '\n' ' '); }
+
+SUMMARY=""
+flood_phase() { # impl mode
+	impl=$1 mode=$2
+	log "$impl: $mode flood, ${S}s at $RATE/s"
+	peer_reset
+	ping_ok "$P" "$(tun4 1)" 3 || { cat "$T/ping.out"; fail "$impl: no tunnel before the flood"; }
+	sleep 1
+	rss0=$(proc_rss "$VPID") cpu0=$(proc_cpu "$VPID") rx0=$(f_rx) ovf0=$(udp_rcvbuf_errors)
+	t0=$(date +%s.%N)
+	ip netns exec "$F" "$FLOOD" --target "$(ul4 1):$PORT" --pubkey "$(pub kv)" --src "$SPOOF" \
+		--rate "$RATE" --seconds "$S" --mode "$mode" >"$T/flood.out" 2>&1 &
+	fpid=$!
+	PIDS="$PIDS $fpid"
+	touch "$T/sampling"
+	rss_sampler &
+	spid=$!
+	PIDS="$PIDS $spid"
+
+	# 1) data through the existing session during the first half of the flood
+	sleep 1
+	n=$((S * 10))
+	ip netns exec "$P" ping -q -c "$n" -i 0.05 -W 1 "$(tun4 1)" >"$T/ping.flood" 2>&1
+	recv=$(sed -n 's/.* \([0-9]*\) received.*/\1/p' "$T/ping.flood")
+	recv=${recv:-0}
+	loss_pm=$(( (n - recv) * 1000 / n )) # per mille
+
+	# 2) a new handshake of the real peer while the flood goes on
+	hs0=$(victim_hs)
+	peer_reset
+	th0=$(date +%s.%N)
+	hs_ok=0 hs_secs=-1
+	while kill -0 "$fpid" 2>/dev/null; do
+		if ip netns exec "$P" ping -c 1 -W 1 "$(tun4 1)" >/dev/null 2>&1; then
+			hs1=$(victim_hs)
+			if kill -0 "$fpid" 2>/dev/null && [ "${hs1:-0}" != "${hs0:-0}" ]; then
+				hs_ok=1
+			fi
+			hs_secs=$(echo "$(date +%s.%N) - $th0" | bc)
+			break
+		fi
+	done
+	cpu_mid=$(proc_cpu "$VPID")
+	wait "$fpid"
+	forget_pid "$fpid"
+	t1=$(date +%s.%N)
+	cpu1=$(proc_cpu "$VPID") rx1=$(f_rx)
+	sleep 3
+	rm -f "$T/sampling"
+	wait "$spid" 2>/dev/null
+	forget_pid "$spid"
+	rss2=$(proc_rss "$VPID") cpu2=$(proc_cpu "$VPID")
+	ovf=$(($(udp_rcvbuf_errors) - ovf0))
+	kill -0 "$VPID" 2>/dev/null || fail "$impl died during the $mode flood"
+
+	rss_max=$(sort -n "$T/rss.samples" | tail -n 1)
+	el=$(echo "$t1 - $t0" | bc)
+	cpu_pct=$(echo "scale=1; ($cpu1 - $cpu0) * 100 / $TCK / $el" | bc)
+	cpu_after=$(echo "scale=1; ($cpu2 - $cpu1) * 100 / $TCK / 3" | bc)
+	cookies=$((rx1 - rx0))
+	fl=$(cat "$T/flood.out")
+	sent=$(echo "$fl" | sed -n 's/.*sent=\([0-9]*\).*/\1/p')
+	rate=$(echo "$fl" | sed -n 's/.*rate=\([0-9]*\).*/\1/p')
+	line="$impl/$mode: flood sent=${sent:-?} rate=${rate:-?}/s; cookie replies=$cookies; CPU ${cpu_pct}% of a core during, ${cpu_after}% after; RSS ${rss0} -> max ${rss_max} -> ${rss2} kB after; peer ping loss ${loss_pm}/1000 ($recv/$n); UDP receive buffer overflows $ovf; new handshake ${hs_secs}s, under flood: $hs_ok"
+	echo "RESULT $line"
+	SUMMARY="$SUMMARY
+$line"
+	[ -n "$sent" ] && [ "$sent" -gt 0 ] || fail "flood tool: $fl"
+	if [ "$impl" = zinctun ]; then
+		[ "$loss_pm" -lt 10 ] || fail "$impl/$mode: ping loss ${loss_pm}/1000"
+		[ "$hs_ok" = 1 ] || fail "$impl/$mode: no new handshake under flood (${hs_secs}s)"
+		[ $((rss_max - rss0)) -lt "$RSS_GROWTH_MAX_KB" ] ||
+			fail "$impl/$mode: RSS grew ${rss0} -> ${rss_max} kB"
+		[ $((rss2 - rss0)) -lt "$RSS_GROWTH_MAX_KB" ] ||
+			fail "$impl/$mode: RSS after ${rss2} kB (before ${rss0})"
+		if [ "$mode" = init ]; then
+			[ "$cookies" -gt 0 ] || fail "$impl/init: no cookie reply under load"
+		else
+			[ "$cookies" -lt $((sent / 100 + 10)) ] ||
+				fail "$impl/garbage: $cookies replies to garbage"
+		fi
+	fi
+}
+
+for impl in $IMPLS; do
+	case $impl in
+	zinctun) IV=$(ifname z) ;;
+	*) IV=$(ifname g) ;;
+	esac
+	start_daemon "$impl" "$V" "$IV"
+	VPID=$LAST_PID
+	conf_iface "$V" "$IV" kv 1 "$PORT"
+	add_peer "$V" "$IV" kp "$(tun4 2)/32"
+	for mode in $MODES; do
+		flood_phase "$impl" "$mode"
+	done
+	kill "$VPID"
+	wait_gone "$VPID" || fail "$impl did not stop"
+	wait "$VPID" 2>/dev/null
+	forget_pid "$VPID"
+	ip -n "$V" link del "$IV" 2>/dev/null
+done
+
+echo "SUMMARY:$SUMMARY"
+echo PASS

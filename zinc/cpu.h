@@ -1,0 +1,128 @@
+/* Internal: CPU feature probe and the one table of implementation entries.
+ * Each primitive has a portable entry (the *_generic functions, always
+ * built) and optional x86-64 entries; zinc_impl() picks them once, on first
+ * use, from the CPU features and the environment variable ZINC_IMPL:
+ *   generic  portable C only
+ *   ssse3    ChaCha20 4-way SSSE3, fused AEAD with 64-bit scalar Poly1305,
+ *            latency-tuned x86-64 BLAKE2s
+ *   avx2     ChaCha20 8-way AVX2, fused AEAD with 4-way AVX2 Poly1305 for
+ *            long inputs, X25519 with MULX/ADCX/ADOX (BMI2 + ADX)
+ *   avx512   as avx2 with 16-way AVX-512 ChaCha20 and 16-lane Poly1305
+ *            (radix 2^44 with AVX-512 IFMA when the CPU has it)
+ * The SSSE3/AVX/AVX-512VL BLAKE2s kernels are built and tested but not
+ * dispatched: BLAKE2s is latency bound and on the CPU we measure (Zen 5)
+ * the scalar code wins; see zinc/x86/blake2s_x86_64.c.
+ * Unset (or "auto") picks the best the CPU has; a path the CPU lacks falls
+ * back to the best one below it. Each accelerated entry runs known answers
+ * before it is used; one that fails is replaced by the portable entry. */
+#ifndef ZINC_CPU_H
+#define ZINC_CPU_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <zinc/blake2s.h>
+#include <zinc/poly1305.h>
+
+enum zinc_level {
+	ZINC_LEVEL_GENERIC,
+	ZINC_LEVEL_SSSE3,
+	ZINC_LEVEL_AVX2,
+	ZINC_LEVEL_AVX512,
+	ZINC_LEVEL_COUNT,
+};
+
+/* dst = src XOR keystream for len bytes from state (RFC 8439 layout);
+ * state[12] advances by the number of blocks used. */
+typedef void (*zinc_chacha20_fn)(uint32_t state[16], uint8_t *dst, const uint8_t *src,
+				 size_t len);
+/* RFC 8439 AEAD with a 96-bit nonce: writes len bytes and the 16-byte tag. */
+typedef void (*zinc_aead_seal_fn)(uint8_t *dst, const uint8_t *src, size_t len, const uint8_t *ad,
+				  size_t ad_len, const uint8_t key[32], const uint8_t nonce[12]);
+/* src_len includes the tag; on a bad tag dst is zeroed and false returned. */
+typedef bool (*zinc_aead_open_fn)(uint8_t *dst, const uint8_t *src, size_t src_len,
+				  const uint8_t *ad, size_t ad_len, const uint8_t key[32],
+				  const uint8_t nonce[12]);
+typedef void (*zinc_blake2s_compress_fn)(struct zinc_blake2s_state *state, const uint8_t *block,
+					 size_t nblocks, uint32_t inc);
+/* Streaming Poly1305: nblocks 16-byte blocks into ctx->h (44-bit limbs,
+ * the layout zinc/poly1305.c defines); hibit is 1 << 40 for full blocks,
+ * 0 for the padded last one. */
+typedef void (*zinc_poly1305_blocks_fn)(struct zinc_poly1305_ctx *ctx, const uint8_t *src,
+					size_t nblocks, uint64_t hibit);
+/* out = X25519(clamped scalar, point); no zero check. */
+typedef void (*zinc_x25519_fn)(uint8_t out[32], const uint8_t scalar[32], const uint8_t point[32]);
+
+struct zinc_impl {
+	zinc_chacha20_fn chacha20;
+	zinc_aead_seal_fn aead_seal;
+	zinc_aead_open_fn aead_open;
+	zinc_blake2s_compress_fn blake2s_compress;
+	zinc_x25519_fn x25519;
+	zinc_poly1305_blocks_fn poly1305_blocks;
+	const char *chacha20_name;
+	const char *aead_name;
+	const char *poly1305_name;
+	const char *blake2s_name;
+	const char *x25519_name;
+	unsigned selftest_failures;
+};
+
+/* The table chosen for this process (probed and self-tested once). */
+const struct zinc_impl *zinc_impl(void);
+
+/* Portable entries (defined next to the portable code). */
+void zinc_chacha20_generic(uint32_t state[16], uint8_t *dst, const uint8_t *src, size_t len);
+void zinc_aead_seal_generic(uint8_t *dst, const uint8_t *src, size_t len, const uint8_t *ad,
+			    size_t ad_len, const uint8_t key[32], const uint8_t nonce[12]);
+bool zinc_aead_open_generic(uint8_t *dst, const uint8_t *src, size_t src_len, const uint8_t *ad,
+			    size_t ad_len, const uint8_t key[32], const uint8_t nonce[12]);
+void zinc_blake2s_compress_generic(struct zinc_blake2s_state *state, const uint8_t *block,
+				   size_t nblocks, uint32_t inc);
+void zinc_x25519_generic(uint8_t out[32], const uint8_t scalar[32], const uint8_t point[32]);
+void zinc_poly1305_blocks_generic(struct zinc_poly1305_ctx *ctx, const uint8_t *src,
+				  size_t nblocks, uint64_t hibit);
+
+#if defined(__x86_64__)
+/* zinc/x86/: each needs the CPU feature named in its suffix. */
+void zinc_chacha20_ssse3(uint32_t state[16], uint8_t *dst, const uint8_t *src, size_t len);
+void zinc_chacha20_avx2(uint32_t state[16], uint8_t *dst, const uint8_t *src, size_t len);
+void zinc_chacha20_avx512(uint32_t state[16], uint8_t *dst, const uint8_t *src, size_t len);
+void zinc_aead_seal_ssse3(uint8_t *dst, const uint8_t *src, size_t len, const uint8_t *ad,
+			  size_t ad_len, const uint8_t key[32], const uint8_t nonce[12]);
+bool zinc_aead_open_ssse3(uint8_t *dst, const uint8_t *src, size_t src_len, const uint8_t *ad,
+			  size_t ad_len, const uint8_t key[32], const uint8_t nonce[12]);
+void zinc_aead_seal_avx2(uint8_t *dst, const uint8_t *src, size_t len, const uint8_t *ad,
+			 size_t ad_len, const uint8_t key[32], const uint8_t nonce[12]);
+bool zinc_aead_open_avx2(uint8_t *dst, const uint8_t *src, size_t src_len, const uint8_t *ad,
+			 size_t ad_len, const uint8_t key[32], const uint8_t nonce[12]);
+void zinc_aead_seal_avx512(uint8_t *dst, const uint8_t *src, size_t len, const uint8_t *ad,
+			   size_t ad_len, const uint8_t key[32], const uint8_t nonce[12]);
+bool zinc_aead_open_avx512(uint8_t *dst, const uint8_t *src, size_t src_len, const uint8_t *ad,
+			   size_t ad_len, const uint8_t key[32], const uint8_t nonce[12]);
+void zinc_aead_seal_avx512_ifma(uint8_t *dst, const uint8_t *src, size_t len, const uint8_t *ad,
+				size_t ad_len, const uint8_t key[32], const uint8_t nonce[12]);
+bool zinc_aead_open_avx512_ifma(uint8_t *dst, const uint8_t *src, size_t src_len,
+				const uint8_t *ad, size_t ad_len, const uint8_t key[32],
+				const uint8_t nonce[12]);
+void zinc_blake2s_compress_x86_64(struct zinc_blake2s_state *state, const uint8_t *block,
+				  size_t nblocks, uint32_t inc);
+void zinc_blake2s_compress_ssse3(struct zinc_blake2s_state *state, const uint8_t *block,
+				 size_t nblocks, uint32_t inc);
+void zinc_blake2s_compress_avx(struct zinc_blake2s_state *state, const uint8_t *block,
+			       size_t nblocks, uint32_t inc);
+void zinc_blake2s_compress_avx512(struct zinc_blake2s_state *state, const uint8_t *block,
+				  size_t nblocks, uint32_t inc);
+void zinc_poly1305_blocks_x86_64(struct zinc_poly1305_ctx *ctx, const uint8_t *src,
+				 size_t nblocks, uint64_t hibit);
+void zinc_poly1305_blocks_avx2(struct zinc_poly1305_ctx *ctx, const uint8_t *src, size_t nblocks,
+			       uint64_t hibit);
+void zinc_poly1305_blocks_avx512(struct zinc_poly1305_ctx *ctx, const uint8_t *src,
+				 size_t nblocks, uint64_t hibit);
+void zinc_poly1305_blocks_ifma(struct zinc_poly1305_ctx *ctx, const uint8_t *src, size_t nblocks,
+			       uint64_t hibit);
+void zinc_x25519_bmi2_adx(uint8_t out[32], const uint8_t scalar[32], const uint8_t point[32]);
+#endif
+
+#endif

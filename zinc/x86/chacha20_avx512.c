@@ -1,0 +1,120 @@
+// SPDX-License-Identifier: MIT
+/* ChaCha20, sixteen blocks at a time in AVX-512 registers; the 8- and
+ * 4-block tails use the AVX-512VL forms, whose vprold replaces the
+ * shift-shift-or rotates. */
+#if defined(__x86_64__)
+#include <immintrin.h>
+#include <string.h>
+
+#include <zinc/memzero.h>
+
+#include "../cpu.h"
+
+#define CH_TARGET __attribute__((target("avx2,avx512f,avx512vl")))
+#define CH_WITH_8X
+#define CH_ROT128(x, n) _mm_rol_epi32(x, n)
+#define CH_ROT256(x, n) _mm256_rol_epi32(x, n)
+
+#include "chacha20_simd.h"
+
+#define CH_ADD512(a, b) _mm512_add_epi32(a, b)
+#define CH_XOR512(a, b) _mm512_xor_si512(a, b)
+#define CH_ROT512(x, n) _mm512_rol_epi32(x, n)
+
+#define CH_XOR64(d, s, k)                                                                          \
+	_mm512_storeu_si512((void *)(d), _mm512_xor_si512(_mm512_loadu_si512((const void *)(s)), (k)))
+
+/* Words 4g..4g+3 of 16 blocks -> o[j] holds, in 128-bit lane k, those words
+ * of block 4k + j. */
+#define CH_T4(a, b, c, d, o)                                                                       \
+	do {                                                                                       \
+		__m512i t0 = _mm512_unpacklo_epi32(a, b), t1 = _mm512_unpackhi_epi32(a, b);        \
+		__m512i t2 = _mm512_unpacklo_epi32(c, d), t3 = _mm512_unpackhi_epi32(c, d);        \
+		o[0] = _mm512_unpacklo_epi64(t0, t2);                                              \
+		o[1] = _mm512_unpackhi_epi64(t0, t2);                                              \
+		o[2] = _mm512_unpacklo_epi64(t1, t3);                                              \
+		o[3] = _mm512_unpackhi_epi64(t1, t3);                                              \
+	} while (0)
+
+/* 1024 bytes: blocks st[12] .. st[12] + 15. */
+static CH_TARGET inline void chacha20_16x(const uint32_t st[16], uint8_t *dst, const uint8_t *src)
+{
+	const __m512i ctr = _mm512_add_epi32(
+		_mm512_set1_epi32((int)st[12]),
+		_mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15));
+	__m512i x0 = _mm512_set1_epi32((int)st[0]), x1 = _mm512_set1_epi32((int)st[1]);
+	__m512i x2 = _mm512_set1_epi32((int)st[2]), x3 = _mm512_set1_epi32((int)st[3]);
+	__m512i x4 = _mm512_set1_epi32((int)st[4]), x5 = _mm512_set1_epi32((int)st[5]);
+	__m512i x6 = _mm512_set1_epi32((int)st[6]), x7 = _mm512_set1_epi32((int)st[7]);
+	__m512i x8 = _mm512_set1_epi32((int)st[8]), x9 = _mm512_set1_epi32((int)st[9]);
+	__m512i x10 = _mm512_set1_epi32((int)st[10]), x11 = _mm512_set1_epi32((int)st[11]);
+	__m512i x12 = ctr, x13 = _mm512_set1_epi32((int)st[13]);
+	__m512i x14 = _mm512_set1_epi32((int)st[14]), x15 = _mm512_set1_epi32((int)st[15]);
+	__m512i o[4][4];
+
+	for (int i = 0; i < 10; i++)
+		CH_DOUBLE_ROUND(CH_ADD512, CH_XOR512, CH_ROT512);
+
+#define FEED(i) x##i = _mm512_add_epi32(x##i, _mm512_set1_epi32((int)st[i]))
+	FEED(0);
+	FEED(1);
+	FEED(2);
+	FEED(3);
+	FEED(4);
+	FEED(5);
+	FEED(6);
+	FEED(7);
+	FEED(8);
+	FEED(9);
+	FEED(10);
+	FEED(11);
+	x12 = _mm512_add_epi32(x12, ctr);
+	FEED(13);
+	FEED(14);
+	FEED(15);
+#undef FEED
+	CH_T4(x0, x1, x2, x3, o[0]);
+	CH_T4(x4, x5, x6, x7, o[1]);
+	CH_T4(x8, x9, x10, x11, o[2]);
+	CH_T4(x12, x13, x14, x15, o[3]);
+	/* A 4x4 transpose of 128-bit lanes per j gathers whole blocks. */
+	for (int j = 0; j < 4; j++) {
+		__m512i u0 = _mm512_shuffle_i32x4(o[0][j], o[1][j], 0x44);
+		__m512i u1 = _mm512_shuffle_i32x4(o[0][j], o[1][j], 0xee);
+		__m512i u2 = _mm512_shuffle_i32x4(o[2][j], o[3][j], 0x44);
+		__m512i u3 = _mm512_shuffle_i32x4(o[2][j], o[3][j], 0xee);
+
+		CH_XOR64(dst + 64 * (0 + j), src + 64 * (0 + j), _mm512_shuffle_i32x4(u0, u2, 0x88));
+		CH_XOR64(dst + 64 * (4 + j), src + 64 * (4 + j), _mm512_shuffle_i32x4(u0, u2, 0xdd));
+		CH_XOR64(dst + 64 * (8 + j), src + 64 * (8 + j), _mm512_shuffle_i32x4(u1, u3, 0x88));
+		CH_XOR64(dst + 64 * (12 + j), src + 64 * (12 + j),
+			 _mm512_shuffle_i32x4(u1, u3, 0xdd));
+	}
+}
+
+CH_TARGET void zinc_chacha20_avx512(uint32_t st[16], uint8_t *dst, const uint8_t *src, size_t len)
+{
+	while (len >= 1024) {
+		chacha20_16x(st, dst, src);
+		st[12] += 16;
+		dst += 1024;
+		src += 1024;
+		len -= 1024;
+	}
+	if (len > 512) {
+		CH_TAIL(chacha20_16x, 1024, st, dst, src, len);
+		return;
+	}
+	if (len == 512) {
+		chacha20_8x(st, dst, src);
+		st[12] += 8;
+		return;
+	}
+	if (len > 256) {
+		CH_TAIL(chacha20_8x, 512, st, dst, src, len);
+		return;
+	}
+	if (len)
+		CH_TAIL(chacha20_4x, 256, st, dst, src, len);
+}
+#endif

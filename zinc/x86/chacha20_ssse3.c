@@ -1,0 +1,40 @@
+// SPDX-License-Identifier: MIT
+/* ChaCha20, four blocks at a time in SSSE3 registers. */
+#if defined(__x86_64__)
+#include <immintrin.h>
+#include <string.h>
+
+#include <zinc/memzero.h>
+
+#include "../cpu.h"
+
+#define CH_TARGET __attribute__((target("ssse3")))
+
+/* 16- and 8-bit rotates are byte shuffles; 12 and 7 need two shifts. */
+static CH_TARGET inline __m128i rot128(__m128i x, int n)
+{
+	if (n == 16)
+		return _mm_shuffle_epi8(x, _mm_setr_epi8(2, 3, 0, 1, 6, 7, 4, 5, 10, 11, 8, 9, 14,
+							 15, 12, 13));
+	if (n == 8)
+		return _mm_shuffle_epi8(x, _mm_setr_epi8(3, 0, 1, 2, 7, 4, 5, 6, 11, 8, 9, 10, 15,
+							 12, 13, 14));
+	return _mm_or_si128(_mm_slli_epi32(x, n), _mm_srli_epi32(x, 32 - n));
+}
+#define CH_ROT128(x, n) rot128(x, n)
+
+#include "chacha20_simd.h"
+
+CH_TARGET void zinc_chacha20_ssse3(uint32_t st[16], uint8_t *dst, const uint8_t *src, size_t len)
+{
+	while (len >= 256) {
+		chacha20_4x(st, dst, src);
+		st[12] += 4;
+		dst += 256;
+		src += 256;
+		len -= 256;
+	}
+	if (len)
+		CH_TAIL(chacha20_4x, 256, st, dst, src, len);
+}
+#endif

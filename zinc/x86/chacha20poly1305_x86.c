@@ -1,0 +1,307 @@
+// SPDX-License-Identifier: MIT
+/* ChaCha20-Poly1305 in one pass: each chunk of a few hundred bytes is
+ * encrypted and then authenticated (or authenticated and then decrypted)
+ * while it is still in L1, instead of two passes over the whole message.
+ * Block 0 (the Poly1305 key) is computed in the same kernel call as the
+ * first data blocks, which matters for short packets. */
+#if defined(__x86_64__)
+#include <immintrin.h>
+#include <string.h>
+
+#include <zinc/memzero.h>
+
+#include "../cpu.h"
+#include "poly1305_x86.h"
+
+#define ALWAYS_INLINE inline __attribute__((always_inline))
+
+struct aead_kit {
+	zinc_chacha20_fn chacha;
+	size_t chunk; /* bytes per kernel call, a multiple of 256 */
+	/* Vector Poly1305 for the bulk (NULL: scalar only), in groups of
+	 * vgroup bytes. */
+	void (*vblocks)(struct poly1305_x86 *p, const uint8_t *m, size_t nblocks);
+	void (*vfinish)(struct poly1305_x86 *p);
+	size_t vgroup;
+	size_t vmin; /* shorter messages: scalar only (the vector set-up costs) */
+	void (*wipe)(uint8_t *dst, size_t len, bool ok);
+};
+
+/* Ciphertext authentication that may run behind (seal) or ahead (open) of
+ * the cipher by less than a group. */
+struct auth {
+	struct poly1305_x86 p;
+	const uint8_t *ct;
+	size_t done, len, group;
+	int vec;
+};
+
+static ALWAYS_INLINE void state_init(uint32_t st[16], const uint8_t key[32],
+				     const uint8_t nonce[12])
+{
+	st[0] = 0x61707865;
+	st[1] = 0x3320646e;
+	st[2] = 0x79622d32;
+	st[3] = 0x6b206574;
+	memcpy(st + 4, key, 32);
+	st[12] = 0;
+	memcpy(st + 13, nonce, 12);
+}
+
+static ALWAYS_INLINE void auth_setup(const struct aead_kit *k, struct auth *a, const uint8_t *ct,
+				     size_t len)
+{
+	a->ct = ct;
+	a->done = 0;
+	a->len = len;
+	a->vec = k->vblocks && len >= k->vmin;
+	a->group = a->vec ? k->vgroup : 64;
+}
+
+/* Authenticates up to offset upto, rounded down to a group unless it is
+ * the end; the end also folds the vector lanes and pads the last block. */
+static ALWAYS_INLINE void auth_to(const struct aead_kit *k, struct auth *a, size_t upto)
+{
+	size_t n;
+
+	if (upto < a->len)
+		upto -= upto % a->group;
+	if (upto <= a->done)
+		return;
+	n = upto - a->done;
+	if (a->vec) {
+		size_t v = n - n % a->group;
+
+		k->vblocks(&a->p, a->ct + a->done, v / 16);
+		a->done += v;
+		n -= v;
+	}
+	if (upto == a->len) {
+		if (a->vec)
+			k->vfinish(&a->p);
+		poly64_padded(&a->p, a->ct + a->done, n);
+		a->done += n;
+	} else {
+		poly64_blocks(&a->p, a->ct + a->done, n / 16);
+		a->done += n;
+	}
+}
+
+static ALWAYS_INLINE void auth_tag(struct auth *a, size_t ad_len, uint8_t tag[16])
+{
+	uint64_t lens[2] = { (uint64_t)ad_len, (uint64_t)a->len };
+
+	poly64_blocks(&a->p, (const uint8_t *)lens, 1);
+	poly64_final(&a->p, tag);
+}
+
+/* The first kernel call: 64 zero bytes for block 0, then the first data. */
+static ALWAYS_INLINE size_t first_chunk(const struct aead_kit *k, uint32_t st[16], uint8_t *buf,
+					const uint8_t *src, size_t len)
+{
+	size_t n = len < k->chunk - 64 ? len : k->chunk - 64;
+
+	memset(buf, 0, 64);
+	memcpy(buf + 64, src, n);
+	k->chacha(st, buf, buf, 64 + n);
+	return n;
+}
+
+static ALWAYS_INLINE void aead_seal(const struct aead_kit *k, uint8_t *dst, const uint8_t *src,
+				    size_t len, const uint8_t *ad, size_t ad_len,
+				    const uint8_t key[32], const uint8_t nonce[12])
+{
+	uint8_t buf[1024];
+	struct auth a;
+	uint32_t st[16];
+	size_t off;
+
+	state_init(st, key, nonce);
+	off = first_chunk(k, st, buf, src, len);
+	poly64_init(&a.p, buf);
+	poly64_padded(&a.p, ad, ad_len);
+	memcpy(dst, buf + 64, off);
+	/* Only block 0 (the Poly1305 key) is secret; the rest is ciphertext. */
+	zinc_memzero(buf, 64);
+	auth_setup(k, &a, dst, len);
+	auth_to(k, &a, off);
+	while (off < len) {
+		size_t m = len - off < k->chunk ? len - off : k->chunk;
+
+		k->chacha(st, dst + off, src + off, m);
+		off += m;
+		auth_to(k, &a, off);
+	}
+	auth_to(k, &a, len);
+	auth_tag(&a, ad_len, dst + len);
+	zinc_memzero(st, sizeof(st));
+	zinc_memzero(&a, sizeof(a));
+}
+
+/* Zeroes dst unless ok, without a branch on ok: the verdict is computed
+ * from secrets and only becomes public when the caller receives it. The
+ * vector widths keep this extra pass cheap on long messages. */
+static ALWAYS_INLINE void wipe_tail(uint8_t *dst, size_t len, uint64_t mask)
+{
+	uint64_t w;
+	size_t i;
+
+	for (i = 0; i + 8 <= len; i += 8) {
+		memcpy(&w, dst + i, 8);
+		w &= mask;
+		memcpy(dst + i, &w, 8);
+	}
+	for (; i < len; i++)
+		dst[i] &= (uint8_t)mask;
+}
+
+static uint64_t verdict_mask(bool ok)
+{
+	uint64_t mask = 0 - (uint64_t)ok;
+
+	/* Keep the compiler from turning the masking back into a branch. */
+	__asm__("" : "+r"(mask));
+	return mask;
+}
+
+static void wipe_unless_64(uint8_t *dst, size_t len, bool ok)
+{
+	wipe_tail(dst, len, verdict_mask(ok));
+}
+
+__attribute__((target("avx2"))) static void wipe_unless_avx2(uint8_t *dst, size_t len, bool ok)
+{
+	const uint64_t mask = verdict_mask(ok);
+	const __m256i m = _mm256_set1_epi64x((long long)mask);
+	size_t i;
+
+	for (i = 0; i + 32 <= len; i += 32) {
+		__m256i *p = (__m256i *)(void *)(dst + i);
+
+		_mm256_storeu_si256(p, _mm256_and_si256(_mm256_loadu_si256(p), m));
+	}
+	wipe_tail(dst + i, len - i, mask);
+}
+
+__attribute__((target("avx512f"))) static void wipe_unless_avx512(uint8_t *dst, size_t len,
+								   bool ok)
+{
+	const uint64_t mask = verdict_mask(ok);
+	const __m512i m = _mm512_set1_epi64((long long)mask);
+	size_t i;
+
+	for (i = 0; i + 64 <= len; i += 64) {
+		void *p = dst + i;
+
+		_mm512_storeu_si512(p, _mm512_and_si512(_mm512_loadu_si512(p), m));
+	}
+	wipe_tail(dst + i, len - i, mask);
+}
+
+static ALWAYS_INLINE bool aead_open(const struct aead_kit *k, uint8_t *dst, const uint8_t *src,
+				    size_t src_len, const uint8_t *ad, size_t ad_len,
+				    const uint8_t key[32], const uint8_t nonce[12])
+{
+	uint8_t buf[1024], tag[16];
+	struct auth a;
+	uint32_t st[16];
+	size_t len, off;
+	bool ok;
+
+	if (src_len < 16)
+		return false;
+	len = src_len - 16;
+	state_init(st, key, nonce);
+	off = first_chunk(k, st, buf, src, len);
+	poly64_init(&a.p, buf);
+	poly64_padded(&a.p, ad, ad_len);
+	auth_setup(k, &a, src, len);
+	/* Ciphertext is authenticated before it is overwritten (dst may be
+	 * src): always up to the next group boundary past the chunk. */
+	auth_to(k, &a, off + a.group - 1 < len ? off + a.group - 1 : len);
+	memcpy(dst, buf + 64, off);
+	zinc_memzero(buf, 64 + off);
+	while (off < len) {
+		size_t m = len - off < k->chunk ? len - off : k->chunk;
+		size_t ahead = off + m + a.group - 1;
+
+		auth_to(k, &a, ahead < len ? ahead : len);
+		k->chacha(st, dst + off, src + off, m);
+		off += m;
+	}
+	auth_to(k, &a, len);
+	auth_tag(&a, ad_len, tag);
+	ok = zinc_memeq(tag, src + len, 16);
+	k->wipe(dst, len, ok);
+	zinc_memzero(st, sizeof(st));
+	zinc_memzero(&a, sizeof(a));
+	zinc_memzero(tag, sizeof(tag));
+	return ok;
+}
+
+/* The vector thresholds are where the vector Poly1305 (with its key powers
+ * and final fold) starts to beat the scalar one, measured on Zen 5. */
+static const struct aead_kit kit_ssse3 = { zinc_chacha20_ssse3, 256, NULL, NULL, 0, 0,
+					   wipe_unless_64 };
+static const struct aead_kit kit_avx2 = { zinc_chacha20_avx2,	     512,
+					  zinc_poly1305_avx2_blocks, zinc_poly1305_avx2_finish,
+					  64,			     512,
+					  wipe_unless_avx2 };
+static const struct aead_kit kit_avx512 = { zinc_chacha20_avx512,	 1024,
+					    zinc_poly1305_avx512_blocks, zinc_poly1305_avx512_finish,
+					    256,			 1024,
+					    wipe_unless_avx512 };
+static const struct aead_kit kit_avx512_ifma = { zinc_chacha20_avx512,	     1024,
+						 zinc_poly1305_ifma_blocks, zinc_poly1305_ifma_finish,
+						 256,			     512,
+						 wipe_unless_avx512 };
+
+void zinc_aead_seal_ssse3(uint8_t *dst, const uint8_t *src, size_t len, const uint8_t *ad,
+			  size_t ad_len, const uint8_t key[32], const uint8_t nonce[12])
+{
+	aead_seal(&kit_ssse3, dst, src, len, ad, ad_len, key, nonce);
+}
+
+bool zinc_aead_open_ssse3(uint8_t *dst, const uint8_t *src, size_t src_len, const uint8_t *ad,
+			  size_t ad_len, const uint8_t key[32], const uint8_t nonce[12])
+{
+	return aead_open(&kit_ssse3, dst, src, src_len, ad, ad_len, key, nonce);
+}
+
+void zinc_aead_seal_avx2(uint8_t *dst, const uint8_t *src, size_t len, const uint8_t *ad,
+			 size_t ad_len, const uint8_t key[32], const uint8_t nonce[12])
+{
+	aead_seal(&kit_avx2, dst, src, len, ad, ad_len, key, nonce);
+}
+
+bool zinc_aead_open_avx2(uint8_t *dst, const uint8_t *src, size_t src_len, const uint8_t *ad,
+			 size_t ad_len, const uint8_t key[32], const uint8_t nonce[12])
+{
+	return aead_open(&kit_avx2, dst, src, src_len, ad, ad_len, key, nonce);
+}
+
+void zinc_aead_seal_avx512(uint8_t *dst, const uint8_t *src, size_t len, const uint8_t *ad,
+			   size_t ad_len, const uint8_t key[32], const uint8_t nonce[12])
+{
+	aead_seal(&kit_avx512, dst, src, len, ad, ad_len, key, nonce);
+}
+
+bool zinc_aead_open_avx512(uint8_t *dst, const uint8_t *src, size_t src_len, const uint8_t *ad,
+			   size_t ad_len, const uint8_t key[32], const uint8_t nonce[12])
+{
+	return aead_open(&kit_avx512, dst, src, src_len, ad, ad_len, key, nonce);
+}
+
+void zinc_aead_seal_avx512_ifma(uint8_t *dst, const uint8_t *src, size_t len, const uint8_t *ad,
+				size_t ad_len, const uint8_t key[32], const uint8_t nonce[12])
+{
+	aead_seal(&kit_avx512_ifma, dst, src, len, ad, ad_len, key, nonce);
+}
+
+bool zinc_aead_open_avx512_ifma(uint8_t *dst, const uint8_t *src, size_t src_len,
+				const uint8_t *ad, size_t ad_len, const uint8_t key[32],
+				const uint8_t nonce[12])
+{
+	return aead_open(&kit_avx512_ifma, dst, src, src_len, ad, ad_len, key, nonce);
+}
+#endif
