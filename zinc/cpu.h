@@ -4,9 +4,9 @@
  * use, from the CPU features and the environment variable ZINC_IMPL:
  *   generic  portable C only
  *   ssse3    ChaCha20 4-way SSSE3, fused AEAD with 64-bit scalar Poly1305,
- *            latency-tuned x86-64 BLAKE2s
- *   avx2     ChaCha20 8-way AVX2, fused AEAD with 4-way AVX2 Poly1305 for
- *            long inputs, X25519 with MULX/ADCX/ADOX (BMI2 + ADX)
+ *            64-bit scalar streaming Poly1305, latency-tuned x86-64 BLAKE2s
+ *   avx2     ChaCha20 8-way AVX2, 4-way AVX2 Poly1305 for long inputs (AEAD
+ *            and streaming), X25519 with MULX/ADCX/ADOX (BMI2 + ADX)
  *   avx512   as avx2 with 16-way AVX-512 ChaCha20 and 16-lane Poly1305
  *            (radix 2^44 with AVX-512 IFMA when the CPU has it)
  * The SSSE3/AVX/AVX-512VL BLAKE2s kernels are built and tested but not

@@ -4,15 +4,14 @@
  * dependent G steps of 12 one-cycle operations), so what bounds it is
  * latency, not width. Two things follow:
  *  - a += m is done before a += b (m is ready at once, b last), taking one
- *    add per half G off the chain; an empty asm stops the compiler from
- *    reassociating it back;
+ *    add per half G off the chain; the add is written in asm so that the
+ *    compiler can neither reassociate it back nor keep message words in
+ *    registers the state needs;
  *  - integer ALUs have 1-cycle latency where some CPUs' vector units have
  *    2 (AMD Zen 5 measured here: this code runs BLAKE2s in ~2.6 TSC
  *    cycles/byte against ~4.3 for the row-vector SSSE3/AVX/AVX-512 kernels
  *    in blake2s_simd.h), so this is the x86-64 entry cpu.c dispatches. */
 #if defined(__x86_64__)
-#include <string.h>
-
 #include "../cpu.h"
 
 static const uint8_t sigma[10][16] = {

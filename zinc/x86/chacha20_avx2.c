@@ -41,6 +41,12 @@ static CH_TARGET inline __m256i rot256(__m256i x, int n)
 
 CH_TARGET void zinc_chacha20_avx2(uint32_t st[16], uint8_t *dst, const uint8_t *src, size_t len)
 {
+	/* One block: the scalar code (four independent quarter rounds, 1-cycle
+	 * integer ops) beats computing four blocks in vectors and using one. */
+	if (len <= 64) {
+		zinc_chacha20_generic(st, dst, src, len);
+		return;
+	}
 	while (len >= 512) {
 		chacha20_8x(st, dst, src);
 		st[12] += 8;

@@ -94,6 +94,12 @@ static CH_TARGET inline void chacha20_16x(const uint32_t st[16], uint8_t *dst, c
 
 CH_TARGET void zinc_chacha20_avx512(uint32_t st[16], uint8_t *dst, const uint8_t *src, size_t len)
 {
+	/* One block: the scalar code (four independent quarter rounds, 1-cycle
+	 * integer ops) beats computing four blocks in vectors and using one. */
+	if (len <= 64) {
+		zinc_chacha20_generic(st, dst, src, len);
+		return;
+	}
 	while (len >= 1024) {
 		chacha20_16x(st, dst, src);
 		st[12] += 16;

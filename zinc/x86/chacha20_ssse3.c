@@ -27,6 +27,12 @@ static CH_TARGET inline __m128i rot128(__m128i x, int n)
 
 CH_TARGET void zinc_chacha20_ssse3(uint32_t st[16], uint8_t *dst, const uint8_t *src, size_t len)
 {
+	/* One block: the scalar code (four independent quarter rounds, 1-cycle
+	 * integer ops) beats computing four blocks in vectors and using one. */
+	if (len <= 64) {
+		zinc_chacha20_generic(st, dst, src, len);
+		return;
+	}
 	while (len >= 256) {
 		chacha20_4x(st, dst, src);
 		st[12] += 4;

@@ -102,7 +102,8 @@ static ALWAYS_INLINE size_t first_chunk(const struct aead_kit *k, uint32_t st[16
 	size_t n = len < k->chunk - 64 ? len : k->chunk - 64;
 
 	memset(buf, 0, 64);
-	memcpy(buf + 64, src, n);
+	if (n) /* src may be NULL when len is 0 */
+		memcpy(buf + 64, src, n);
 	k->chacha(st, buf, buf, 64 + n);
 	return n;
 }
