@@ -45,6 +45,19 @@ static void usage(FILE *f, const char *prog)
 		prog, prog);
 }
 
+/* The kernel's rule (dev_valid_name): an empty name would make it pick
+ * "tun%d", and '/' would leave the socket directory. */
+static bool valid_ifname(const char *name)
+{
+	if (!*name || !strcmp(name, ".") || !strcmp(name, ".."))
+		return false;
+	for (const char *p = name; *p; p++) {
+		if (*p == '/' || *p == ':' || *p == ' ' || (*p >= '\t' && *p <= '\r'))
+			return false;
+	}
+	return true;
+}
+
 static int uapi_get(void *ctx, struct buf *out)
 {
 	return config_get(ctx, out);
@@ -82,6 +95,7 @@ static int open_signals(void)
 	sigaddset(&set, SIGINT);
 	sigaddset(&set, SIGTERM);
 	sigaddset(&set, SIGHUP);
+	sigaddset(&set, SIGUSR1); /* log the engine counters */
 	/* blocked before any thread exists, so every thread inherits it */
 	if (pthread_sigmask(SIG_BLOCK, &set, NULL))
 		return -EINVAL;
@@ -161,6 +175,22 @@ static bool link_alive(struct daemon *d)
 	return true;
 }
 
+/* SIGUSR1: one line of engine counters (the flood test reads it). */
+static void log_stats(struct daemon *d)
+{
+	struct wg_device_stats st;
+
+	pthread_mutex_lock(&d->zt.lock);
+	wg_device_get_stats(d->zt.dev, &st);
+	pthread_mutex_unlock(&d->zt.lock);
+	log_info("stats: cookie_replies_sent=%llu handshakes_ratelimited=%llu "
+		 "packets_invalid=%llu handshakes_dropped_rng=%llu handshake_queue=%zu",
+		 (unsigned long long)st.cookie_replies_sent,
+		 (unsigned long long)st.handshakes_ratelimited,
+		 (unsigned long long)st.packets_invalid,
+		 (unsigned long long)st.handshakes_dropped_rng, hsq_len(&d->zt.hsq));
+}
+
 static void run(struct daemon *d)
 {
 	struct pollfd pfd[4 + 1 + UAPI_MAX_CLIENTS];
@@ -185,8 +215,13 @@ static void run(struct daemon *d)
 			struct signalfd_siginfo si;
 
 			if (read(d->sig_fd, &si, sizeof(si)) == sizeof(si)) {
-				log_info("received signal %u, shutting down", si.ssi_signo);
-				return;
+				if (si.ssi_signo == SIGUSR1) {
+					log_stats(d);
+				} else {
+					log_info("received signal %u, shutting down",
+						 si.ssi_signo);
+					return;
+				}
 			}
 		}
 		if (pfd[1].revents && !link_alive(d)) {
@@ -307,7 +342,12 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	if (requested && strlen(requested) >= IF_NAMESIZE) {
-		fprintf(stderr, "%s: interface name too long\n", argv[0]);
+		fprintf(stderr, "%s: interface name too long (at most %d characters)\n", argv[0],
+			IF_NAMESIZE - 1);
+		return 1;
+	}
+	if (requested && !valid_ifname(requested)) {
+		fprintf(stderr, "%s: invalid interface name '%s'\n", argv[0], requested);
 		return 1;
 	}
 	log_init(requested);
