@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <time.h>
 
+#include "../wg/allowedips.h"
 #include "../wg/device.h"
 #include "../wg/peer.h"
 #include "unit/engine_harness.h"
@@ -167,9 +168,40 @@ static void handshakes(void)
 	wg_device_free(B.dev);
 }
 
+/* Insert and lookup rate of the allowed-IPs trie with 1M random IPv4
+ * prefixes (/16../32) spread over 1024 owners. */
+static void allowedips_rate(void)
+{
+	enum { N = 1000000, OWNERS = 1024, LOOKUPS = 2000000 };
+	static struct wg_allowedips_owner owners[OWNERS];
+	struct wg_allowedips *t = wg_allowedips_new();
+	uint64_t seed = 7;
+	size_t hits = 0;
+	double t0, t1, t2;
+
+	t0 = seconds();
+	for (uint32_t i = 0; i < N; i++) {
+		uint64_t r = test_rand64(&seed);
+		uint8_t a[4] = {(uint8_t)r, (uint8_t)(r >> 8), (uint8_t)(r >> 16), (uint8_t)(r >> 24)};
+		wg_allowedips_insert(t, AF_INET, a, (uint8_t)(16 + (r >> 32) % 17),
+				     &owners[(r >> 40) % OWNERS]);
+	}
+	t1 = seconds();
+	for (uint32_t i = 0; i < LOOKUPS; i++) {
+		uint64_t r = test_rand64(&seed);
+		uint8_t a[4] = {(uint8_t)r, (uint8_t)(r >> 8), (uint8_t)(r >> 16), (uint8_t)(r >> 24)};
+		hits += wg_allowedips_lookup(t, AF_INET, a) != NULL;
+	}
+	t2 = seconds();
+	printf("allowed IPs: 1M prefixes inserted at %.2f M/s; %.2f M lookups/s (%zu of %d hit)\n",
+	       N / (t1 - t0) / 1e6, LOOKUPS / (t2 - t1) / 1e6, hits, (int)LOOKUPS);
+	wg_allowedips_free(t);
+}
+
 int main(void)
 {
 	memory();
+	allowedips_rate();
 	handshakes();
 	return test_failures ? 1 : 0;
 }
