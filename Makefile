@@ -145,8 +145,9 @@ check-tsan: deps
 	@BUILD=build-tsan TSAN_OPTIONS="halt_on_error=1 exitcode=66" \
 	    scripts/run-tests test_e2e_ping test_e2e_iperf test_e2e_offloads_off
 
+# make fuzz FUZZ_SECONDS=60 (per target), or FUZZ_RUNS=10000000 (executions per target)
 fuzz: deps
-	@scripts/fuzz $(FUZZ_SECONDS)
+	@FUZZ_RUNS=$(FUZZ_RUNS) scripts/fuzz $(FUZZ_SECONDS)
 
 demo: deps
 	@$(MAKE) --no-print-directory all

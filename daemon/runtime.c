@@ -1,6 +1,6 @@
-/* Threads around the engine. The engine is driven through its simple API
- * under one mutex; packets move in batches so the later split data path
- * (crypto on workers) can slot in between receive and completion. */
+/* Threads around the engine: timer, handshake worker and the two data
+ * path threads (datapath.c). Every wg_device_* call is under one mutex; the
+ * data path does its crypto outside it through the split API. */
 #include "runtime.h"
 
 #include <errno.h>
@@ -13,15 +13,12 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "icmp.h"
+#include "datapath.h"
 #include "log.h"
 #include "tun.h"
 
 enum {
-	TUN_BATCH = 32,
-	TUN_BUF_SIZE = 65536,
 	HS_BATCH = 16,
-	ICMP_PER_SECOND = 100,
 	TIMER_MIN_SLEEP_NS = 1000000, /* never spin on a deadline that is due */
 };
 
@@ -66,12 +63,8 @@ static void io_send(void *ctx, const struct wg_endpoint *to, const uint8_t *pkt,
 
 static void io_deliver(void *ctx, struct wg_peer *from, const uint8_t *pkt, size_t len)
 {
-	struct zt *zt = ctx;
-
 	(void)from;
-	/* TUN writes do not block; a failure means a full queue: drop */
-	if (write(zt->tun_fd, pkt, len) < 0)
-		log_debug("tun write (%zu bytes): %s", len, strerror(errno));
+	zt_tun_write(ctx, pkt, len);
 }
 
 void zt_timers_changed(struct zt *zt)
@@ -91,6 +84,7 @@ void zt_set_mtu(struct zt *zt, uint32_t mtu)
 	if (mtu != zt->mtu) {
 		log_info("MTU of %s is now %u", zt->ifname, mtu);
 		zt->mtu = mtu;
+		atomic_store(&zt->tx_mtu, mtu);
 		wg_device_set_mtu(zt->dev, mtu);
 	}
 	pthread_mutex_unlock(&zt->lock);
@@ -119,184 +113,6 @@ static void *timer_main(void *arg)
 		pthread_cond_timedwait(&zt->timer_cond, &zt->lock, &ts);
 	}
 	pthread_mutex_unlock(&zt->lock);
-	return NULL;
-}
-
-/* A packet with no peer: answer with ICMP unreachable, at a bounded rate. */
-static void send_unreachable(struct zt *zt, const uint8_t *pkt, size_t len, uint64_t *window,
-			     uint32_t *count)
-{
-	uint8_t out[ICMP_REPLY_MAX];
-	uint64_t now = zt_now_ns();
-	size_t n;
-
-	if (now - *window >= 1000000000ULL) {
-		*window = now;
-		*count = 0;
-	}
-	if (*count >= ICMP_PER_SECOND)
-		return;
-	n = icmp_unreachable(pkt, len, out);
-	if (!n)
-		return;
-	(*count)++;
-	if (write(zt->tun_fd, out, n) < 0)
-		log_debug("tun write (icmp): %s", strerror(errno));
-}
-
-static void *tun_main(void *arg)
-{
-	struct zt *zt = arg;
-	uint8_t *bufs[TUN_BATCH];
-	size_t lens[TUN_BATCH];
-	int results[TUN_BATCH];
-	uint64_t icmp_window = 0;
-	uint32_t icmp_count = 0;
-
-	for (int i = 0; i < TUN_BATCH; i++) {
-		bufs[i] = malloc(TUN_BUF_SIZE);
-		if (!bufs[i]) {
-			log_err("tun: out of memory");
-			for (int j = 0; j < i; j++)
-				free(bufs[j]);
-			zt_request_stop(zt);
-			return NULL;
-		}
-	}
-	while (!atomic_load(&zt->stopping)) {
-		struct pollfd pfd[2] = {
-		    {.fd = zt->tun_fd, .events = POLLIN},
-		    {.fd = zt->stop_fd, .events = POLLIN},
-		};
-		int n = 0;
-
-		if (poll(pfd, 2, -1) < 0) {
-			if (errno == EINTR)
-				continue;
-			break;
-		}
-		if (pfd[1].revents)
-			break;
-		while (n < TUN_BATCH) {
-			ssize_t r = read(zt->tun_fd, bufs[n], TUN_BUF_SIZE);
-
-			if (r < 0) {
-				if (errno == EINTR)
-					continue;
-				if (errno != EAGAIN && errno != EWOULDBLOCK) {
-					/* EBADFD: the interface was deleted */
-					log_info("tun read: %s, stopping", strerror(errno));
-					zt_request_stop(zt);
-				}
-				break;
-			}
-			if (r == 0)
-				break;
-			lens[n++] = (size_t)r;
-		}
-		if (!n) {
-			if (pfd[0].revents & (POLLERR | POLLHUP | POLLNVAL)) {
-				zt_request_stop(zt);
-				break;
-			}
-			continue;
-		}
-		pthread_mutex_lock(&zt->lock);
-		for (int i = 0; i < n; i++)
-			results[i] = wg_device_send(zt->dev, bufs[i], lens[i]);
-		zt_timers_changed(zt);
-		pthread_mutex_unlock(&zt->lock);
-		for (int i = 0; i < n; i++) {
-			/* as the kernel: no peer, or a peer without endpoint */
-			if (results[i] == WG_ERR_NOROUTE || results[i] == WG_ERR_NOKEY)
-				send_unreachable(zt, bufs[i], lens[i], &icmp_window, &icmp_count);
-		}
-	}
-	for (int i = 0; i < TUN_BATCH; i++)
-		free(bufs[i]);
-	return NULL;
-}
-
-/* Receive path: data messages go straight to the engine; handshake
- * messages to the bounded queue for the handshake thread. */
-static void handle_batch(struct zt *zt, struct udp_batch *b, int n)
-{
-	bool data = false;
-
-	for (int i = 0; i < n; i++) {
-		int type = wg_message_type(b->bufs[i], b->len[i]);
-
-		if (type >= 1 && type <= 3) {
-			if (!hsq_push(&zt->hsq, &b->ep[i], b->bufs[i], b->len[i]))
-				log_debug("handshake queue full, dropping");
-			b->len[i] = 0;
-		} else if (type == 4) {
-			data = true;
-		} else {
-			b->len[i] = 0;
-		}
-	}
-	if (!data)
-		return;
-	pthread_mutex_lock(&zt->lock);
-	for (int i = 0; i < n; i++) {
-		if (b->len[i])
-			wg_device_receive(zt->dev, &b->ep[i], b->bufs[i], b->len[i]);
-	}
-	zt_timers_changed(zt);
-	pthread_mutex_unlock(&zt->lock);
-}
-
-static void *udp_main(void *arg)
-{
-	struct zt *zt = arg;
-	struct udp_batch *b = malloc(sizeof(*b));
-
-	if (!b || udp_batch_init(b)) {
-		log_err("udp: out of memory");
-		free(b);
-		zt_request_stop(zt);
-		return NULL;
-	}
-	while (!atomic_load(&zt->stopping)) {
-		int fd4, fd6;
-
-		udp_current_fds(&zt->udp, &fd4, &fd6);
-		struct pollfd pfd[4] = {
-		    {.fd = fd4, .events = POLLIN},
-		    {.fd = fd6, .events = POLLIN},
-		    {.fd = zt->udp.wake_fd, .events = POLLIN},
-		    {.fd = zt->stop_fd, .events = POLLIN},
-		};
-
-		if (poll(pfd, 4, -1) < 0) {
-			if (errno == EINTR)
-				continue;
-			break;
-		}
-		if (pfd[3].revents)
-			break;
-		if (pfd[2].revents) {
-			uint64_t v;
-
-			if (read(zt->udp.wake_fd, &v, sizeof(v)) < 0)
-				log_debug("udp wake read: %s", strerror(errno));
-			continue; /* the sockets changed */
-		}
-		for (int s = 0; s < 2; s++) {
-			int n;
-
-			if (!(pfd[s].revents & (POLLIN | POLLERR)))
-				continue;
-			n = udp_recv_batch(pfd[s].fd, b);
-			if (n > 0)
-				handle_batch(zt, b, n);
-			else if (n < 0)
-				log_debug("udp receive: %s", strerror(-n));
-		}
-	}
-	udp_batch_free(b);
-	free(b);
 	return NULL;
 }
 
@@ -362,15 +178,24 @@ int zt_init(struct zt *zt, int tun_fd, const char *ifname)
 	if (!zt->dev)
 		return -ENOMEM;
 	wg_device_set_mtu(zt->dev, zt->mtu);
-	return 0;
+	atomic_init(&zt->tx_mtu, zt->mtu);
+	return zt_datapath_init(zt);
 }
 
 int zt_start(struct zt *zt)
 {
-	void *(*mains[])(void *) = {timer_main, tun_main, udp_main, handshake_main};
+	void *(*mains[])(void *) = {timer_main, zt_tun_main, zt_udp_main, handshake_main};
+	int ret = wpool_start(&zt->pool, wpool_default_threads());
+
+	zt->pool_started = true;
+	if (ret) {
+		zt_stop(zt);
+		return ret;
+	}
+	log_info("%d crypto worker threads", zt->pool.n_threads);
 
 	for (size_t i = 0; i < sizeof(mains) / sizeof(mains[0]); i++) {
-		int ret = pthread_create(&zt->threads[zt->n_threads], NULL, mains[i], zt);
+		ret = pthread_create(&zt->threads[zt->n_threads], NULL, mains[i], zt);
 
 		if (ret) {
 			zt_stop(zt);
@@ -401,6 +226,10 @@ void zt_stop(struct zt *zt)
 	for (int i = 0; i < zt->n_threads; i++)
 		pthread_join(zt->threads[i], NULL);
 	zt->n_threads = 0;
+	/* after the data path threads: they are the pool's only callers */
+	if (zt->pool_started)
+		wpool_stop(&zt->pool);
+	zt->pool_started = false;
 }
 
 void zt_destroy(struct zt *zt)

@@ -12,6 +12,7 @@
 #include "hsqueue.h"
 #include "udp.h"
 #include "wg/wg.h"
+#include "workers.h"
 
 struct zt {
 	pthread_mutex_t lock; /* the engine lock: every wg_device_* call */
@@ -22,10 +23,16 @@ struct zt {
 	char ifname[IF_NAMESIZE];
 	int ifindex;
 	uint32_t mtu;
+	_Atomic uint32_t tx_mtu; /* mtu, readable without the lock */
+	bool vnet_hdr;           /* TUN reads/writes carry a virtio-net header */
+	atomic_bool tun_gro;     /* coalesce TCP segments on TUN writes */
+	bool tun_uso;            /* ... and UDP datagrams (USO) */
 	int stop_fd; /* eventfd, readable once a stop was requested */
 	atomic_bool stopping;
 	pthread_cond_t timer_cond; /* with lock; CLOCK_MONOTONIC */
 	uint64_t timer_deadline;   /* when the timer thread wakes (monotonic ns) */
+	struct wpool pool; /* crypto workers for both directions */
+	bool pool_started;
 	pthread_t threads[4];
 	int n_threads;
 };

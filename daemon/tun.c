@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/if_tun.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
@@ -67,6 +68,8 @@ int tun_create(const char *name)
 		return -errno;
 	memset(&ifr, 0, sizeof(ifr));
 	ifr.ifr_flags = IFF_TUN | IFF_NO_PI;
+	if (!tun_offload_disabled())
+		ifr.ifr_flags |= IFF_VNET_HDR;
 	set_name(&ifr, name);
 	if (ioctl(fd, TUNSETIFF, &ifr) < 0) {
 		ret = -errno;
@@ -88,10 +91,53 @@ int tun_adopt(int fd, char name[IF_NAMESIZE])
 	memset(&ifr, 0, sizeof(ifr));
 	if (ioctl(fd, TUNGETIFF, &ifr) < 0)
 		return -errno;
+	/* an inherited IFF_VNET_HDR device is fine: the runtime asks */
 	if (!(ifr.ifr_flags & IFF_TUN) || !(ifr.ifr_flags & IFF_NO_PI))
 		return -EINVAL;
 	memcpy(name, ifr.ifr_name, IF_NAMESIZE);
 	name[IF_NAMESIZE - 1] = '\0';
 	(void)fcntl(fd, F_SETFD, FD_CLOEXEC);
+	return 0;
+}
+
+bool tun_offload_disabled(void)
+{
+	const char *v = getenv("ZINCTUN_NO_TUN_OFFLOAD");
+
+	return v && *v && strcmp(v, "0") != 0;
+}
+
+#ifndef TUN_F_USO4
+#define TUN_F_USO4 0x20
+#define TUN_F_USO6 0x40
+#endif
+
+int tun_setup_offload(int fd, bool *vnet_hdr, unsigned int *offloads)
+{
+	/* the most the kernel may accept first; older kernels lack USO */
+	static const unsigned int tries[] = {
+	    TUN_F_CSUM | TUN_F_TSO4 | TUN_F_TSO6 | TUN_F_TSO_ECN | TUN_F_USO4 | TUN_F_USO6,
+	    TUN_F_CSUM | TUN_F_TSO4 | TUN_F_TSO6 | TUN_F_TSO_ECN,
+	    TUN_F_CSUM,
+	};
+	struct ifreq ifr;
+	int sz = 10; /* struct virtio_net_hdr */
+
+	*vnet_hdr = false;
+	*offloads = 0;
+	memset(&ifr, 0, sizeof(ifr));
+	if (ioctl(fd, TUNGETIFF, &ifr) < 0)
+		return -errno;
+	if (!(ifr.ifr_flags & IFF_VNET_HDR))
+		return 0;
+	if (ioctl(fd, TUNSETVNETHDRSZ, &sz) < 0)
+		return -errno;
+	*vnet_hdr = true;
+	for (size_t i = 0; i < sizeof(tries) / sizeof(tries[0]); i++) {
+		if (ioctl(fd, TUNSETOFFLOAD, (unsigned long)tries[i]) == 0) {
+			*offloads = tries[i];
+			return 0;
+		}
+	}
 	return 0;
 }

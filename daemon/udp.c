@@ -3,6 +3,8 @@
 
 #include <errno.h>
 #include <netinet/in.h>
+#include <netinet/udp.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
@@ -11,6 +13,30 @@
 #include "log.h"
 
 enum { SOCKET_BUFFER = 4 << 20 };
+
+static bool env_on(const char *name)
+{
+	const char *v = getenv(name);
+
+	return v && *v && strcmp(v, "0") != 0;
+}
+
+/* Offload switches: set at udp_init from ZINCTUN_NO_GSO / ZINCTUN_NO_GRO,
+ * and GSO turned off at its first characteristic error. */
+static atomic_bool gso_on = true;
+static atomic_bool gro_on = true;
+
+bool udp_gso_enabled(void)
+{
+	return atomic_load_explicit(&gso_on, memory_order_relaxed);
+}
+
+static void gso_failed(int err)
+{
+	if (atomic_exchange(&gso_on, false))
+		log_info("UDP GSO failed (%s): sending datagrams one by one from now on",
+			 strerror(err));
+}
 
 /* Bursts arrive faster than one receive thread decrypts: a larger buffer
  * absorbs them instead of dropping (FORCE goes past rmem_max as root). */
@@ -33,6 +59,11 @@ static int open_socket(int family, uint16_t port, uint32_t fwmark, int *out)
 	if (fd < 0)
 		return -errno;
 	grow_buffers(fd);
+	/* coalesced receive: one buffer holds a run of same-size datagrams */
+	if (atomic_load(&gro_on) && setsockopt(fd, SOL_UDP, UDP_GRO, &one, sizeof(one)) < 0) {
+		log_info("UDP GRO unavailable: %s", strerror(errno));
+		atomic_store(&gro_on, false);
+	}
 	if (family == AF_INET6) {
 		struct sockaddr_in6 sa = {.sin6_family = AF_INET6, .sin6_port = htons(port)};
 
@@ -113,6 +144,10 @@ int udp_init(struct udp *u)
 {
 	memset(u, 0, sizeof(*u));
 	u->fd4 = u->fd6 = u->stale4 = u->stale6 = -1;
+	if (env_on("ZINCTUN_NO_GSO"))
+		atomic_store(&gso_on, false);
+	if (env_on("ZINCTUN_NO_GRO"))
+		atomic_store(&gro_on, false);
 	pthread_mutex_init(&u->lock, NULL);
 	u->wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	return u->wake_fd < 0 ? -errno : 0;
@@ -194,69 +229,184 @@ static bool has_source(const struct wg_endpoint *to)
 	return memcmp(&to->src6, &zero6, sizeof(zero6)) != 0 || to->src_ifindex != 0;
 }
 
-int udp_send(struct udp *u, const struct wg_endpoint *to, const void *buf, size_t len)
+union udp_ctrl {
+	struct cmsghdr align;
+	uint8_t buf[CMSG_SPACE(sizeof(struct in6_pktinfo)) + CMSG_SPACE(sizeof(uint16_t))];
+};
+
+static void add_cmsg(struct msghdr *msg, int level, int type, const void *data, size_t len)
 {
-	union {
-		struct cmsghdr align;
-		uint8_t buf[CMSG_SPACE(sizeof(struct in6_pktinfo))];
-	} ctrl;
-	struct iovec iov = {.iov_base = (void *)buf, .iov_len = len};
-	struct msghdr msg = {.msg_iov = &iov, .msg_iovlen = 1};
+	struct cmsghdr *c = (struct cmsghdr *)((uint8_t *)msg->msg_control + msg->msg_controllen);
+
+	c->cmsg_level = level;
+	c->cmsg_type = type;
+	c->cmsg_len = CMSG_LEN(len);
+	memcpy(CMSG_DATA(c), data, len);
+	msg->msg_controllen += CMSG_SPACE(len);
+}
+
+/* Fills msg for one send to "to" (sticky source unless no_src, GSO segment
+ * size unless 0). Returns the socket or -errno. */
+static int build_msg(struct udp *u, const struct wg_endpoint *to, struct msghdr *msg,
+		     union udp_ctrl *ctrl, uint16_t seg, bool no_src)
+{
 	int fd;
 
-	memset(&ctrl, 0, sizeof(ctrl));
+	memset(ctrl, 0, sizeof(*ctrl));
+	msg->msg_control = ctrl->buf;
+	msg->msg_controllen = 0;
+	msg->msg_flags = 0;
 	if (to->addr.sa.sa_family == AF_INET) {
 		fd = u->fd4;
-		msg.msg_name = (void *)&to->addr.in4;
-		msg.msg_namelen = sizeof(to->addr.in4);
-		if (has_source(to)) {
-			struct cmsghdr *c = (struct cmsghdr *)ctrl.buf;
+		msg->msg_name = (void *)&to->addr.in4;
+		msg->msg_namelen = sizeof(to->addr.in4);
+		if (!no_src && has_source(to)) {
 			struct in_pktinfo pi = {.ipi_spec_dst = to->src4};
 
-			c->cmsg_level = IPPROTO_IP;
-			c->cmsg_type = IP_PKTINFO;
-			c->cmsg_len = CMSG_LEN(sizeof(pi));
-			memcpy(CMSG_DATA(c), &pi, sizeof(pi));
-			msg.msg_control = ctrl.buf;
-			msg.msg_controllen = CMSG_SPACE(sizeof(pi));
+			add_cmsg(msg, IPPROTO_IP, IP_PKTINFO, &pi, sizeof(pi));
 		}
 	} else if (to->addr.sa.sa_family == AF_INET6) {
 		fd = u->fd6;
-		msg.msg_name = (void *)&to->addr.in6;
-		msg.msg_namelen = sizeof(to->addr.in6);
-		if (has_source(to)) {
-			struct cmsghdr *c = (struct cmsghdr *)ctrl.buf;
+		msg->msg_name = (void *)&to->addr.in6;
+		msg->msg_namelen = sizeof(to->addr.in6);
+		if (!no_src && has_source(to)) {
 			struct in6_pktinfo pi = {.ipi6_addr = to->src6};
 
 			/* the interface matters only for link-local sources */
 			if (IN6_IS_ADDR_LINKLOCAL(&to->src6))
 				pi.ipi6_ifindex = to->src_ifindex;
-			c->cmsg_level = IPPROTO_IPV6;
-			c->cmsg_type = IPV6_PKTINFO;
-			c->cmsg_len = CMSG_LEN(sizeof(pi));
-			memcpy(CMSG_DATA(c), &pi, sizeof(pi));
-			msg.msg_control = ctrl.buf;
-			msg.msg_controllen = CMSG_SPACE(sizeof(pi));
+			add_cmsg(msg, IPPROTO_IPV6, IPV6_PKTINFO, &pi, sizeof(pi));
 		}
 	} else {
 		return -EAFNOSUPPORT;
 	}
-	if (fd < 0)
-		return -ENETUNREACH;
+	if (seg)
+		add_cmsg(msg, SOL_UDP, UDP_SEGMENT, &seg, sizeof(seg));
+	if (!msg->msg_controllen)
+		msg->msg_control = NULL;
+	return fd < 0 ? -ENETUNREACH : fd;
+}
+
+static bool source_error(int err)
+{
+	return err == EINVAL || err == EADDRNOTAVAIL || err == ENETUNREACH;
+}
+
+int udp_send(struct udp *u, const struct wg_endpoint *to, const void *buf, size_t len)
+{
+	union udp_ctrl ctrl;
+	struct iovec iov = {.iov_base = (void *)buf, .iov_len = len};
+	struct msghdr msg = {.msg_iov = &iov, .msg_iovlen = 1};
+	bool no_src = false;
+
 	for (;;) {
+		int fd = build_msg(u, to, &msg, &ctrl, 0, no_src);
+
+		if (fd < 0)
+			return fd;
 		if (sendmsg(fd, &msg, MSG_DONTWAIT | MSG_NOSIGNAL) >= 0)
 			return 0;
 		if (errno == EINTR)
 			continue;
 		/* the sticky source went away: let the kernel choose */
-		if ((errno == EINVAL || errno == EADDRNOTAVAIL || errno == ENETUNREACH) &&
-		    msg.msg_control) {
-			msg.msg_control = NULL;
-			msg.msg_controllen = 0;
+		if (source_error(errno) && msg.msg_control && !no_src) {
+			no_src = true;
 			continue;
 		}
 		return -errno;
 	}
+}
+
+/* One run: count datagrams of seg bytes (the last may be shorter) back to
+ * back in buf, sent with one GSO call or, without GSO, one sendmmsg. */
+static int send_run(struct udp *u, const struct udp_run *r)
+{
+	enum { CHUNK = 64 };
+	struct mmsghdr mm[CHUNK];
+	struct iovec iov[CHUNK];
+	union udp_ctrl ctrl[CHUNK];
+	size_t off = 0;
+	int sent = 0, fd = -1;
+
+	if (r->count > 1 && udp_gso_enabled()) {
+		struct iovec v = {.iov_base = r->buf, .iov_len = r->len};
+		struct msghdr msg = {.msg_iov = &v, .msg_iovlen = 1};
+		bool no_src = false;
+
+		for (;;) {
+			fd = build_msg(u, r->to, &msg, &ctrl[0], (uint16_t)r->seg, no_src);
+			if (fd < 0)
+				return fd;
+			if (sendmsg(fd, &msg, MSG_DONTWAIT | MSG_NOSIGNAL) >= 0)
+				return r->count;
+			if (errno == EINTR)
+				continue;
+			if (errno == EIO) {
+				gso_failed(errno);
+				break; /* resend one by one below */
+			}
+			if (source_error(errno) && msg.msg_control && !no_src && errno != EINVAL) {
+				no_src = true;
+				continue;
+			}
+			if (errno == EINVAL)
+				break; /* maybe the source or the size: try singly */
+			return -errno;
+		}
+	}
+	while (off < r->len) {
+		int n = 0, ret;
+
+		while (n < CHUNK && off < r->len) {
+			size_t l = r->len - off < r->seg ? r->len - off : r->seg;
+
+			iov[n].iov_base = r->buf + off;
+			iov[n].iov_len = l;
+			memset(&mm[n], 0, sizeof(mm[n]));
+			mm[n].msg_hdr.msg_iov = &iov[n];
+			mm[n].msg_hdr.msg_iovlen = 1;
+			fd = build_msg(u, r->to, &mm[n].msg_hdr, &ctrl[n], 0, false);
+			if (fd < 0)
+				return sent ? sent : fd;
+			off += l;
+			n++;
+		}
+		ret = sendmmsg(fd, mm, (unsigned int)n, MSG_DONTWAIT | MSG_NOSIGNAL);
+		if (ret < 0 && errno == EINTR)
+			ret = 0;
+		if (ret < 0) {
+			int err = errno;
+
+			if (source_error(err) || err == EAGAIN || err == ENOBUFS) {
+				/* the first one failed: fall back to plain sends
+				 * (sticky source retry) for this chunk */
+				for (int i = 0; i < n; i++) {
+					if (!udp_send(u, r->to, iov[i].iov_base, iov[i].iov_len))
+						sent++;
+				}
+				continue;
+			}
+			return sent ? sent : -err;
+		}
+		sent += ret;
+		/* a partial send: the rest of this chunk is dropped (full queue) */
+	}
+	return sent;
+}
+
+int udp_send_runs(struct udp *u, const struct udp_run *runs, int n)
+{
+	int total = 0;
+
+	for (int i = 0; i < n; i++) {
+		int ret = send_run(u, &runs[i]);
+
+		if (ret > 0)
+			total += ret;
+		else if (ret < 0)
+			log_debug("udp send (%d datagrams): %s", runs[i].count, strerror(-ret));
+	}
+	return total;
 }
 
 int udp_batch_init(struct udp_batch *b)
@@ -287,6 +437,7 @@ static void fill_endpoint(struct udp_batch *b, int i)
 	struct cmsghdr *c;
 
 	memset(ep, 0, sizeof(*ep));
+	b->seg[i] = 0;
 	if (b->from[i].ss_family == AF_INET)
 		memcpy(&ep->addr.in4, &b->from[i], sizeof(ep->addr.in4));
 	else
@@ -298,6 +449,11 @@ static void fill_endpoint(struct udp_batch *b, int i)
 			memcpy(&pi, CMSG_DATA(c), sizeof(pi));
 			ep->src4 = pi.ipi_spec_dst;
 			ep->src_ifindex = (uint32_t)pi.ipi_ifindex;
+		} else if (c->cmsg_level == SOL_UDP && c->cmsg_type == UDP_GRO) {
+			int seg;
+
+			memcpy(&seg, CMSG_DATA(c), sizeof(seg));
+			b->seg[i] = seg > 0 ? (size_t)seg : 0;
 		} else if (c->cmsg_level == IPPROTO_IPV6 && c->cmsg_type == IPV6_PKTINFO) {
 			struct in6_pktinfo pi;
 

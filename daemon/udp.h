@@ -32,10 +32,26 @@ int udp_set_fwmark(struct udp *u, uint32_t mark);
 /* Sends with the sticky source address if the endpoint has one. */
 int udp_send(struct udp *u, const struct wg_endpoint *to, const void *buf, size_t len);
 
+/* A run of datagrams for one endpoint, back to back in buf: count of them,
+ * each seg bytes except the last (<= seg). One UDP_SEGMENT (GSO) send when
+ * GSO is on, a sendmmsg otherwise. */
+struct udp_run {
+	const struct wg_endpoint *to;
+	uint8_t *buf;
+	size_t len, seg;
+	int count;
+};
+/* Returns how many datagrams went out (failures are logged at debug). GSO
+ * is switched off for good at its first EIO. */
+int udp_send_runs(struct udp *u, const struct udp_run *runs, int n);
+/* Whether GSO sends are on (ZINCTUN_NO_GSO=1 turns them off). Receive
+ * coalescing (UDP_GRO) is off with ZINCTUN_NO_GRO=1. */
+bool udp_gso_enabled(void);
+
 /* Receive side. */
 void udp_current_fds(struct udp *u, int *fd4, int *fd6);
 
-enum { UDP_BATCH = 32, UDP_BUF_SIZE = 65536 };
+enum { UDP_BATCH = 16, UDP_BUF_SIZE = 65536 };
 
 struct udp_batch {
 	struct mmsghdr msgs[UDP_BATCH];
@@ -45,11 +61,13 @@ struct udp_batch {
 	uint8_t *bufs[UDP_BATCH];
 	struct wg_endpoint ep[UDP_BATCH];
 	size_t len[UDP_BATCH];
+	size_t seg[UDP_BATCH]; /* UDP_GRO segment size, 0: one datagram */
 };
 
 int udp_batch_init(struct udp_batch *b);
 void udp_batch_free(struct udp_batch *b);
-/* Non-blocking: receives up to UDP_BATCH datagrams from fd, fills ep/len.
+/* Non-blocking: receives up to UDP_BATCH buffers from fd, fills ep/len/seg
+ * (a buffer holds len / seg datagrams of seg bytes, the last shorter).
  * Returns the count (0 when nothing is waiting) or -errno. */
 int udp_recv_batch(int fd, struct udp_batch *b);
 

@@ -1,0 +1,19 @@
+/* Internet checksum (RFC 1071) helpers for the offload paths. Sums are
+ * kept in native byte order on 16-bit words as laid out in memory, so a
+ * folded result is stored back with memcpy and no swap. */
+#ifndef ZT_CSUM_H
+#define ZT_CSUM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Adds len bytes at p to the running sum. */
+uint64_t csum_add(uint64_t sum, const void *p, size_t len);
+/* Folds to 16 bits (not complemented). */
+uint16_t csum_fold(uint64_t sum);
+/* Sum of the TCP/UDP pseudo header; family 4 or 6, addresses as in the IP
+ * header, l4len in host order. */
+uint64_t csum_pseudo(int family, const uint8_t *src, const uint8_t *dst, uint8_t proto,
+		     uint32_t l4len);
+
+#endif

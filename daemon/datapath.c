@@ -1,0 +1,501 @@
+/* Batched data path. Each direction reads a batch, prepares every packet
+ * under the engine lock (routing, nonce reservation, replay lookups), does
+ * the crypto outside the lock, completes under the lock in the order
+ * prepared, then writes the batch out with one syscall per run (UDP GSO)
+ * or per coalesced flow (TUN GRO). Buffers are allocated once per thread. */
+#include "datapath.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include "icmp.h"
+#include "log.h"
+#include "offload.h"
+#include "runtime.h"
+#include "tun.h"
+#include "udp.h"
+#include "workers.h"
+
+enum {
+	TX_IN_SIZE = VNET_HDR_LEN + 65536,
+	TX_OUT_CAP = 512 << 10,
+	TX_MAX_SEGS = 512,
+	/* read another packet only while a full super-packet still fits */
+	TX_ROOM = 65536 + 128 * 48,
+	RUN_MAX_SEGS = 64,
+	RUN_MAX_BYTES = 65000,
+	RX_MAX_PKTS = UDP_BATCH * 64,
+	ICMP_PER_SECOND = 100,
+	RX_HS_PER_RUN = 2, /* handshake messages taken from one coalesced run */
+	MIN_SLICE = 8, /* packets per worker slice: less is not worth a wakeup */
+};
+
+static bool env_on(const char *name)
+{
+	const char *v = getenv(name);
+
+	return v && *v && strcmp(v, "0") != 0;
+}
+
+int zt_datapath_init(struct zt *zt)
+{
+	unsigned int offloads = 0;
+	int ret = tun_setup_offload(zt->tun_fd, &zt->vnet_hdr, &offloads);
+
+	if (ret)
+		log_info("tun offload setup: %s", strerror(-ret));
+	atomic_init(&zt->tun_gro, zt->vnet_hdr && !env_on("ZINCTUN_NO_GRO"));
+	/* TUN_F_USO4: the kernel has UDP_L4 GSO for tun */
+	zt->tun_uso = (offloads & 0x20) != 0;
+	log_info("offloads: tun vnet header %s (0x%x), tun GRO %s, UDP GSO %s", zt->vnet_hdr ? "on" : "off",
+		 offloads, atomic_load(&zt->tun_gro) ? "on" : "off",
+		 udp_gso_enabled() ? "on" : "off");
+	return 0;
+}
+
+void zt_tun_write(struct zt *zt, const uint8_t *pkt, size_t len)
+{
+	static const struct vnet_hdr none;
+	struct iovec iov[2] = {
+	    {.iov_base = (void *)&none, .iov_len = VNET_HDR_LEN},
+	    {.iov_base = (void *)pkt, .iov_len = len},
+	};
+	ssize_t r;
+
+	/* TUN writes do not block; a failure means a full queue: drop */
+	if (zt->vnet_hdr)
+		r = writev(zt->tun_fd, iov, 2);
+	else
+		r = write(zt->tun_fd, pkt, len);
+	if (r < 0)
+		log_debug("tun write (%zu bytes): %s", len, strerror(errno));
+}
+
+/* ---- TUN -> UDP ---- */
+
+struct tx_slot {
+	size_t off;    /* sealed message at out + off, plaintext at + 16 */
+	size_t len;    /* plaintext length */
+	size_t sealed; /* the message length the layout reserved */
+	int result;
+};
+
+struct tx {
+	struct zt *zt;
+	uint8_t *in;
+	uint8_t *out;
+	size_t cur;
+	int n;
+	uint32_t mtu;
+	struct tx_slot slot[TX_MAX_SEGS];
+	struct wg_tx_job job[TX_MAX_SEGS];
+	struct udp_run runs[TX_MAX_SEGS];
+	uint64_t icmp_window;
+	uint32_t icmp_count;
+};
+
+/* The engine pads to 16 but never past the MTU (as wg_tx_sealed_len). */
+static size_t sealed_len(size_t len, uint32_t mtu)
+{
+	struct wg_tx_job j = {.len = len, .mtu = mtu};
+
+	return wg_tx_sealed_len(NULL, &j);
+}
+
+static uint8_t *tx_alloc(void *ctx, size_t len)
+{
+	struct tx *t = ctx;
+	size_t s = sealed_len(len, t->mtu);
+	struct tx_slot *sl;
+
+	if (t->n >= TX_MAX_SEGS || t->cur + s > TX_OUT_CAP)
+		return NULL;
+	sl = &t->slot[t->n++];
+	sl->off = t->cur;
+	sl->len = len;
+	sl->sealed = s;
+	t->cur += s;
+	return t->out + sl->off + 16;
+}
+
+/* A packet with no peer: answer with ICMP unreachable, at a bounded rate. */
+static void send_unreachable(struct tx *t, const uint8_t *pkt, size_t len)
+{
+	uint8_t msg[ICMP_REPLY_MAX];
+	uint64_t now = zt_now_ns();
+	size_t n;
+
+	if (now - t->icmp_window >= 1000000000ULL) {
+		t->icmp_window = now;
+		t->icmp_count = 0;
+	}
+	if (t->icmp_count >= ICMP_PER_SECOND)
+		return;
+	n = icmp_unreachable(pkt, len, msg);
+	if (!n)
+		return;
+	t->icmp_count++;
+	zt_tun_write(t->zt, msg, n);
+}
+
+/* Reads what TUN has (up to the batch limits) into segments. Returns false
+ * when the thread should stop. */
+static bool tx_read(struct tx *t)
+{
+	struct zt *zt = t->zt;
+
+	while (t->n < TX_MAX_SEGS - 128 && t->cur + TX_ROOM <= TX_OUT_CAP) {
+		struct vnet_hdr h = {0};
+		ssize_t r = read(zt->tun_fd, t->in, TX_IN_SIZE);
+		const uint8_t *pkt = t->in;
+		size_t len;
+		int done, ret;
+
+		if (r < 0) {
+			if (errno == EINTR)
+				continue;
+			if (errno != EAGAIN && errno != EWOULDBLOCK) {
+				/* EBADFD: the interface was deleted */
+				log_info("tun read: %s, stopping", strerror(errno));
+				zt_request_stop(zt);
+				return false;
+			}
+			return true;
+		}
+		len = (size_t)r;
+		if (zt->vnet_hdr) {
+			if (len < VNET_HDR_LEN)
+				continue;
+			memcpy(&h, pkt, VNET_HDR_LEN);
+			pkt += VNET_HDR_LEN;
+			len -= VNET_HDR_LEN;
+		}
+		if (!len)
+			return true;
+		ret = offload_segment(&h, pkt, len, tx_alloc, t, &done);
+		if (ret == 0)
+			log_debug("tun: malformed offload packet (%zu bytes, gso %u)", len,
+				  h.gso_type);
+		else if (ret < 0)
+			log_debug("tun: batch full, %d segments kept", done);
+	}
+	return true;
+}
+
+/* Seals slots [begin, end): on any thread (nonces were reserved in order). */
+static void tx_seal_slice(void *arg, int begin, int end)
+{
+	struct tx *t = arg;
+
+	for (int i = begin; i < end; i++) {
+		struct tx_slot *s = &t->slot[i];
+
+		if (s->result == WG_OK)
+			wg_tx_seal(t->zt->dev, &t->job[i], t->out + s->off + 16, t->out + s->off);
+	}
+}
+
+static bool same_dest(const struct wg_tx_job *a, const struct wg_tx_job *b)
+{
+	return a->peer == b->peer && !memcmp(&a->to, &b->to, sizeof(a->to));
+}
+
+static void tx_flush(struct tx *t)
+{
+	struct zt *zt = t->zt;
+	int n_runs = 0;
+
+	pthread_mutex_lock(&zt->lock);
+	for (int i = 0; i < t->n; i++) {
+		struct tx_slot *s = &t->slot[i];
+
+		s->result = wg_device_prepare_tx(zt->dev, t->out + s->off + 16, s->len, &t->job[i]);
+		/* the MTU changed between layout and prepare: drop it */
+		if (s->result == WG_OK && wg_tx_sealed_len(zt->dev, &t->job[i]) != s->sealed)
+			s->result = WG_ERR_INVALID;
+	}
+	zt_timers_changed(zt);
+	pthread_mutex_unlock(&zt->lock);
+	wpool_run(&zt->pool, tx_seal_slice, t, t->n, MIN_SLICE);
+
+	for (int i = 0; i < t->n; i++) {
+		struct tx_slot *s = &t->slot[i];
+		struct udp_run *r = n_runs ? &t->runs[n_runs - 1] : NULL;
+
+		if (s->result == WG_ERR_NOROUTE || s->result == WG_ERR_NOKEY) {
+			/* as the kernel: no peer, or a peer without endpoint */
+			send_unreachable(t, t->out + s->off + 16, s->len);
+			continue;
+		}
+		if (s->result != WG_OK)
+			continue;
+		/* extend the run: same destination, right after it, same size
+		 * (only the last of a run may be shorter) */
+		if (r && i > 0 && t->slot[i - 1].result == WG_OK && same_dest(&t->job[i - 1], &t->job[i]) &&
+		    r->buf + r->len == t->out + s->off && t->slot[i - 1].sealed == r->seg &&
+		    s->sealed <= r->seg && r->count < RUN_MAX_SEGS &&
+		    r->len + s->sealed <= RUN_MAX_BYTES) {
+			r->len += s->sealed;
+			r->count++;
+			continue;
+		}
+		r = &t->runs[n_runs++];
+		r->to = &t->job[i].to;
+		r->buf = t->out + s->off;
+		r->len = r->seg = s->sealed;
+		r->count = 1;
+	}
+	if (n_runs)
+		udp_send_runs(&zt->udp, t->runs, n_runs);
+
+	pthread_mutex_lock(&zt->lock);
+	for (int i = 0; i < t->n; i++) {
+		if (t->job[i].keypair)
+			wg_device_complete_tx(zt->dev, &t->job[i], t->slot[i].result == WG_OK);
+	}
+	zt_timers_changed(zt);
+	pthread_mutex_unlock(&zt->lock);
+	t->n = 0;
+	t->cur = 0;
+}
+
+void *zt_tun_main(void *arg)
+{
+	struct zt *zt = arg;
+	struct tx *t = calloc(1, sizeof(*t));
+
+	if (t) {
+		t->in = malloc(TX_IN_SIZE);
+		t->out = malloc(TX_OUT_CAP);
+	}
+	if (!t || !t->in || !t->out) {
+		log_err("tun: out of memory");
+		if (t) {
+			free(t->in);
+			free(t->out);
+		}
+		free(t);
+		zt_request_stop(zt);
+		return NULL;
+	}
+	t->zt = zt;
+	while (!atomic_load(&zt->stopping)) {
+		struct pollfd pfd[2] = {
+		    {.fd = zt->tun_fd, .events = POLLIN},
+		    {.fd = zt->stop_fd, .events = POLLIN},
+		};
+
+		if (poll(pfd, 2, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			break;
+		}
+		if (pfd[1].revents)
+			break;
+		t->mtu = atomic_load(&zt->tx_mtu);
+		if (!tx_read(t))
+			break;
+		if (!t->n) {
+			if (pfd[0].revents & (POLLERR | POLLHUP | POLLNVAL)) {
+				zt_request_stop(zt);
+				break;
+			}
+			continue;
+		}
+		tx_flush(t);
+	}
+	free(t->in);
+	free(t->out);
+	free(t);
+	return NULL;
+}
+
+/* ---- UDP -> TUN ---- */
+
+struct rx_item {
+	uint8_t *pkt;
+	size_t len;
+	int ep; /* index of the endpoint in the batch */
+	int result;
+};
+
+struct rx {
+	struct zt *zt;
+	struct udp_batch b;
+	struct rx_item item[RX_MAX_PKTS];
+	struct wg_rx_job job[RX_MAX_PKTS];
+	struct gro_pkt pkts[RX_MAX_PKTS];
+	struct gro_item gitems[RX_MAX_PKTS];
+	int gnext[RX_MAX_PKTS];
+	struct iovec iov[GRO_MAX_SEGS + 2];
+};
+
+static void tun_write_plan(struct rx *x, int np)
+{
+	struct zt *zt = x->zt;
+	struct gro_plan plan = {.items = x->gitems, .next = x->gnext};
+
+	if (!atomic_load_explicit(&zt->tun_gro, memory_order_relaxed)) {
+		for (int i = 0; i < np; i++)
+			zt_tun_write(zt, x->pkts[i].p, x->pkts[i].len);
+		return;
+	}
+	gro_plan_build(&plan, x->pkts, np, zt->tun_uso);
+	for (int k = 0; k < plan.n_items; k++) {
+		struct gro_item *it = &plan.items[k];
+		struct vnet_hdr h;
+		uint8_t saved[64];
+		int n;
+
+		if (it->nseg == 1 || !atomic_load_explicit(&zt->tun_gro, memory_order_relaxed)) {
+			for (int i = it->head; i >= 0; i = it->nseg == 1 ? -1 : plan.next[i])
+				zt_tun_write(zt, x->pkts[i].p, x->pkts[i].len);
+			continue;
+		}
+		n = gro_item_prepare(it, &plan, x->pkts, &h, x->iov, saved);
+		if (writev(zt->tun_fd, x->iov, n) >= 0)
+			continue;
+		if (errno != EINVAL) {
+			log_debug("tun write (%u bytes, %d segments): %s", it->len, it->nseg,
+				  strerror(errno));
+			continue;
+		}
+		/* the kernel refuses coalesced packets: write them singly */
+		if (atomic_exchange(&zt->tun_gro, false))
+			log_info("TUN GRO write failed (%s): writing packets one by one from now on",
+				 strerror(errno));
+		gro_item_restore(it, x->pkts, saved);
+		for (int i = it->head; i >= 0; i = plan.next[i])
+			zt_tun_write(zt, x->pkts[i].p, x->pkts[i].len);
+	}
+}
+
+/* Decrypts items [begin, end): on any thread. */
+static void rx_open_slice(void *arg, int begin, int end)
+{
+	struct rx *x = arg;
+
+	for (int k = begin; k < end; k++) {
+		if (x->item[k].result == WG_OK)
+			wg_rx_open(&x->job[k], x->item[k].pkt, x->item[k].len);
+	}
+}
+
+static void rx_batch(struct rx *x, int nb)
+{
+	struct zt *zt = x->zt;
+	struct udp_batch *b = &x->b;
+	int n = 0, np = 0;
+
+	for (int i = 0; i < nb; i++) {
+		size_t seg = b->seg[i] ? b->seg[i] : b->len[i];
+		int handshakes = 0;
+
+		for (size_t off = 0; off < b->len[i] && n < RX_MAX_PKTS; off += seg) {
+			uint8_t *d = b->bufs[i] + off;
+			size_t l = b->len[i] - off < seg ? b->len[i] - off : seg;
+			int type = wg_message_type(d, l);
+
+			if (type >= 1 && type <= 3) {
+				/* a GRO run is one source's back-to-back burst: a
+				 * real peer never sends more than a couple, a flood
+				 * would fill the queue ahead of everyone else */
+				if (++handshakes > RX_HS_PER_RUN)
+					continue;
+				if (!hsq_push(&zt->hsq, &b->ep[i], d, l))
+					log_debug("handshake queue full, dropping");
+			} else if (type == 4) {
+				x->item[n].pkt = d;
+				x->item[n].len = l;
+				x->item[n].ep = i;
+				n++;
+			}
+		}
+	}
+	if (!n)
+		return;
+	pthread_mutex_lock(&zt->lock);
+	for (int k = 0; k < n; k++)
+		x->item[k].result = wg_device_prepare_rx(zt->dev, &b->ep[x->item[k].ep],
+							 x->item[k].pkt, x->item[k].len, &x->job[k]);
+	pthread_mutex_unlock(&zt->lock);
+	wpool_run(&zt->pool, rx_open_slice, x, n, MIN_SLICE);
+	/* the replay window and delivery in arrival order */
+	pthread_mutex_lock(&zt->lock);
+	for (int k = 0; k < n; k++) {
+		const uint8_t *out = NULL;
+		size_t out_len = 0;
+
+		if (x->item[k].result != WG_OK)
+			continue;
+		if (wg_device_complete_rx(zt->dev, &x->job[k], &out, &out_len) == WG_OK &&
+		    out_len) {
+			/* out points into our receive buffer */
+			x->pkts[np].p = x->item[k].pkt + (out - x->item[k].pkt);
+			x->pkts[np].len = out_len;
+			np++;
+		}
+	}
+	zt_timers_changed(zt);
+	pthread_mutex_unlock(&zt->lock);
+	if (np)
+		tun_write_plan(x, np);
+}
+
+void *zt_udp_main(void *arg)
+{
+	struct zt *zt = arg;
+	struct rx *x = calloc(1, sizeof(*x));
+
+	if (!x || udp_batch_init(&x->b)) {
+		log_err("udp: out of memory");
+		free(x);
+		zt_request_stop(zt);
+		return NULL;
+	}
+	x->zt = zt;
+	while (!atomic_load(&zt->stopping)) {
+		int fd4, fd6;
+
+		udp_current_fds(&zt->udp, &fd4, &fd6);
+		struct pollfd pfd[4] = {
+		    {.fd = fd4, .events = POLLIN},
+		    {.fd = fd6, .events = POLLIN},
+		    {.fd = zt->udp.wake_fd, .events = POLLIN},
+		    {.fd = zt->stop_fd, .events = POLLIN},
+		};
+
+		if (poll(pfd, 4, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			break;
+		}
+		if (pfd[3].revents)
+			break;
+		if (pfd[2].revents) {
+			uint64_t v;
+
+			if (read(zt->udp.wake_fd, &v, sizeof(v)) < 0)
+				log_debug("udp wake read: %s", strerror(errno));
+			continue; /* the sockets changed */
+		}
+		for (int s = 0; s < 2; s++) {
+			int n;
+
+			if (!(pfd[s].revents & (POLLIN | POLLERR)))
+				continue;
+			n = udp_recv_batch(pfd[s].fd, &x->b);
+			if (n > 0)
+				rx_batch(x, n);
+			else if (n < 0)
+				log_debug("udp receive: %s", strerror(-n));
+		}
+	}
+	udp_batch_free(&x->b);
+	free(x);
+	return NULL;
+}

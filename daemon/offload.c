@@ -1,0 +1,401 @@
+/* Segmentation (TSO/USO from TUN) and coalescing (GRO to TUN).
+ * IPv4 header: ihl/len at 0/2, id 4, frag 6, ttl 8, proto 9, csum 10,
+ * addresses 12/16. IPv6: payload length 4, next header 6, hop limit 7,
+ * addresses 8/24. TCP: ports 0/2, seq 4, ack 8, data offset 12, flags 13,
+ * window 14, checksum 16. UDP: length 4, checksum 6. */
+#include "offload.h"
+
+#include <arpa/inet.h>
+#include <string.h>
+
+#include "csum.h"
+
+enum {
+	TCP_FIN = 0x01,
+	TCP_SYN = 0x02,
+	TCP_RST = 0x04,
+	TCP_PSH = 0x08,
+	TCP_ACK = 0x10,
+	TCP_URG = 0x20,
+	TCP_ECE = 0x40,
+	TCP_CWR = 0x80,
+	PROTO_TCP = 6,
+	PROTO_UDP = 17,
+};
+
+static uint16_t get16(const uint8_t *p)
+{
+	return (uint16_t)(p[0] << 8 | p[1]);
+}
+
+static void put16(uint8_t *p, uint16_t v)
+{
+	p[0] = (uint8_t)(v >> 8);
+	p[1] = (uint8_t)v;
+}
+
+static uint32_t get32(const uint8_t *p)
+{
+	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
+static void put32(uint8_t *p, uint32_t v)
+{
+	put16(p, (uint16_t)(v >> 16));
+	put16(p + 2, (uint16_t)v);
+}
+
+static void store_csum(uint8_t *p, uint16_t folded)
+{
+	uint16_t c = (uint16_t)~folded;
+
+	memcpy(p, &c, 2);
+}
+
+static void ipv4_fix_csum(uint8_t *ip)
+{
+	size_t ihl = (size_t)(ip[0] & 0x0f) * 4;
+
+	ip[10] = ip[11] = 0;
+	store_csum(ip + 10, csum_fold(csum_add(0, ip, ihl)));
+}
+
+/* Full L4 checksum of a complete packet whose L4 header starts at l4. */
+static void l4_fix_csum(uint8_t *pkt, size_t len, size_t l4, uint8_t proto)
+{
+	int fam = pkt[0] >> 4;
+	const uint8_t *src = fam == 4 ? pkt + 12 : pkt + 8;
+	const uint8_t *dst = fam == 4 ? pkt + 16 : pkt + 24;
+	size_t off = proto == PROTO_TCP ? 16 : 6;
+	uint16_t c;
+
+	pkt[l4 + off] = pkt[l4 + off + 1] = 0;
+	c = (uint16_t)~csum_fold(csum_add(csum_pseudo(fam, src, dst, proto, (uint32_t)(len - l4)),
+					  pkt + l4, len - l4));
+	if (proto == PROTO_UDP && c == 0)
+		c = 0xffff;
+	memcpy(pkt + l4 + off, &c, 2);
+}
+
+/* A plain packet that the kernel left with a partial checksum. */
+static int finish_csum(const struct vnet_hdr *h, uint8_t *pkt, size_t len)
+{
+	size_t start = h->csum_start, at = start + h->csum_offset;
+	uint16_t c;
+
+	if (start >= len || at + 2 > len)
+		return 0;
+	c = (uint16_t)~csum_fold(csum_add(0, pkt + start, len - start));
+	/* a UDP checksum of 0 means "none": send the equivalent 0xffff */
+	if (c == 0 && h->csum_offset == 6)
+		c = 0xffff;
+	memcpy(pkt + at, &c, 2);
+	return 1;
+}
+
+int offload_segment(const struct vnet_hdr *h, const uint8_t *pkt, size_t len, seg_alloc_fn alloc,
+		    void *ctx, int *done)
+{
+	uint8_t type = h->gso_type & (uint8_t)~VNET_GSO_ECN;
+	int fam = len ? pkt[0] >> 4 : 0;
+	size_t l4, hdr, mss, payload, off;
+	uint8_t proto;
+	uint8_t *d;
+	int k = 0;
+
+	*done = 0;
+	if (type == VNET_GSO_NONE) {
+		d = alloc(ctx, len);
+		if (!d)
+			return -1;
+		memcpy(d, pkt, len);
+		if ((h->flags & VNET_F_NEEDS_CSUM) && !finish_csum(h, d, len))
+			return 0;
+		*done = 1;
+		return 1;
+	}
+	if (type != VNET_GSO_TCPV4 && type != VNET_GSO_TCPV6 && type != VNET_GSO_UDP_L4)
+		return 0;
+	if ((fam != 4 && fam != 6) || len < 40)
+		return 0;
+	proto = type == VNET_GSO_UDP_L4 ? PROTO_UDP : PROTO_TCP;
+	l4 = h->csum_start;
+	if (l4 < (fam == 4 ? 20u : 40u) || l4 + 20 > len)
+		return 0;
+	hdr = proto == PROTO_TCP ? l4 + (size_t)(pkt[l4 + 12] >> 4) * 4 : l4 + 8;
+	mss = h->gso_size;
+	if (hdr > len || !mss)
+		return 0;
+	payload = len - hdr;
+	for (off = 0; off < payload || (off == 0 && payload == 0); off += mss, k++) {
+		size_t plen = payload - off < mss ? payload - off : mss;
+		size_t slen = hdr + plen;
+		bool last = off + plen >= payload;
+
+		d = alloc(ctx, slen);
+		if (!d)
+			return -1;
+		memcpy(d, pkt, hdr);
+		memcpy(d + hdr, pkt + hdr + off, plen);
+		if (fam == 4) {
+			put16(d + 2, (uint16_t)slen);
+			put16(d + 4, (uint16_t)(get16(pkt + 4) + k));
+			ipv4_fix_csum(d);
+		} else {
+			put16(d + 4, (uint16_t)(slen - 40));
+		}
+		if (proto == PROTO_TCP) {
+			put32(d + l4 + 4, get32(pkt + l4 + 4) + (uint32_t)off);
+			if (!last)
+				d[l4 + 13] &= (uint8_t)~(TCP_FIN | TCP_PSH);
+			if (k)
+				d[l4 + 13] &= (uint8_t)~TCP_CWR;
+		} else {
+			put16(d + l4 + 4, (uint16_t)(slen - l4));
+		}
+		l4_fix_csum(d, slen, l4, proto);
+		*done = k + 1;
+		if (last)
+			break;
+	}
+	return *done;
+}
+
+/* ---- GRO ---- */
+
+struct gro_info {
+	bool tcp; /* a TCP or UDP packet: l4 and the tuple are known */
+	bool udp;
+	bool ok;  /* a segment that may be coalesced */
+	bool v6;
+	uint16_t l4, hdr;
+	uint32_t plen, seq;
+};
+
+static void gro_parse(const struct gro_pkt *g, struct gro_info *in, bool udp)
+{
+	const uint8_t *p = g->p;
+	uint8_t proto;
+	size_t l4;
+
+	memset(in, 0, sizeof(*in));
+	if (g->len < 40)
+		return;
+	if ((p[0] >> 4) == 4) {
+		proto = p[9];
+		if ((p[0] & 0x0f) != 5)
+			return;
+		l4 = 20;
+	} else if ((p[0] >> 4) == 6) {
+		proto = p[6];
+		if (g->len < 60)
+			return;
+		l4 = 40;
+		in->v6 = true;
+	} else {
+		return;
+	}
+	if (proto != PROTO_TCP && !(udp && proto == PROTO_UDP))
+		return;
+	in->tcp = true;
+	in->udp = proto == PROTO_UDP;
+	in->l4 = (uint16_t)l4;
+	/* not a fragment (DF allowed), consistent lengths */
+	if (!in->v6 && ((get16(p + 6) & 0x3fff) || get16(p + 2) != g->len))
+		return;
+	if (in->v6 && get16(p + 4) + 40u != g->len)
+		return;
+	if (in->udp) {
+		if (get16(p + l4 + 4) != g->len - l4 || g->len <= l4 + 8)
+			return;
+		in->hdr = (uint16_t)(l4 + 8);
+		in->plen = (uint32_t)(g->len - in->hdr);
+		in->ok = true;
+		return;
+	}
+	in->hdr = (uint16_t)(l4 + (size_t)(p[l4 + 12] >> 4) * 4);
+	if (in->hdr < l4 + 20 || in->hdr >= g->len)
+		return; /* no payload: pure ACKs go as they are */
+	if ((p[l4 + 13] & (uint8_t)~(TCP_ACK | TCP_PSH)) || !(p[l4 + 13] & TCP_ACK))
+		return;
+	in->plen = (uint32_t)(g->len - in->hdr);
+	in->seq = get32(p + l4 + 4);
+	in->ok = true;
+}
+
+static bool same_tuple(const uint8_t *a, const uint8_t *b, bool v6)
+{
+	if (v6)
+		return !memcmp(a + 8, b + 8, 32) && !memcmp(a + 40, b + 40, 4);
+	return !memcmp(a + 12, b + 12, 8) && !memcmp(a + 20, b + 20, 4);
+}
+
+/* Same header apart from length, id, checksum, seq, PSH (same tuple). */
+static bool gro_match(const uint8_t *a, const uint8_t *b, const struct gro_info *ia,
+		      const struct gro_info *ib)
+{
+	size_t l4 = ia->l4;
+
+	if (ia->hdr != ib->hdr || ia->udp != ib->udp)
+		return false;
+	if (ia->v6) {
+		/* version, class, flow label, hop limit */
+		if (memcmp(a, b, 4) || a[7] != b[7])
+			return false;
+	} else {
+		/* tos, DF, ttl */
+		if (a[1] != b[1] || memcmp(a + 6, b + 6, 3))
+			return false;
+	}
+	if (ia->udp)
+		return true;
+	/* ack, data offset, window, urgent pointer, options */
+	return !memcmp(a + l4 + 8, b + l4 + 8, 5) && !memcmp(a + l4 + 14, b + l4 + 14, 2) &&
+	       !memcmp(a + l4 + 18, b + l4 + 18, ia->hdr - l4 - 18);
+}
+
+enum { GRO_FLOWS = 8 };
+
+struct gro_flows {
+	int item[GRO_FLOWS]; /* the open run of each flow */
+	struct gro_info info[GRO_FLOWS];
+	uint32_t next_seq[GRO_FLOWS];
+	int n, evict;
+};
+
+static void flow_close(struct gro_flows *fl, int f)
+{
+	fl->n--;
+	fl->item[f] = fl->item[fl->n];
+	fl->info[f] = fl->info[fl->n];
+	fl->next_seq[f] = fl->next_seq[fl->n];
+}
+
+static bool try_append(struct gro_plan *plan, const struct gro_pkt *pkts, struct gro_flows *fl,
+		       int f, int i, const struct gro_info *in)
+{
+	struct gro_item *it = &plan->items[fl->item[f]];
+
+	if (it->push || (!in->udp && in->seq != fl->next_seq[f]) || in->plen > it->gso_size ||
+	    pkts[it->tail].len - fl->info[f].hdr != it->gso_size ||
+	    it->len + in->plen > 65535 - 40 || it->nseg >= GRO_MAX_SEGS)
+		return false;
+	plan->next[it->tail] = i;
+	it->tail = i;
+	it->nseg++;
+	it->len += in->plen;
+	fl->next_seq[f] += in->plen;
+	if (!in->udp && (pkts[i].p[in->l4 + 13] & TCP_PSH))
+		it->push = true;
+	return true;
+}
+
+void gro_plan_build(struct gro_plan *plan, const struct gro_pkt *pkts, int n, bool udp)
+{
+	struct gro_flows fl = {.n = 0};
+
+	plan->n_items = 0;
+	for (int i = 0; i < n; i++) {
+		struct gro_info in;
+		struct gro_item *it;
+		int f;
+
+		plan->next[i] = -1;
+		gro_parse(&pkts[i], &in, udp);
+		if (in.tcp) {
+			/* at most one open run per tuple */
+			for (f = 0; f < fl.n; f++) {
+				const uint8_t *h = pkts[plan->items[fl.item[f]].head].p;
+
+				if (fl.info[f].v6 == in.v6 && same_tuple(h, pkts[i].p, in.v6))
+					break;
+			}
+			if (f < fl.n) {
+				const uint8_t *h = pkts[plan->items[fl.item[f]].head].p;
+
+				if (in.ok && gro_match(h, pkts[i].p, &fl.info[f], &in) &&
+				    try_append(plan, pkts, &fl, f, i, &in))
+					continue;
+				flow_close(&fl, f);
+			}
+		}
+		it = &plan->items[plan->n_items];
+		it->head = it->tail = i;
+		it->nseg = 1;
+		it->len = (uint32_t)pkts[i].len;
+		it->v6 = in.v6;
+		it->udp = in.udp;
+		it->hdr_len = in.hdr;
+		it->gso_size = (uint16_t)in.plen;
+		it->push = in.ok && !in.udp && (pkts[i].p[in.l4 + 13] & TCP_PSH);
+		if (in.ok) {
+			if (fl.n == GRO_FLOWS) {
+				f = fl.evict;
+				fl.evict = (fl.evict + 1) % GRO_FLOWS;
+			} else {
+				f = fl.n++;
+			}
+			fl.item[f] = plan->n_items;
+			fl.info[f] = in;
+			fl.next_seq[f] = in.seq + in.plen;
+		}
+		plan->n_items++;
+	}
+}
+
+int gro_item_prepare(const struct gro_item *it, const struct gro_plan *plan,
+		     const struct gro_pkt *pkts, struct vnet_hdr *h, struct iovec *iov,
+		     uint8_t saved[64])
+{
+	uint8_t *p = pkts[it->head].p;
+	size_t l4 = it->v6 ? 40 : 20;
+	int n = 2;
+
+	memcpy(saved, p, pkts[it->head].len < 64 ? pkts[it->head].len : 64);
+	if (it->v6) {
+		put16(p + 4, (uint16_t)(it->len - 40));
+	} else {
+		put16(p + 2, (uint16_t)it->len);
+		ipv4_fix_csum(p);
+	}
+	if (it->push)
+		p[l4 + 13] |= TCP_PSH;
+	if (it->udp)
+		put16(p + l4 + 4, (uint16_t)(it->len - l4));
+	/* partial checksum: the pseudo header sum, not complemented */
+	{
+		uint16_t c = csum_fold(csum_pseudo(it->v6 ? 6 : 4, p + (it->v6 ? 8 : 12),
+						   p + (it->v6 ? 24 : 16),
+						   it->udp ? PROTO_UDP : PROTO_TCP,
+						   (uint32_t)(it->len - l4)));
+
+		memcpy(p + l4 + (it->udp ? 6 : 16), &c, 2);
+	}
+	memset(h, 0, sizeof(*h));
+	h->flags = VNET_F_NEEDS_CSUM;
+	if (it->udp)
+		h->gso_type = VNET_GSO_UDP_L4;
+	else
+		h->gso_type = it->v6 ? VNET_GSO_TCPV6 : VNET_GSO_TCPV4;
+	h->hdr_len = it->hdr_len;
+	h->gso_size = it->gso_size;
+	h->csum_start = (uint16_t)l4;
+	h->csum_offset = it->udp ? 6 : 16;
+	iov[0].iov_base = h;
+	iov[0].iov_len = VNET_HDR_LEN;
+	iov[1].iov_base = p;
+	iov[1].iov_len = pkts[it->head].len;
+	for (int i = plan->next[it->head]; i >= 0; i = plan->next[i]) {
+		iov[n].iov_base = pkts[i].p + it->hdr_len;
+		iov[n].iov_len = pkts[i].len - it->hdr_len;
+		n++;
+	}
+	return n;
+}
+
+void gro_item_restore(const struct gro_item *it, const struct gro_pkt *pkts, const uint8_t saved[64])
+{
+	size_t len = pkts[it->head].len;
+
+	memcpy(pkts[it->head].p, saved, len < 64 ? len : 64);
+}

@@ -1,0 +1,85 @@
+/* TUN offloads: the virtio-net header in front of each packet, splitting
+ * the kernel's TSO/USO super-packets into MTU-sized segments, and
+ * coalescing received TCP segments and UDP datagrams into super-packets
+ * (GRO) for TUN. */
+#ifndef ZT_OFFLOAD_H
+#define ZT_OFFLOAD_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/uio.h>
+
+/* struct virtio_net_hdr, in host byte order (TUN default on x86) */
+struct vnet_hdr {
+	uint8_t flags;
+	uint8_t gso_type;
+	uint16_t hdr_len;
+	uint16_t gso_size;
+	uint16_t csum_start;
+	uint16_t csum_offset;
+};
+
+enum {
+	VNET_HDR_LEN = 10,
+	VNET_F_NEEDS_CSUM = 1,
+	VNET_GSO_NONE = 0,
+	VNET_GSO_TCPV4 = 1,
+	VNET_GSO_TCPV6 = 4,
+	VNET_GSO_UDP_L4 = 5,
+	VNET_GSO_ECN = 0x80,
+	GRO_MAX_SEGS = 64,
+};
+
+/* Gives the segmenter room for one segment of len bytes; NULL: no room. */
+typedef uint8_t *(*seg_alloc_fn)(void *ctx, size_t len);
+
+/* Turns one packet read from TUN (header h, then pkt) into ready packets
+ * with complete checksums: one for a plain packet, several for a GSO
+ * super-packet. Returns the number of segments written, 0 when the packet
+ * is malformed, or -1 when alloc ran out of room (segments already
+ * written stay valid and are counted in *done). */
+int offload_segment(const struct vnet_hdr *h, const uint8_t *pkt, size_t len, seg_alloc_fn alloc,
+		    void *ctx, int *done);
+
+/* A packet for TUN (a decrypted one). */
+struct gro_pkt {
+	uint8_t *p;
+	size_t len;
+};
+
+/* One write to TUN: a single packet, or a run of TCP segments of one flow. */
+struct gro_item {
+	int head;     /* index into the packet array */
+	int tail;     /* last member (== head for a single packet) */
+	int nseg;
+	uint32_t len; /* total length of the coalesced packet */
+	uint16_t gso_size;
+	uint16_t hdr_len; /* IP + TCP header length of the head */
+	bool v6;
+	bool udp; /* a run of UDP datagrams of one flow (written with USO) */
+	bool push;
+};
+
+struct gro_plan {
+	struct gro_item *items;
+	int *next; /* member chain, -1 ends */
+	int n_items;
+};
+
+/* Groups pkts[0..n) into items (in order of first appearance; per-flow
+ * order is kept): TCP segments, and UDP datagrams too when udp is set
+ * (the device took TUN_F_USO*). items and next need n entries each. */
+void gro_plan_build(struct gro_plan *plan, const struct gro_pkt *pkts, int n, bool udp);
+
+/* For an item with nseg > 1: rewrites the head's IP/TCP header for the
+ * coalesced packet (saving the original to restore), fills h and iov
+ * (GRO_MAX_SEGS + 2 entries: header, head, members' payloads). Returns the
+ * iov count. */
+int gro_item_prepare(const struct gro_item *it, const struct gro_plan *plan,
+		     const struct gro_pkt *pkts, struct vnet_hdr *h, struct iovec *iov,
+		     uint8_t saved[64]);
+/* Undoes gro_item_prepare on the head (to write the segments one by one). */
+void gro_item_restore(const struct gro_item *it, const struct gro_pkt *pkts, const uint8_t saved[64]);
+
+#endif

@@ -1,0 +1,43 @@
+/* Crypto workers: a fixed pool of threads that a data path thread hands
+ * slices of its batch to (fork-join), so one peer's batch is sealed or
+ * opened on every core. Results land by index, so the caller restores the
+ * order simply by walking its batch after the join. */
+#ifndef ZT_WORKERS_H
+#define ZT_WORKERS_H
+
+#include <pthread.h>
+#include <stdbool.h>
+
+typedef void (*wpool_fn)(void *arg, int begin, int end);
+
+struct wtask {
+	wpool_fn fn;
+	void *arg;
+	int begin, end;
+	int *pending; /* the caller's counter, under the pool lock */
+};
+
+enum { WPOOL_MAX_THREADS = 16, WPOOL_QUEUE = 64 };
+
+struct wpool {
+	pthread_mutex_t lock;
+	pthread_cond_t work; /* a task was queued, or stop */
+	pthread_cond_t done; /* some caller's counter reached zero */
+	struct wtask q[WPOOL_QUEUE];
+	int head, count;
+	bool stop;
+	pthread_t threads[WPOOL_MAX_THREADS];
+	int n_threads;
+};
+
+/* n threads (ZINCTUN_WORKERS overrides; 0 runs everything inline). */
+int wpool_start(struct wpool *p, int n);
+void wpool_stop(struct wpool *p);
+/* Runs fn over [0, n) in slices of at least min_slice; the caller works on
+ * slices too and returns when all are done. */
+void wpool_run(struct wpool *p, wpool_fn fn, void *arg, int n, int min_slice);
+/* Default thread count: online CPUs - 1 (the caller is the last one), or
+ * ZINCTUN_WORKERS. */
+int wpool_default_threads(void);
+
+#endif
