@@ -160,7 +160,8 @@ install: all
 	install -m 644 $(LIBZINC_A) $(DESTDIR)$(PREFIX)/lib/
 	install -m 755 $(LIBZINC_SO) $(DESTDIR)$(PREFIX)/lib/libzinc.so.0
 	ln -sf libzinc.so.0 $(DESTDIR)$(PREFIX)/lib/libzinc.so
-	install -m 644 $(BUILD)/zinc.pc $(DESTDIR)$(PREFIX)/lib/pkgconfig/
+	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|$(VERSION)|g' zinc/zinc.pc.in \
+	    > $(DESTDIR)$(PREFIX)/lib/pkgconfig/zinc.pc
 	install -d $(DESTDIR)$(PREFIX)/include/wg
 	install -m 644 wg/include/wg/*.h $(DESTDIR)$(PREFIX)/include/wg/
 	install -m 644 $(LIBWG_A) $(DESTDIR)$(PREFIX)/lib/
