@@ -127,8 +127,15 @@ static void apply_peer(struct zt *zt, const struct uapi_peer *p)
 		wg_peer_allowed_ips_clear(peer);
 	for (size_t i = 0; i < p->n_allowed_ips; i++) {
 		const struct uapi_allowed_ip *a = &p->allowed_ips[i];
-		int ret = wg_peer_allowed_ip_add(peer, a->family, a->addr, a->cidr);
+		int ret;
 
+		/* Removing a prefix the peer does not own changes nothing, as
+		 * in wireguard-go. */
+		if (a->remove) {
+			wg_peer_allowed_ip_remove(peer, a->family, a->addr, a->cidr);
+			continue;
+		}
+		ret = wg_peer_allowed_ip_add(peer, a->family, a->addr, a->cidr);
 		if (ret)
 			log_err("allowed ip: cannot add (%d)", ret);
 	}

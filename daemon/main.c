@@ -9,11 +9,14 @@
 #include <sys/inotify.h>
 #include <sys/signalfd.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
+#include "cli.h"
 #include "config.h"
 #include "linkmon.h"
 #include "log.h"
+#include "rnglog.h"
 #include "runtime.h"
 #include "sandbox.h"
 #include "tun.h"
@@ -26,6 +29,7 @@ struct daemon {
 	struct uapi_server uapi;
 	int sig_fd, link_fd, watch_fd;
 	char sock_name[IF_NAMESIZE + 8];
+	struct rnglog rnglog;
 };
 
 static void usage(FILE *f, const char *prog)
@@ -45,19 +49,6 @@ static void usage(FILE *f, const char *prog)
 		prog, prog);
 }
 
-/* The kernel's rule (dev_valid_name): an empty name would make it pick
- * "tun%d", and '/' would leave the socket directory. */
-static bool valid_ifname(const char *name)
-{
-	if (!*name || !strcmp(name, ".") || !strcmp(name, ".."))
-		return false;
-	for (const char *p = name; *p; p++) {
-		if (*p == '/' || *p == ':' || *p == ' ' || (*p >= '\t' && *p <= '\r'))
-			return false;
-	}
-	return true;
-}
-
 static int uapi_get(void *ctx, struct buf *out)
 {
 	return config_get(ctx, out);
@@ -68,23 +59,16 @@ static int uapi_set(void *ctx, const char *body, size_t len)
 	return config_set(ctx, body, len);
 }
 
-static int open_tun(char ifname[IF_NAMESIZE], const char *requested)
+static int open_tun(char ifname[IF_NAMESIZE], const struct zt_cli *cli)
 {
-	const char *env = getenv("WG_TUN_FD");
-	int fd, ret;
+	int ret;
 
-	if (env && *env) {
-		char *end;
-		long v = strtol(env, &end, 10);
-
-		if (*end || v < 0 || v > INT32_MAX)
-			return -EBADF;
-		fd = (int)v;
-		ret = tun_adopt(fd, ifname);
-		return ret ? ret : fd;
+	if (cli->tun_fd >= 0) {
+		ret = tun_adopt(cli->tun_fd, ifname);
+		return ret ? ret : cli->tun_fd;
 	}
-	snprintf(ifname, IF_NAMESIZE, "%s", requested);
-	return tun_create(requested);
+	snprintf(ifname, IF_NAMESIZE, "%s", cli->ifname);
+	return tun_create(cli->ifname);
 }
 
 static int open_signals(void)
@@ -191,20 +175,45 @@ static void log_stats(struct daemon *d)
 		 (unsigned long long)st.handshakes_dropped_rng, hsq_len(&d->zt.hsq));
 }
 
+static uint64_t mono_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+/* Every RNGLOG_INTERVAL_MS: report handshakes dropped for want of entropy. */
+static int check_rng(struct daemon *d)
+{
+	uint64_t now = mono_ms();
+	struct wg_device_stats st;
+
+	if (rnglog_due(&d->rnglog, now)) {
+		pthread_mutex_lock(&d->zt.lock);
+		wg_device_get_stats(d->zt.dev, &st);
+		pthread_mutex_unlock(&d->zt.lock);
+		rnglog_update(&d->rnglog, st.handshakes_dropped_rng, now);
+	}
+	return rnglog_timeout_ms(&d->rnglog, now);
+}
+
 static void run(struct daemon *d)
 {
 	struct pollfd pfd[4 + 1 + UAPI_MAX_CLIENTS];
 
 	for (;;) {
 		size_t n_uapi;
-		int ret;
+		int ret, timeout = uapi_timeout_ms(&d->uapi), rng_timeout = check_rng(d);
 
 		pfd[0] = (struct pollfd){.fd = d->sig_fd, .events = POLLIN};
 		pfd[1] = (struct pollfd){.fd = d->link_fd, .events = POLLIN};
 		pfd[2] = (struct pollfd){.fd = d->watch_fd, .events = POLLIN};
 		pfd[3] = (struct pollfd){.fd = d->zt.stop_fd, .events = POLLIN};
 		n_uapi = uapi_pollfds(&d->uapi, pfd + 4, sizeof(pfd) / sizeof(pfd[0]) - 4);
-		ret = poll(pfd, 4 + n_uapi, uapi_timeout_ms(&d->uapi));
+		if (timeout < 0 || rng_timeout < timeout)
+			timeout = rng_timeout;
+		ret = poll(pfd, 4 + n_uapi, timeout);
 		if (ret < 0) {
 			if (errno == EINTR)
 				continue;
@@ -282,16 +291,13 @@ static void detach_stdio(int null)
 
 /* Least privilege once the TUN, the sockets and the config socket exist,
  * and before any thread starts (see sandbox.h). */
-static int enter_sandbox(const char *user)
+static int enter_sandbox(const struct zt_cli *cli)
 {
-	const char *sc = getenv("ZINCTUN_SECCOMP");
-	const char *bs = getenv("ZINCTUN_BIND_SERVICE");
 	struct zt_sandbox_config cfg = {
-		.user = user && *user ? user : NULL,
-		/* wg may set a listen port below 1024 at any time */
-		.need_bind_service = !(bs && !strcmp(bs, "0")),
-		.seccomp = !(sc && !strcmp(sc, "0")),
-		.seccomp_kill = sc && !strcmp(sc, "kill"),
+		.user = cli->user,
+		.need_bind_service = cli->bind_service,
+		.seccomp = cli->seccomp,
+		.seccomp_kill = cli->seccomp_kill,
 	};
 	char err[256];
 
@@ -304,59 +310,46 @@ static int enter_sandbox(const char *user)
 	return 0;
 }
 
+static const char *env_get(void *ctx, const char *name)
+{
+	(void)ctx;
+	return getenv(name);
+}
+
 int main(int argc, char **argv)
 {
 	static struct daemon d;
-	const char *fg_env = getenv("WG_PROCESS_FOREGROUND");
-	bool foreground = fg_env && !strcmp(fg_env, "1");
-	const char *requested = NULL;
-	const char *user = getenv("ZINCTUN_USER");
+	static struct zt_cli cli;
 	char ifname[IF_NAMESIZE];
 	struct uapi_ops ops;
 	int tun_fd, ret, ready_fd = -1, null_fd = -1;
 
-	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "-f") || !strcmp(argv[i], "--foreground")) {
-			foreground = true;
-		} else if (!strcmp(argv[i], "--version") || !strcmp(argv[i], "-v")) {
-			printf("zinctun v%s\n\nUserspace WireGuard daemon for Linux, "
-			       "on the Zinc crypto library.\n",
-			       ZINCTUN_VERSION);
-			return 0;
-		} else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-			usage(stdout, argv[0]);
-			return 0;
-		} else if (!strcmp(argv[i], "--user") && i + 1 < argc) {
-			user = argv[++i];
-		} else if (!strncmp(argv[i], "--user=", 7)) {
-			user = argv[i] + 7;
-		} else if (argv[i][0] == '-' || requested) {
-			usage(stderr, argv[0]);
-			return 1;
-		} else {
-			requested = argv[i];
-		}
-	}
-	if (!requested && !getenv("WG_TUN_FD")) {
+	zt_cli_parse(argc, argv, env_get, NULL, &cli);
+	switch (cli.action) {
+	case ZT_CLI_VERSION:
+		printf("zinctun v%s\n\nUserspace WireGuard daemon for Linux, "
+		       "on the Zinc crypto library.\n",
+		       ZINCTUN_VERSION);
+		return 0;
+	case ZT_CLI_HELP:
+		usage(stdout, argv[0]);
+		return 0;
+	case ZT_CLI_USAGE:
 		usage(stderr, argv[0]);
 		return 1;
-	}
-	if (requested && strlen(requested) >= IF_NAMESIZE) {
-		fprintf(stderr, "%s: interface name too long (at most %d characters)\n", argv[0],
-			IF_NAMESIZE - 1);
+	case ZT_CLI_ERROR:
+		fprintf(stderr, "%s: %s\n", argv[0], cli.err);
 		return 1;
+	case ZT_CLI_RUN:
+		break;
 	}
-	if (requested && !valid_ifname(requested)) {
-		fprintf(stderr, "%s: invalid interface name '%s'\n", argv[0], requested);
-		return 1;
-	}
-	log_init(requested);
+	log_init(cli.ifname);
 	d.sig_fd = open_signals();
 	if (d.sig_fd < 0) {
 		log_err("signalfd: %s", strerror(errno));
 		return 1;
 	}
-	tun_fd = open_tun(ifname, requested ? requested : "");
+	tun_fd = open_tun(ifname, &cli);
 	if (tun_fd < 0) {
 		log_err("Failed to create TUN device: %s", strerror(-tun_fd));
 		return 1;
@@ -379,7 +372,7 @@ int main(int argc, char **argv)
 		log_err("netlink: %s (link deletion is seen through the TUN only)",
 			strerror(-d.link_fd));
 	d.watch_fd = watch_socket_dir(d.uapi.path);
-	if (!foreground) {
+	if (!cli.foreground) {
 		ready_fd = daemonize();
 		if (ready_fd < 0) {
 			log_err("fork: %s", strerror(-ready_fd));
@@ -389,7 +382,7 @@ int main(int argc, char **argv)
 	}
 	if (ready_fd >= 0)
 		null_fd = open("/dev/null", O_RDWR | O_CLOEXEC);
-	if (enter_sandbox(user)) {
+	if (enter_sandbox(&cli)) {
 		uapi_close(&d.uapi);
 		return 1;
 	}

@@ -17,6 +17,10 @@
 
 #define SOCKET_DIR "/var/run/wireguard"
 
+/* All clients' buffers together: one largest get and one largest set, so
+ * 64 clients cannot pin 64 times that. */
+#define MAX_BUFFERED ((size_t)UAPI_MAX_RESPONSE + UAPI_MAX_REQUEST)
+
 static uint64_t now_ms(void)
 {
 	struct timespec ts;
@@ -140,13 +144,25 @@ void uapi_close(struct uapi_server *s)
 	s->own_path = false;
 }
 
+/* While all slots are taken, new connections wait in the listen backlog
+ * and an idle client gives its slot up sooner. */
+static bool full(const struct uapi_server *s)
+{
+	return s->n_clients >= UAPI_MAX_CLIENTS;
+}
+
+static uint64_t client_timeout_ms(const struct uapi_server *s)
+{
+	return full(s) ? UAPI_BUSY_TIMEOUT_MS : UAPI_CLIENT_TIMEOUT_MS;
+}
+
 size_t uapi_pollfds(struct uapi_server *s, struct pollfd *pfd, size_t max)
 {
 	size_t n = 0;
 
 	if (max < 1 + s->n_clients)
 		return 0;
-	pfd[n++] = (struct pollfd){.fd = s->listen_fd, .events = POLLIN};
+	pfd[n++] = (struct pollfd){.fd = s->listen_fd, .events = full(s) ? 0 : POLLIN};
 	for (size_t i = 0; i < s->n_clients; i++) {
 		struct uapi_client *c = &s->clients[i];
 		short ev = c->out_off < c->out.len ? POLLOUT : (c->eof ? 0 : POLLIN);
@@ -163,7 +179,7 @@ int uapi_timeout_ms(struct uapi_server *s)
 
 	for (size_t i = 0; i < s->n_clients; i++) {
 		int64_t left =
-		    (int64_t)(s->clients[i].last_active_ms + UAPI_CLIENT_TIMEOUT_MS) - (int64_t)now;
+		    (int64_t)(s->clients[i].last_active_ms + client_timeout_ms(s)) - (int64_t)now;
 
 		if (left < 0)
 			left = 0;
@@ -173,16 +189,40 @@ int uapi_timeout_ms(struct uapi_server *s)
 	return (int)best;
 }
 
+/* Only root and the daemon's own user may talk to it. The socket file is
+ * 0600, but a chmod, a looser directory or an inherited WG_UAPI_FD must not
+ * open the configuration (private key included) to anyone else. */
+static bool peer_allowed(int fd, uid_t *uid)
+{
+	struct ucred cred;
+	socklen_t len = sizeof(cred);
+
+	*uid = (uid_t)-1;
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) < 0 || len != sizeof(cred))
+		return false;
+	*uid = cred.uid;
+	return cred.uid == 0 || cred.uid == geteuid();
+}
+
 static void accept_clients(struct uapi_server *s)
 {
-	for (;;) {
+	static uint64_t last_refusal_log_ms;
+
+	while (!full(s)) {
 		int fd = accept4(s->listen_fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
 		struct uapi_client *c;
+		uid_t uid;
 
 		if (fd < 0)
 			return;
-		if (s->n_clients >= UAPI_MAX_CLIENTS) {
-			log_err("UAPI: too many clients");
+		if (!peer_allowed(fd, &uid)) {
+			uint64_t now = now_ms();
+
+			/* one line per second at most: refusals must not flood the log */
+			if (!last_refusal_log_ms || now - last_refusal_log_ms >= 1000) {
+				last_refusal_log_ms = now;
+				log_err("UAPI: refused a connection from uid %d", (int)uid);
+			}
 			close(fd);
 			continue;
 		}
@@ -193,6 +233,26 @@ static void accept_clients(struct uapi_server *s)
 		buf_init(&c->out, UAPI_MAX_RESPONSE);
 		c->last_active_ms = now_ms();
 	}
+}
+
+/* What client c may buffer in one buffer now (at least what it holds). */
+static size_t budget(const struct uapi_server *s, const struct uapi_client *c, size_t per_client,
+		     size_t holds)
+{
+	size_t used = 0, left;
+
+	for (size_t i = 0; i < s->n_clients; i++) {
+		const struct uapi_client *o = &s->clients[i];
+
+		if (o != c)
+			used += o->in.cap + o->out.cap;
+	}
+	left = used < MAX_BUFFERED ? MAX_BUFFERED - used : 0;
+	if (left > per_client)
+		left = per_client;
+	if (left < 4096)
+		left = 4096; /* room for an errno answer, come what may */
+	return left > holds ? left : holds;
 }
 
 static const char *find_blank_line(const char *p, size_t len)
@@ -228,6 +288,7 @@ static bool process_request(struct uapi_server *s, struct uapi_client *c, bool *
 		if (req_len != 7) {
 			answer_errno(c, -EINVAL);
 		} else {
+			c->out.max = budget(s, c, UAPI_MAX_RESPONSE, c->out.len);
 			ret = s->ops.get(s->ops.ctx, &c->out);
 			if (ret) {
 				buf_free(&c->out);
@@ -243,9 +304,13 @@ static bool process_request(struct uapi_server *s, struct uapi_client *c, bool *
 		log_err("UAPI: invalid operation");
 		return false;
 	}
-	/* the request may hold keys: wipe it as it goes */
+	/* the request may hold keys: wipe it as it goes, and the copy of the
+	 * rest that buf_consume leaves behind its new end */
+	size_t had = c->in.len;
+
 	explicit_bzero(c->in.data, req_len);
 	buf_consume(&c->in, req_len);
+	explicit_bzero(c->in.data + c->in.len, had - c->in.len);
 	c->scanned = 0;
 	*progress = true;
 	return true;
@@ -306,6 +371,7 @@ static bool service_client(struct uapi_server *s, struct uapi_client *c, short r
 		return false;
 	if (c->out_off < c->out.len && !flush_output(c))
 		return false;
+	c->in.max = budget(s, c, UAPI_MAX_REQUEST, c->in.len);
 	if (c->out_off >= c->out.len && (revents & (POLLIN | POLLHUP)) && !c->eof && !read_input(c))
 		return false;
 	while (c->out_off >= c->out.len && progress) {
@@ -332,7 +398,7 @@ void uapi_handle(struct uapi_server *s, const struct pollfd *pfd, size_t n)
 		if (pfd[k].revents) {
 			if (!service_client(s, &s->clients[i], pfd[k].revents))
 				drop_client(s, i);
-		} else if (now - s->clients[i].last_active_ms >= UAPI_CLIENT_TIMEOUT_MS) {
+		} else if (now - s->clients[i].last_active_ms >= client_timeout_ms(s)) {
 			drop_client(s, i);
 		}
 	}

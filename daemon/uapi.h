@@ -16,6 +16,7 @@ enum {
 	UAPI_MAX_REQUEST = 64 << 20,	 /* a set with very many peers */
 	UAPI_MAX_RESPONSE = 1024u << 20, /* a get with very many peers */
 	UAPI_CLIENT_TIMEOUT_MS = 30000,	 /* a silent client loses its slot */
+	UAPI_BUSY_TIMEOUT_MS = 1000,	 /* the same while all slots are taken */
 };
 
 struct uapi_client {

@@ -192,8 +192,13 @@ bool uapi_parse_allowed_ip(const char *s, size_t len, struct uapi_allowed_ip *ou
 	char host[INET6_ADDRSTRLEN];
 	const char *slash = memchr(s, '/', len);
 	uint64_t cidr;
+	bool remove = len > 0 && s[0] == '-';
 
 	memset(out, 0, sizeof(*out));
+	if (remove) {
+		s++;
+		len--;
+	}
 	if (!slash)
 		return false;
 	if (!copy_cstr(host, sizeof(host), s, (size_t)(slash - s)))
@@ -210,6 +215,7 @@ bool uapi_parse_allowed_ip(const char *s, size_t len, struct uapi_allowed_ip *ou
 		return false;
 	}
 	out->cidr = (uint8_t)cidr;
+	out->remove = remove;
 	return true;
 }
 
@@ -218,6 +224,8 @@ static bool is(const char *s, size_t len, const char *lit)
 	return strlen(lit) == len && memcmp(s, lit, len) == 0;
 }
 
+/* Not realloc: the peer list holds preshared keys, and realloc would leave
+ * the old copy unwiped in freed memory. */
 static void *grow(void *ptr, size_t *cap, size_t n, size_t elem)
 {
 	size_t new_cap = *cap ? *cap * 2 : 4;
@@ -227,9 +235,15 @@ static void *grow(void *ptr, size_t *cap, size_t n, size_t elem)
 		return ptr;
 	if (new_cap > SIZE_MAX / elem)
 		return NULL;
-	p = realloc(ptr, new_cap * elem);
-	if (p)
-		*cap = new_cap;
+	p = malloc(new_cap * elem);
+	if (!p)
+		return NULL;
+	if (ptr) {
+		memcpy(p, ptr, *cap * elem);
+		explicit_bzero(ptr, *cap * elem);
+		free(ptr);
+	}
+	*cap = new_cap;
 	return p;
 }
 

@@ -20,6 +20,7 @@ enum {
 struct uapi_allowed_ip {
 	uint8_t family; /* AF_INET or AF_INET6 */
 	uint8_t cidr;
+	bool remove; /* "allowed_ip=-prefix": remove this one prefix */
 	uint8_t addr[16];
 };
 

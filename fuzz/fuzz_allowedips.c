@@ -1,4 +1,5 @@
 /* fuzz-sources: */
+/* fuzz-options: -max_len=1200 */
 /* Allowed IPs against the naive model: the input is a list of operations,
  * each checked as it runs; every owner's list is compared at the end.
  *   byte 0: op   bit 0 family (1 = IPv6), bits 1-2 kind (insert, remove,

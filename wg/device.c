@@ -200,6 +200,16 @@ struct wg_peer *wg_device_peer_next(struct wg_device *dev, struct wg_peer *prev)
 
 /* ---- Identity ---- */
 
+/* Equality of 32-byte secrets without a data-dependent early exit. */
+static bool secret_equal(const uint8_t a[32], const uint8_t b[32])
+{
+	uint8_t acc = 0;
+
+	for (int i = 0; i < 32; i++)
+		acc |= a[i] ^ b[i];
+	return acc == 0;
+}
+
 void wg_device_set_private_key(struct wg_device *dev, const uint8_t key[32])
 {
 	static const uint8_t zero[32];
@@ -207,7 +217,7 @@ void wg_device_set_private_key(struct wg_device *dev, const uint8_t key[32])
 	struct wg_peer *peer, *next;
 
 	wg_device_clock(dev);
-	if (!key || !memcmp(key, zero, 32)) {
+	if (!key || secret_equal(key, zero)) {
 		dev->has_identity = false;
 		zinc_memzero(dev->static_private, 32);
 		zinc_memzero(dev->static_public, 32);
@@ -215,7 +225,7 @@ void wg_device_set_private_key(struct wg_device *dev, const uint8_t key[32])
 	} else {
 		memcpy(priv, key, 32);
 		zinc_curve25519_clamp_secret(priv);
-		if (dev->has_identity && !memcmp(priv, dev->static_private, 32)) {
+		if (dev->has_identity && secret_equal(priv, dev->static_private)) {
 			zinc_memzero(priv, sizeof(priv));
 			return;
 		}

@@ -71,7 +71,8 @@ bool wg_peer_stage(struct wg_peer *peer, const uint8_t *pkt, size_t len)
 	if (len)
 		memcpy(copy, pkt, len);
 	if (q->count == WG_MAX_STAGED_PACKETS) {
-		/* Full: the oldest packet makes room. */
+		/* Full: the oldest packet makes room. Plaintext: wiped. */
+		zinc_memzero(q->slot[q->head].data, q->slot[q->head].len);
 		free(q->slot[q->head].data);
 		q->head = (uint16_t)((q->head + 1) % WG_MAX_STAGED_PACKETS);
 		q->count--;
@@ -89,8 +90,12 @@ void wg_peer_staged_purge(struct wg_peer *peer)
 
 	if (!q)
 		return;
-	for (unsigned i = 0; i < q->count; i++)
-		free(q->slot[(q->head + i) % WG_MAX_STAGED_PACKETS].data);
+	for (unsigned i = 0; i < q->count; i++) {
+		unsigned k = (q->head + i) % WG_MAX_STAGED_PACKETS;
+
+		zinc_memzero(q->slot[k].data, q->slot[k].len);
+		free(q->slot[k].data);
+	}
 	free(q);
 	peer->staged = NULL;
 }
@@ -119,9 +124,11 @@ void wg_peer_set_endpoint_from(struct wg_peer *peer, const struct wg_endpoint *f
 
 void wg_peer_set_preshared_key(struct wg_peer *peer, const uint8_t psk[32])
 {
-	static const uint8_t zero[32];
+	uint8_t acc = 0;
 
-	if (!psk || !memcmp(psk, zero, 32)) {
+	for (int i = 0; psk && i < 32; i++)
+		acc |= psk[i]; /* no early exit on a secret */
+	if (!psk || !acc) {
 		zinc_memzero(peer->preshared_key, 32);
 		peer->has_preshared_key = false;
 		return;

@@ -95,6 +95,9 @@ static bool source_key(const struct sockaddr *src, uint8_t key[9])
 
 static void gc_locked(struct wg_ratelimiter *rl, uint64_t now_ns)
 {
+	rl->last_gc_ns = now_ns;
+	if (!rl->count)
+		return; /* the common case: no walk over 8192 empty buckets */
 	for (uint32_t b = 0; b < NBUCKETS; b++) {
 		uint32_t *link = &rl->buckets[b];
 		while (*link != NONE) {
@@ -111,7 +114,6 @@ static void gc_locked(struct wg_ratelimiter *rl, uint64_t now_ns)
 			}
 		}
 	}
-	rl->last_gc_ns = now_ns;
 }
 
 bool wg_ratelimiter_allow(struct wg_ratelimiter *rl, const struct sockaddr *src, uint64_t now_ns)

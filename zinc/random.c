@@ -2,7 +2,7 @@
 /*
  * Kernel randomness through getrandom(2) with GRND_NONBLOCK: never blocks,
  * reports "not ready" instead while the kernel pool is unseeded (early boot).
- * Thread safe: the state is two atomics and a once-initialised test seam.
+ * Thread safe: the state is two atomics and once-initialised test seams.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
+#include <sys/stat.h>
 
 #include <zinc/memzero.h>
 #include <zinc/random.h>
@@ -19,19 +20,31 @@
 static atomic_bool rng_seeded;
 static atomic_int rng_forced_unseeded;
 static pthread_once_t rng_env_once = PTHREAD_ONCE_INIT;
+/* ZINC_RNG_UNSEEDED_FILE: while this file exists the RNG looks unseeded
+ * (a test flips a running daemon). Empty: the seam is off, and then the
+ * check costs nothing. stat() is fstatat/newfstatat, which the daemon's
+ * seccomp filter allows. */
+static char rng_unseeded_file[4096];
 
 static void rng_read_env(void)
 {
 	const char *v = getenv("ZINC_RNG_UNSEEDED");
+	const char *f = getenv("ZINC_RNG_UNSEEDED_FILE");
 
 	if (v && v[0] == '1' && v[1] == '\0')
 		atomic_store(&rng_forced_unseeded, 1);
+	if (f && strlen(f) < sizeof(rng_unseeded_file))
+		memcpy(rng_unseeded_file, f, strlen(f) + 1);
 }
 
 static bool rng_forced(void)
 {
+	struct stat st;
+
 	pthread_once(&rng_env_once, rng_read_env);
-	return atomic_load(&rng_forced_unseeded) != 0;
+	if (atomic_load(&rng_forced_unseeded) != 0)
+		return true;
+	return rng_unseeded_file[0] && stat(rng_unseeded_file, &st) == 0;
 }
 
 void zinc_rng_test_force_unseeded(int unseeded)

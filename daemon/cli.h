@@ -1,0 +1,42 @@
+/* Command line and environment of the daemon, parsed without side effects
+ * (no printing, no exit, no getenv: the environment comes through a
+ * callback), so main() stays short and fuzz/fuzz_cli.c can drive it. */
+#ifndef ZT_CLI_H
+#define ZT_CLI_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+enum zt_cli_action {
+	ZT_CLI_RUN,	/* start the daemon */
+	ZT_CLI_VERSION, /* print the version, exit 0 */
+	ZT_CLI_HELP,	/* print usage to stdout, exit 0 */
+	ZT_CLI_USAGE,	/* print usage to stderr, exit 1 */
+	ZT_CLI_ERROR,	/* print err, exit 1 */
+};
+
+struct zt_cli {
+	enum zt_cli_action action;
+	bool foreground;       /* -f, --foreground, WG_PROCESS_FOREGROUND=1 */
+	const char *ifname;    /* the requested name; NULL when WG_TUN_FD is given */
+	int tun_fd;	       /* WG_TUN_FD, or -1 */
+	const char *user;      /* --user NAME, ZINCTUN_USER; NULL: none */
+	bool seccomp;	       /* ZINCTUN_SECCOMP != 0 */
+	bool seccomp_kill;     /* ZINCTUN_SECCOMP=kill */
+	bool bind_service;     /* ZINCTUN_BIND_SERVICE != 0 */
+	char err[96];	       /* for ZT_CLI_ERROR */
+};
+
+/* env(ctx, name) returns the variable's value or NULL. argv[0] is the
+ * program name. Pointers in out point into argv or env's strings. */
+void zt_cli_parse(int argc, char *const argv[], const char *(*env)(void *ctx, const char *name),
+		  void *ctx, struct zt_cli *out);
+
+/* A descriptor number as WG_TUN_FD / WG_UAPI_FD carry it: decimal digits
+ * only, 0..INT32_MAX; -1 otherwise. */
+int zt_cli_parse_fd(const char *s);
+
+/* The kernel's rule for interface names (dev_valid_name), plus its length. */
+bool zt_cli_valid_ifname(const char *name);
+
+#endif
