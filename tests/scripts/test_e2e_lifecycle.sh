@@ -88,6 +88,9 @@ wait_gone "$P" || fail "SIGKILL"
 [ -S "$SOCKDIR/$I.sock" ] || fail "expected a stale socket after SIGKILL"
 start_daemon zinctun "$N" "$I"
 P=$LAST_PID
+# start_daemon's socket wait returns at once here (the stale file exists):
+# wait until the new daemon answers on it
+for _ in $(seq 1 50); do w show "$I" >/dev/null 2>&1 && break; sleep 0.1; done
 w set "$I" private-key "$T/k.key" peer "$(pub p)" allowed-ips 10.7.0.0/24 || fail "reconfigure"
 [ "$(w show "$I" public-key)" = "$(pub k)" ] || fail "restarted daemon config"
 ok "restart after SIGKILL"
