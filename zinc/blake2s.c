@@ -12,26 +12,9 @@
 #include <zinc/blake2s.h>
 #include <zinc/memzero.h>
 
+#include "blake2s_constants.h"
 #include "cpu.h"
 
-static const uint32_t blake2s_iv[8] = {
-	0x6A09E667UL, 0xBB67AE85UL, 0x3C6EF372UL, 0xA54FF53AUL,
-	0x510E527FUL, 0x9B05688CUL, 0x1F83D9ABUL, 0x5BE0CD19UL,
-};
-
-/* Message word schedule; indexes are public (round number), not secret. */
-static const uint8_t blake2s_sigma[10][16] = {
-	{ 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15 },
-	{ 14, 10, 4, 8, 9, 15, 13, 6, 1, 12, 0, 2, 11, 7, 5, 3 },
-	{ 11, 8, 12, 0, 5, 2, 15, 13, 10, 14, 3, 6, 7, 1, 9, 4 },
-	{ 7, 9, 3, 1, 13, 12, 11, 14, 2, 6, 5, 10, 4, 0, 15, 8 },
-	{ 9, 0, 5, 7, 2, 4, 10, 15, 14, 1, 11, 12, 6, 8, 3, 13 },
-	{ 2, 12, 6, 10, 0, 11, 8, 3, 4, 13, 7, 5, 15, 14, 1, 9 },
-	{ 12, 5, 1, 15, 14, 13, 4, 10, 0, 7, 6, 3, 9, 2, 8, 11 },
-	{ 13, 11, 7, 14, 12, 1, 3, 9, 5, 0, 15, 4, 8, 6, 2, 10 },
-	{ 6, 15, 14, 9, 11, 3, 0, 8, 12, 2, 13, 7, 1, 4, 10, 5 },
-	{ 10, 2, 8, 4, 7, 6, 1, 5, 15, 11, 9, 14, 3, 12, 13, 0 },
-};
 
 static inline uint32_t ror32(uint32_t x, unsigned int n)
 {
@@ -60,11 +43,11 @@ static inline void blake2s_increment_counter(struct zinc_blake2s_state *state, u
 
 #define G(r, i, a, b, c, d)                                                                        \
 	do {                                                                                       \
-		a += b + m[blake2s_sigma[r][2 * (i)]];                                             \
+		a += b + m[zinc_blake2s_sigma[r][2 * (i)]];                                             \
 		d = ror32(d ^ a, 16);                                                              \
 		c += d;                                                                            \
 		b = ror32(b ^ c, 12);                                                              \
-		a += b + m[blake2s_sigma[r][2 * (i) + 1]];                                         \
+		a += b + m[zinc_blake2s_sigma[r][2 * (i) + 1]];                                         \
 		d = ror32(d ^ a, 8);                                                               \
 		c += d;                                                                            \
 		b = ror32(b ^ c, 7);                                                               \
@@ -94,7 +77,7 @@ void zinc_blake2s_compress_generic(struct zinc_blake2s_state *state, const uint8
 		for (i = 0; i < 16; i++)
 			m[i] = get_le32(block + 4 * i);
 		memcpy(v, state->h, 32);
-		memcpy(v + 8, blake2s_iv, 32);
+		memcpy(v + 8, zinc_blake2s_iv, 32);
 		v[12] ^= state->t[0];
 		v[13] ^= state->t[1];
 		v[14] ^= state->f[0];
@@ -138,7 +121,7 @@ static void blake2s_check_sizes(size_t outlen, size_t keylen)
 static void blake2s_init_param(struct zinc_blake2s_state *state, uint32_t param)
 {
 	memset(state, 0, sizeof(*state));
-	memcpy(state->h, blake2s_iv, sizeof(state->h));
+	memcpy(state->h, zinc_blake2s_iv, sizeof(state->h));
 	state->h[0] ^= param;
 }
 

@@ -10,23 +10,12 @@
 
 #include <zinc/memzero.h>
 
+#include "../blake2s_constants.h"
 #include "../cpu.h"
 
-static const uint8_t b2_sigma[10][16] = {
-	{ 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15 },
-	{ 14, 10, 4, 8, 9, 15, 13, 6, 1, 12, 0, 2, 11, 7, 5, 3 },
-	{ 11, 8, 12, 0, 5, 2, 15, 13, 10, 14, 3, 6, 7, 1, 9, 4 },
-	{ 7, 9, 3, 1, 13, 12, 11, 14, 2, 6, 5, 10, 4, 0, 15, 8 },
-	{ 9, 0, 5, 7, 2, 4, 10, 15, 14, 1, 11, 12, 6, 8, 3, 13 },
-	{ 2, 12, 6, 10, 0, 11, 8, 3, 4, 13, 7, 5, 15, 14, 1, 9 },
-	{ 12, 5, 1, 15, 14, 13, 4, 10, 0, 7, 6, 3, 9, 2, 8, 11 },
-	{ 13, 11, 7, 14, 12, 1, 3, 9, 5, 0, 15, 4, 8, 6, 2, 10 },
-	{ 6, 15, 14, 9, 11, 3, 0, 8, 12, 2, 13, 7, 1, 4, 10, 5 },
-	{ 10, 2, 8, 4, 7, 6, 1, 5, 15, 11, 9, 14, 3, 12, 13, 0 },
-};
 
 /* Message words straight from the block (little-endian host). */
-#define B2_W(r, k) ((int)b2_load32(block + 4 * b2_sigma[r][k]))
+#define B2_W(r, k) ((int)b2_load32(block + 4 * zinc_blake2s_sigma[r][k]))
 #define B2_GATHER(r, i, j, k, l) _mm_setr_epi32(B2_W(r, i), B2_W(r, j), B2_W(r, k), B2_W(r, l))
 
 /* a += m early (m is ready long before b), so only "+ b" sits on the chain

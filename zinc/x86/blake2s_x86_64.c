@@ -12,20 +12,9 @@
  *    cycles/byte against ~4.3 for the row-vector SSSE3/AVX/AVX-512 kernels
  *    in blake2s_simd.h), so this is the x86-64 entry cpu.c dispatches. */
 #if defined(__x86_64__)
+#include "../blake2s_constants.h"
 #include "../cpu.h"
 
-static const uint8_t sigma[10][16] = {
-	{ 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15 },
-	{ 14, 10, 4, 8, 9, 15, 13, 6, 1, 12, 0, 2, 11, 7, 5, 3 },
-	{ 11, 8, 12, 0, 5, 2, 15, 13, 10, 14, 3, 6, 7, 1, 9, 4 },
-	{ 7, 9, 3, 1, 13, 12, 11, 14, 2, 6, 5, 10, 4, 0, 15, 8 },
-	{ 9, 0, 5, 7, 2, 4, 10, 15, 14, 1, 11, 12, 6, 8, 3, 13 },
-	{ 2, 12, 6, 10, 0, 11, 8, 3, 4, 13, 7, 5, 15, 14, 1, 9 },
-	{ 12, 5, 1, 15, 14, 13, 4, 10, 0, 7, 6, 3, 9, 2, 8, 11 },
-	{ 13, 11, 7, 14, 12, 1, 3, 9, 5, 0, 15, 4, 8, 6, 2, 10 },
-	{ 6, 15, 14, 9, 11, 3, 0, 8, 12, 2, 13, 7, 1, 4, 10, 5 },
-	{ 10, 2, 8, 4, 7, 6, 1, 5, 15, 11, 9, 14, 3, 12, 13, 0 },
-};
 
 static inline uint32_t ror32(uint32_t x, int n)
 {
@@ -40,12 +29,12 @@ static inline uint32_t ror32(uint32_t x, int n)
 
 #define G(r, i, a, b, c, d)                                                                        \
 	do {                                                                                       \
-		ADD_WORD(a, sigma[r][2 * (i)]);                                                    \
+		ADD_WORD(a, zinc_blake2s_sigma[r][2 * (i)]);                                                    \
 		a += b;                                                                            \
 		d = ror32(d ^ a, 16);                                                              \
 		c += d;                                                                            \
 		b = ror32(b ^ c, 12);                                                              \
-		ADD_WORD(a, sigma[r][2 * (i) + 1]);                                                \
+		ADD_WORD(a, zinc_blake2s_sigma[r][2 * (i) + 1]);                                                \
 		a += b;                                                                            \
 		d = ror32(d ^ a, 8);                                                               \
 		c += d;                                                                            \
