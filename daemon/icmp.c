@@ -1,22 +1,15 @@
 /* ICMP error construction (RFC 792 / RFC 1812 4.3.2.7, RFC 4443 2.4). */
 #include "icmp.h"
+#include "csum.h"
 
 #include <string.h>
 
-static uint32_t sum16(const uint8_t *p, size_t len, uint32_t sum)
+/* Stores the complemented folded sum at dst (memory order, see csum.h). */
+static void put_csum(uint8_t *dst, uint64_t sum)
 {
-	for (size_t i = 0; i + 1 < len; i += 2)
-		sum += (uint32_t)p[i] << 8 | p[i + 1];
-	if (len & 1)
-		sum += (uint32_t)p[len - 1] << 8;
-	return sum;
-}
+	uint16_t c = (uint16_t)~csum_fold(sum);
 
-static uint16_t fold(uint32_t sum)
-{
-	while (sum >> 16)
-		sum = (sum & 0xffff) + (sum >> 16);
-	return (uint16_t)~sum;
+	memcpy(dst, &c, 2);
 }
 
 static void put16(uint8_t *p, uint16_t v)
@@ -63,11 +56,11 @@ static size_t unreachable4(const uint8_t *pkt, size_t len, uint8_t *out)
 	out[9] = 1;
 	memcpy(out + 12, pkt + 16, 4);
 	memcpy(out + 16, pkt + 12, 4);
-	put16(out + 10, fold(sum16(out, 20, 0)));
+	put_csum(out + 10, csum_add(0, out, 20));
 	out[20] = 3;
 	out[21] = 1;
 	memcpy(out + 28, pkt, quote);
-	put16(out + 22, fold(sum16(out + 20, 8 + quote, 0)));
+	put_csum(out + 22, csum_add(0, out + 20, 8 + quote));
 	return total;
 }
 
@@ -81,7 +74,6 @@ static int v6_no_reply_addr(const uint8_t *a)
 static size_t unreachable6(const uint8_t *pkt, size_t len, uint8_t *out)
 {
 	size_t quote, total, plen;
-	uint32_t sum;
 
 	if (len < 40)
 		return 0;
@@ -102,11 +94,8 @@ static size_t unreachable6(const uint8_t *pkt, size_t len, uint8_t *out)
 	out[40] = 1;
 	out[41] = 3;
 	memcpy(out + 48, pkt, quote);
-	/* pseudo-header: addresses, upper-layer length, next header */
-	sum = sum16(out + 8, 32, 0);
-	sum += (uint32_t)plen;
-	sum += 58;
-	put16(out + 42, fold(sum16(out + 40, plen, sum)));
+	put_csum(out + 42, csum_add(csum_pseudo(6, out + 8, out + 24, 58, (uint32_t)plen),
+				    out + 40, plen));
 	return total;
 }
 
