@@ -236,4 +236,40 @@ static inline bool h_drop_all(struct h_side *from, struct h_side *to, struct h_p
 	return false;
 }
 
+/* The two-side set-up the refusal tests share: fresh devices A (10.0.0.1)
+ * and B (10.0.0.2) that know each other, no session yet. Tests that use it
+ * include wg/device.h and wg/peer.h before this header. */
+#ifdef WG_DEVICE_H
+static inline void h_pair_setup(struct h_side *a, struct h_side *b, struct h_clock *clk,
+				uint64_t seed_a, uint64_t seed_b, struct wg_peer **pa,
+				struct wg_peer **pb)
+{
+	if (a->dev)
+		wg_device_free(a->dev);
+	if (b->dev)
+		wg_device_free(b->dev);
+	h_side_init(a, clk, seed_a, "10.0.0.1", 1001, 1);
+	h_side_init(b, clk, seed_b, "10.0.0.2", 1002, 2);
+	*pa = h_connect(a, b, NULL, true);
+	*pb = h_connect(b, a, NULL, true);
+}
+
+/* Takes side s's next initiation to peer p off the wire (not delivered),
+ * lifting s's own 5 s initiation rate limit first. */
+static inline struct h_pkt h_grab_initiation(struct h_side *s, struct wg_peer *p)
+{
+	struct h_pkt pkt;
+
+	memset(&pkt, 0, sizeof(pkt));
+	s->nout = 0;
+	p->has_sent_handshake = false;
+	wg_device_clock(s->dev);
+	wg_send_handshake_initiation(s->dev, p, false);
+	CHECK(s->nout == 1 && s->out[0].len == 148);
+	pkt = s->out[0];
+	s->nout = 0;
+	return pkt;
+}
+#endif
+
 #endif

@@ -12,14 +12,7 @@ static struct wg_peer *pA, *pB;
 
 static void setup(void)
 {
-	if (A.dev)
-		wg_device_free(A.dev);
-	if (B.dev)
-		wg_device_free(B.dev);
-	h_side_init(&A, &clk, 0xc00c1e, "10.0.0.1", 1001, 1);
-	h_side_init(&B, &clk, 0xc00c2e, "10.0.0.2", 1002, 2);
-	pA = h_connect(&A, &B, NULL, true);
-	pB = h_connect(&B, &A, NULL, true);
+	h_pair_setup(&A, &B, &clk, 0xc00c1e, 0xc00c2e, &pA, &pB);
 }
 
 static void tick(uint64_t dt)
@@ -30,15 +23,7 @@ static void tick(uint64_t dt)
 
 static struct h_pkt grab_initiation(void)
 {
-	struct h_pkt p;
-	A.nout = 0;
-	pA->has_sent_handshake = false;
-	wg_device_clock(A.dev);
-	wg_send_handshake_initiation(A.dev, pA, false);
-	CHECK(A.nout == 1 && A.out[0].len == 148);
-	p = A.out[0];
-	A.nout = 0;
-	return p;
+	return h_grab_initiation(&A, pA);
 }
 
 static const uint8_t zero16[16];

@@ -13,14 +13,7 @@ static struct wg_peer *pA, *pB;
 
 static void setup(void)
 {
-	if (A.dev)
-		wg_device_free(A.dev);
-	if (B.dev)
-		wg_device_free(B.dev);
-	h_side_init(&A, &clk, 0x5eed1, "10.0.0.1", 1001, 1);
-	h_side_init(&B, &clk, 0x5eed2, "10.0.0.2", 1002, 2);
-	pA = h_connect(&A, &B, NULL, true);
-	pB = h_connect(&B, &A, NULL, true);
+	h_pair_setup(&A, &B, &clk, 0x5eed1, 0x5eed2, &pA, &pB);
 }
 
 static void establish(void)
@@ -34,19 +27,9 @@ static void establish(void)
 	CHECK(pA->keypairs.current && pB->keypairs.current);
 }
 
-/* Takes A's next initiation off the wire (not delivered). */
 static struct h_pkt grab_initiation(void)
 {
-	struct h_pkt p;
-	memset(&p, 0, sizeof(p));
-	A.nout = 0;
-	pA->has_sent_handshake = false; /* lift A's own 5 s rate limit */
-	wg_device_clock(A.dev);
-	wg_send_handshake_initiation(A.dev, pA, false);
-	CHECK(A.nout == 1 && A.out[0].len == 148);
-	p = A.out[0];
-	A.nout = 0;
-	return p;
+	return h_grab_initiation(&A, pA);
 }
 
 static size_t responses(void)
