@@ -12,6 +12,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <zinc/random.h>
+
 #include "cli.h"
 #include "config.h"
 #include "linkmon.h"
@@ -28,7 +30,8 @@ struct daemon {
 	struct zt zt;
 	struct uapi_server uapi;
 	int sig_fd, link_fd, watch_fd;
-	char sock_name[IF_NAMESIZE + 8];
+	dev_t sock_dev; /* the socket file we watch */
+	ino_t sock_ino;
 	struct rnglog rnglog;
 };
 
@@ -88,53 +91,42 @@ static int open_signals(void)
 }
 
 /* Notices removal of our socket file (wg-quick down of an old-style
- * setup, or an administrator) to shut down as wireguard-go does. */
-static int watch_socket_dir(const char *path)
+ * setup, or an administrator) to shut down as wireguard-go does. The watch
+ * is on the file itself, not on the shared directory, so that other
+ * interfaces' sockets coming and going do not wake this daemon: an unlink
+ * changes the link count (IN_ATTRIB), a rename moves it. */
+static int watch_socket(struct daemon *d)
 {
-	char dir[sizeof(((struct uapi_server *)0)->path)];
-	char *slash;
+	struct stat st;
 	int fd = inotify_init1(IN_CLOEXEC | IN_NONBLOCK);
 
 	if (fd < 0)
 		return -1;
-	snprintf(dir, sizeof(dir), "%s", path);
-	slash = strrchr(dir, '/');
-	if (slash)
-		*slash = '\0';
-	if (inotify_add_watch(fd, dir, IN_DELETE | IN_MOVED_FROM | IN_DELETE_SELF | IN_MOVE_SELF) <
-	    0) {
+	if (stat(d->uapi.path, &st) < 0 ||
+	    inotify_add_watch(fd, d->uapi.path, IN_ATTRIB | IN_DELETE_SELF | IN_MOVE_SELF) < 0) {
 		close(fd);
 		return -1;
 	}
+	d->sock_dev = st.st_dev;
+	d->sock_ino = st.st_ino;
 	return fd;
 }
 
 static bool socket_removed(struct daemon *d)
 {
 	char buf[4096] __attribute__((aligned(__alignof__(struct inotify_event))));
-	bool removed = false;
-	ssize_t n;
+	struct stat st;
+	bool event = false;
 
-	while ((n = read(d->watch_fd, buf, sizeof(buf))) > 0) {
-		for (char *p = buf; p < buf + n;) {
-			struct inotify_event *ev = (struct inotify_event *)p;
-
-			if (ev->mask & (IN_DELETE_SELF | IN_MOVE_SELF))
-				removed = true;
-			if (ev->len && !strcmp(ev->name, d->sock_name))
-				removed = true;
-			p += sizeof(*ev) + ev->len;
-		}
-	}
-	if (removed) {
-		struct stat st;
-
-		/* a file of that name may be back already: only ours counts */
-		if (stat(d->uapi.path, &st) == 0 && S_ISSOCK(st.st_mode) && d->uapi.own_path)
-			return false;
-		d->uapi.own_path = false; /* do not unlink a stranger's file */
-	}
-	return removed;
+	while (read(d->watch_fd, buf, sizeof(buf)) > 0)
+		event = true;
+	if (!event)
+		return false;
+	/* a chmod is an event too; gone or replaced by another file is removal */
+	if (stat(d->uapi.path, &st) == 0 && st.st_dev == d->sock_dev && st.st_ino == d->sock_ino)
+		return false;
+	d->uapi.own_path = false; /* do not unlink a stranger's file */
+	return true;
 }
 
 /* The link changed: follow the MTU, stop if it is gone. */
@@ -183,7 +175,11 @@ static uint64_t mono_ms(void)
 	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
 }
 
-/* Every RNGLOG_INTERVAL_MS: report handshakes dropped for want of entropy. */
+/* Every RNGLOG_INTERVAL_MS while the system RNG is unseeded: report
+ * handshakes dropped for want of entropy. Once it is seeded and the last
+ * drops are reported there is no timer (an idle daemon never wakes); the
+ * kernel never unseeds, and a test seam that does is seen at the next wake-up
+ * of this loop (signal, config client). */
 static int check_rng(struct daemon *d)
 {
 	uint64_t now = mono_ms();
@@ -193,7 +189,11 @@ static int check_rng(struct daemon *d)
 		pthread_mutex_lock(&d->zt.lock);
 		wg_device_get_stats(d->zt.dev, &st);
 		pthread_mutex_unlock(&d->zt.lock);
-		rnglog_update(&d->rnglog, st.handshakes_dropped_rng, now);
+		if (!rnglog_update(&d->rnglog, st.handshakes_dropped_rng, now) &&
+		    zinc_rng_is_initialized()) {
+			d->rnglog.next_ms = 0; /* check again at the next wake-up */
+			return -1;
+		}
 	}
 	return rnglog_timeout_ms(&d->rnglog, now);
 }
@@ -366,12 +366,11 @@ int main(int argc, char **argv)
 		log_err("Failed to open the UAPI socket: %s", strerror(-ret));
 		return 1;
 	}
-	snprintf(d.sock_name, sizeof(d.sock_name), "%s.sock", ifname);
 	d.link_fd = linkmon_open();
 	if (d.link_fd < 0)
 		log_err("netlink: %s (link deletion is seen through the TUN only)",
 			strerror(-d.link_fd));
-	d.watch_fd = watch_socket_dir(d.uapi.path);
+	d.watch_fd = watch_socket(&d);
 	if (!cli.foreground) {
 		ready_fd = daemonize();
 		if (ready_fd < 0) {
