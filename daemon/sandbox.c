@@ -1,6 +1,7 @@
 /* Least privilege after start-up: see sandbox.h. Raw syscalls only (no
  * libcap, no libseccomp): the capability and seccomp ABIs are small. */
 #include "sandbox.h"
+#include "passwd.h"
 
 #include <errno.h>
 #include <grp.h>
@@ -8,7 +9,6 @@
 #include <linux/capability.h>
 #include <linux/filter.h>
 #include <linux/seccomp.h>
-#include <pwd.h>
 #include <sched.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -122,26 +122,24 @@ static int count_threads(void)
 
 static int switch_user(const char *user, char *err, size_t errlen)
 {
-	struct passwd pw, *res = NULL;
-	char buf[4096];
-	uid_t r, e, s;
-	int ret = getpwnam_r(user, &pw, buf, sizeof(buf), &res);
+	uid_t uid, r, e, s;
+	gid_t gid;
 
-	if (ret || !res)
-		return fail(err, errlen, "unknown user %s", user);
+	if (zt_passwd_lookup(ZT_PASSWD_FILE, user, &uid, &gid))
+		return fail(err, errlen, "unknown user %s (not in " ZT_PASSWD_FILE ")", user);
 	/* Keep the permitted set across the uid change; effective is cleared
 	 * by the kernel and restored by the capset that follows. */
 	if (prctl(PR_SET_KEEPCAPS, 1, 0, 0, 0))
 		return fail(err, errlen, "PR_SET_KEEPCAPS: %s", strerror(errno));
 	if (setgroups(0, NULL))
 		return fail(err, errlen, "setgroups: %s", strerror(errno));
-	if (setresgid(pw.pw_gid, pw.pw_gid, pw.pw_gid))
-		return fail(err, errlen, "setresgid(%u): %s", (unsigned)pw.pw_gid,
+	if (setresgid(gid, gid, gid))
+		return fail(err, errlen, "setresgid(%u): %s", (unsigned)gid,
 			    strerror(errno));
-	if (setresuid(pw.pw_uid, pw.pw_uid, pw.pw_uid))
-		return fail(err, errlen, "setresuid(%u): %s", (unsigned)pw.pw_uid,
+	if (setresuid(uid, uid, uid))
+		return fail(err, errlen, "setresuid(%u): %s", (unsigned)uid,
 			    strerror(errno));
-	if (getresuid(&r, &e, &s) || r != pw.pw_uid || e != pw.pw_uid || s != pw.pw_uid)
+	if (getresuid(&r, &e, &s) || r != uid || e != uid || s != uid)
 		return fail(err, errlen, "uid change to %s did not take", user);
 	prctl(PR_SET_KEEPCAPS, 0, 0, 0, 0);
 	return 0;

@@ -5,6 +5,9 @@
 #include "test.h"
 
 #include "../../daemon/sandbox.c"
+#include "../../daemon/passwd.c"
+
+#include <pwd.h>
 
 #include <fcntl.h>
 #include <linux/capability.h>
