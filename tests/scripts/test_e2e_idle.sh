@@ -1,4 +1,5 @@
 #!/bin/sh
+# tsan: skip  (ThreadSanitizer's own background thread wakes up periodically)
 # An idle daemon does not wake up: no polling loop, no periodic timer. The
 # context switches of every thread of the daemon (from /proc) must not grow
 # over a window longer than any of its intervals (the 10 s keepalive and
