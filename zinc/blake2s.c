@@ -4,7 +4,8 @@
  *
  * The compression function works on nblocks consecutive 64-byte blocks, each
  * advancing the byte counter by inc. zinc_blake2s_compress_generic is the
- * portable entry of zinc/cpu.h; blake2s_compress() is the one dispatch point.
+ * portable entry of zinc/cpu.h; the entry zinc_impl() chose is called by
+ * blake2s_compress() (streaming) and zinc_blake2s() (one call).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -103,7 +104,7 @@ void zinc_blake2s_compress_generic(struct zinc_blake2s_state *state, const uint8
 #undef ROUND
 #undef G
 
-/* The one dispatch point: the entry zinc_impl() chose for this CPU. */
+/* The streaming dispatch point: the entry zinc_impl() chose for this CPU. */
 static inline void blake2s_compress(struct zinc_blake2s_state *state, const uint8_t *block,
 				    size_t nblocks, uint32_t inc)
 {
@@ -156,8 +157,9 @@ void zinc_blake2s_update(struct zinc_blake2s_state *state, const uint8_t *in, si
 	if (!inlen)
 		return;
 	/* The last block must be compressed by final() with the final flag,
-	 * so a full block is only compressed once more input follows it. */
-	if (inlen > fill) {
+	 * so a full block is only compressed once more input follows it. An
+	 * empty buffer needs no filling: whole blocks go straight from in. */
+	if (state->buflen && inlen > fill) {
 		memcpy(state->buf + state->buflen, in, fill);
 		blake2s_compress(state, state->buf, 1, ZINC_BLAKE2S_BLOCK_SIZE);
 		state->buflen = 0;
@@ -190,17 +192,60 @@ void zinc_blake2s_final(struct zinc_blake2s_state *state, uint8_t *out)
 	zinc_memzero(state, sizeof(*state));
 }
 
+/* One call without the streaming buffer: the key block (if any) and the
+ * whole blocks are compressed straight from key and in, all but the last
+ * in one kernel call; only a partial last block is copied, zero-padded.
+ * Every branch is on a length, never on key or data. (The fixed-size
+ * memset of the whole block is inlined; one of 64 - rest bytes is a call.) */
 void zinc_blake2s(uint8_t *out, const uint8_t *in, const uint8_t *key, size_t outlen, size_t inlen,
 		  size_t keylen)
 {
-	struct zinc_blake2s_state state;
+	const zinc_blake2s_compress_fn compress = zinc_impl()->blake2s_compress;
+	/* All but the last block; the last holds 1..64 bytes (0 if inlen is 0). */
+	const size_t nfull = inlen ? (inlen - 1) / ZINC_BLAKE2S_BLOCK_SIZE : 0;
+	const size_t rest = inlen - nfull * ZINC_BLAKE2S_BLOCK_SIZE;
+	/* One object, so one wipe: only state.h, .t and .f are used. */
+	struct {
+		struct zinc_blake2s_state state;
+		uint8_t block[ZINC_BLAKE2S_BLOCK_SIZE];
+		uint8_t full[ZINC_BLAKE2S_HASH_SIZE];
+	} w;
+	const uint8_t *last = w.block;
+	int i;
 
-	if (keylen)
-		zinc_blake2s_init_key(&state, outlen, key, keylen);
-	else
-		zinc_blake2s_init(&state, outlen);
-	zinc_blake2s_update(&state, in, inlen);
-	zinc_blake2s_final(&state, out);
+	blake2s_check_sizes(outlen, keylen);
+	memcpy(w.state.h, zinc_blake2s_iv, sizeof(w.state.h));
+	w.state.h[0] ^= 0x01010000UL | (uint32_t)keylen << 8 | (uint32_t)outlen;
+	w.state.t[0] = w.state.t[1] = 0;
+	w.state.f[0] = w.state.f[1] = 0;
+	if (keylen) {
+		/* The zero-padded key is the first block, the last one if in is empty. */
+		memset(w.block, 0, sizeof(w.block));
+		memcpy(w.block, key, keylen);
+		if (inlen)
+			compress(&w.state, w.block, 1, ZINC_BLAKE2S_BLOCK_SIZE);
+	}
+	if (nfull)
+		compress(&w.state, in, nfull, ZINC_BLAKE2S_BLOCK_SIZE);
+	if (rest == ZINC_BLAKE2S_BLOCK_SIZE) {
+		last = in + nfull * ZINC_BLAKE2S_BLOCK_SIZE;
+	} else if (rest || !keylen) {
+		memset(w.block, 0, sizeof(w.block));
+		if (rest)
+			memcpy(w.block, in + nfull * ZINC_BLAKE2S_BLOCK_SIZE, rest);
+	}
+	w.state.f[0] = 0xFFFFFFFFUL;
+	compress(&w.state, last, 1, keylen && !inlen ? ZINC_BLAKE2S_BLOCK_SIZE : (uint32_t)rest);
+
+	if (outlen == ZINC_BLAKE2S_HASH_SIZE) {
+		for (i = 0; i < 8; i++)
+			put_le32(out + 4 * i, w.state.h[i]);
+	} else {
+		for (i = 0; i < 8; i++)
+			put_le32(w.full + 4 * i, w.state.h[i]);
+		memcpy(out, w.full, outlen);
+	}
+	zinc_memzero(&w, sizeof(w));
 }
 
 void zinc_blake2s_hmac(uint8_t out[32], const uint8_t *in, const uint8_t *key, size_t inlen,

@@ -300,6 +300,10 @@ static void test_blake2s(const char *name, zinc_blake2s_compress_fn fn)
 	zinc_blake2s_compress_generic(&b, in, 3, 64);
 	CHECK(a.t[1] == 1 && a.t[0] == 0x80);
 	CHECK_MEM(a.h, b.h, 32, "blake2s counter carry");
+	/* No blocks: nothing changes (the assembly returns before its loop). */
+	b = a;
+	fn(&a, in, 0, 64);
+	CHECK_MEM(&a, &b, sizeof(a), "blake2s zero blocks");
 }
 
 /* X25519 against libsodium and the portable code: random scalars and

@@ -1,17 +1,17 @@
 // SPDX-License-Identifier: MIT
-/* BLAKE2s compression in plain 64-bit integer code, tuned for latency.
- * One block is a single chain of dependent operations (10 rounds of two
- * dependent G steps of 12 one-cycle operations), so what bounds it is
- * latency, not width. Two things follow:
- *  - a += m is done before a += b (m is ready at once, b last), taking one
- *    add per half G off the chain; the add is written in asm so that the
- *    compiler can neither reassociate it back nor keep message words in
- *    registers the state needs;
- *  - integer ALUs have 1-cycle latency where some CPUs' vector units have
- *    2 (AMD Zen 5 measured here: this code runs BLAKE2s in ~2.6 TSC
- *    cycles/byte against ~4.3 for the row-vector SSSE3/AVX/AVX-512 kernels
- *    in blake2s_simd.h), so this is the x86-64 entry cpu.c dispatches. */
-#if defined(__x86_64__)
+/* The C twin of blake2s_x86_64_asm.S: the same entry,
+ * zinc_blake2s_compress_x86_64, for builds where the assembly is left out
+ * (MemorySanitizer, which cannot see what assembly writes). Plain C without
+ * inline asm, so MSan tracks secret data through it; speed is not the point
+ * here (on Zen 5 the assembly takes ~255-260 core cycles per block, this
+ * code with inline-asm message adds took ~285; see doc/zinc-x86.md). */
+#if defined(__has_feature)
+#if __has_feature(memory_sanitizer)
+#define ZINC_BLAKE2S_NO_ASM 1
+#endif
+#endif
+
+#if defined(__x86_64__) && defined(ZINC_BLAKE2S_NO_ASM)
 #include "../blake2s_constants.h"
 #include "../cpu.h"
 
@@ -21,20 +21,25 @@ static inline uint32_t ror32(uint32_t x, int n)
 	return (x >> n) | (x << (32 - n));
 }
 
-/* a += message word, as an add from memory the compiler can neither
- * reassociate with the following a += b nor cache in a register (it has
- * none to spare: sixteen state words already fill them). */
-#define ADD_WORD(a, k)                                                                             \
-	__asm__("addl %1, %0" : "+r"(a) : "m"(*(const uint32_t *)(const void *)(block + 4 * (k))))
+static inline uint32_t word(const uint8_t *block, int k)
+{
+	const uint8_t *p = block + 4 * k;
+
+	return (uint32_t)p[0] | ((uint32_t)p[1] << 8) | ((uint32_t)p[2] << 16) |
+	       ((uint32_t)p[3] << 24);
+}
+
+/* a += m before a += b: m is ready at once, b last. */
+#define ADD_WORD(a, k) (a += word(block, (k)))
 
 #define G(r, i, a, b, c, d)                                                                        \
 	do {                                                                                       \
-		ADD_WORD(a, zinc_blake2s_sigma[r][2 * (i)]);                                                    \
+		ADD_WORD(a, zinc_blake2s_sigma[r][2 * (i)]);                                       \
 		a += b;                                                                            \
 		d = ror32(d ^ a, 16);                                                              \
 		c += d;                                                                            \
 		b = ror32(b ^ c, 12);                                                              \
-		ADD_WORD(a, zinc_blake2s_sigma[r][2 * (i) + 1]);                                                \
+		ADD_WORD(a, zinc_blake2s_sigma[r][2 * (i) + 1]);                                   \
 		a += b;                                                                            \
 		d = ror32(d ^ a, 8);                                                               \
 		c += d;                                                                            \
