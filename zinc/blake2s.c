@@ -5,8 +5,10 @@
  * The compression function works on nblocks consecutive 64-byte blocks, each
  * advancing the byte counter by inc. zinc_blake2s_compress_generic is the
  * portable entry of zinc/cpu.h; the entry zinc_impl() chose is called by
- * blake2s_compress() (streaming) and zinc_blake2s() (one call).
+ * blake2s_compress() (streaming). zinc_blake2s() (one call) uses the
+ * blake2s_final entry: whole blocks and the final block in one call.
  */
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -104,6 +106,14 @@ void zinc_blake2s_compress_generic(struct zinc_blake2s_state *state, const uint8
 #undef ROUND
 #undef G
 
+void zinc_blake2s_compress_final_generic(struct zinc_blake2s_state *state, const uint8_t *block,
+					 size_t nblocks, const uint8_t *last, uint32_t lastinc)
+{
+	zinc_blake2s_compress_generic(state, block, nblocks, ZINC_BLAKE2S_BLOCK_SIZE);
+	state->f[0] = 0xFFFFFFFFUL;
+	zinc_blake2s_compress_generic(state, last, 1, lastinc);
+}
+
 /* The streaming dispatch point: the entry zinc_impl() chose for this CPU. */
 static inline void blake2s_compress(struct zinc_blake2s_state *state, const uint8_t *block,
 				    size_t nblocks, uint32_t inc)
@@ -192,60 +202,62 @@ void zinc_blake2s_final(struct zinc_blake2s_state *state, uint8_t *out)
 	zinc_memzero(state, sizeof(*state));
 }
 
-/* One call without the streaming buffer: the key block (if any) and the
- * whole blocks are compressed straight from key and in, all but the last
- * in one kernel call; only a partial last block is copied, zero-padded.
- * Every branch is on a length, never on key or data. (The fixed-size
- * memset of the whole block is inlined; one of 64 - rest bytes is a call.) */
+/* One call without the streaming buffer: the key block (if any) is
+ * compressed first; then the whole blocks straight from in and the final
+ * block go through one kernel call (blake2s_final), so h stays in registers.
+ * Only a partial last block is copied, zero-padded, into state.buf, and
+ * only h, t, f and buf (what held secrets) are wiped. Every branch is on a
+ * length, never on key or data. */
 void zinc_blake2s(uint8_t *out, const uint8_t *in, const uint8_t *key, size_t outlen, size_t inlen,
 		  size_t keylen)
 {
-	const zinc_blake2s_compress_fn compress = zinc_impl()->blake2s_compress;
+	const struct zinc_impl *impl = zinc_impl();
 	/* All but the last block; the last holds 1..64 bytes (0 if inlen is 0). */
 	const size_t nfull = inlen ? (inlen - 1) / ZINC_BLAKE2S_BLOCK_SIZE : 0;
 	const size_t rest = inlen - nfull * ZINC_BLAKE2S_BLOCK_SIZE;
-	/* One object, so one wipe: only state.h, .t and .f are used. */
-	struct {
-		struct zinc_blake2s_state state;
-		uint8_t block[ZINC_BLAKE2S_BLOCK_SIZE];
-		uint8_t full[ZINC_BLAKE2S_HASH_SIZE];
-	} w;
-	const uint8_t *last = w.block;
-	int i;
+	struct zinc_blake2s_state state;
+	const uint8_t *last = state.buf;
 
 	blake2s_check_sizes(outlen, keylen);
-	memcpy(w.state.h, zinc_blake2s_iv, sizeof(w.state.h));
-	w.state.h[0] ^= 0x01010000UL | (uint32_t)keylen << 8 | (uint32_t)outlen;
-	w.state.t[0] = w.state.t[1] = 0;
-	w.state.f[0] = w.state.f[1] = 0;
+	memcpy(state.h, zinc_blake2s_iv, sizeof(state.h));
+	state.h[0] ^= 0x01010000UL | (uint32_t)keylen << 8 | (uint32_t)outlen;
+	state.t[0] = state.t[1] = 0;
+	state.f[0] = state.f[1] = 0;
 	if (keylen) {
 		/* The zero-padded key is the first block, the last one if in is empty. */
-		memset(w.block, 0, sizeof(w.block));
-		memcpy(w.block, key, keylen);
+		memset(state.buf, 0, sizeof(state.buf));
+		memcpy(state.buf, key, keylen);
 		if (inlen)
-			compress(&w.state, w.block, 1, ZINC_BLAKE2S_BLOCK_SIZE);
+			impl->blake2s_compress(&state, state.buf, 1, ZINC_BLAKE2S_BLOCK_SIZE);
 	}
-	if (nfull)
-		compress(&w.state, in, nfull, ZINC_BLAKE2S_BLOCK_SIZE);
 	if (rest == ZINC_BLAKE2S_BLOCK_SIZE) {
 		last = in + nfull * ZINC_BLAKE2S_BLOCK_SIZE;
 	} else if (rest || !keylen) {
-		memset(w.block, 0, sizeof(w.block));
+		memset(state.buf, 0, sizeof(state.buf));
 		if (rest)
-			memcpy(w.block, in + nfull * ZINC_BLAKE2S_BLOCK_SIZE, rest);
+			memcpy(state.buf, in + nfull * ZINC_BLAKE2S_BLOCK_SIZE, rest);
 	}
-	w.state.f[0] = 0xFFFFFFFFUL;
-	compress(&w.state, last, 1, keylen && !inlen ? ZINC_BLAKE2S_BLOCK_SIZE : (uint32_t)rest);
+	impl->blake2s_final(&state, in, nfull, last,
+			    keylen && !inlen ? ZINC_BLAKE2S_BLOCK_SIZE : (uint32_t)rest);
 
-	if (outlen == ZINC_BLAKE2S_HASH_SIZE) {
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	/* h in memory is the digest byte order: two vector moves, not a
+	 * (compiler-vectorised) byte shuffle per word. */
+	if (outlen == ZINC_BLAKE2S_HASH_SIZE)
+		memcpy(out, state.h, ZINC_BLAKE2S_HASH_SIZE);
+	else
+		memcpy(out, state.h, outlen);
+#else
+	{
+		int i;
+
+		/* buf is free now: the digest is cut to outlen there. */
 		for (i = 0; i < 8; i++)
-			put_le32(out + 4 * i, w.state.h[i]);
-	} else {
-		for (i = 0; i < 8; i++)
-			put_le32(w.full + 4 * i, w.state.h[i]);
-		memcpy(out, w.full, outlen);
+			put_le32(state.buf + 4 * i, state.h[i]);
+		memcpy(out, state.buf, outlen);
 	}
-	zinc_memzero(&w, sizeof(w));
+#endif
+	zinc_memzero(&state, offsetof(struct zinc_blake2s_state, buflen));
 }
 
 void zinc_blake2s_hmac(uint8_t out[32], const uint8_t *in, const uint8_t *key, size_t inlen,

@@ -46,6 +46,10 @@ typedef bool (*zinc_aead_open_fn)(uint8_t *dst, const uint8_t *src, size_t src_l
 				  const uint8_t nonce[12]);
 typedef void (*zinc_blake2s_compress_fn)(struct zinc_blake2s_state *state, const uint8_t *block,
 					 size_t nblocks, uint32_t inc);
+/* nblocks blocks with inc 64, then last (64 bytes) as the final block:
+ * f[0] = ~0, counter += lastinc. One call for a one-shot hash. */
+typedef void (*zinc_blake2s_final_fn)(struct zinc_blake2s_state *state, const uint8_t *block,
+				      size_t nblocks, const uint8_t *last, uint32_t lastinc);
 /* Streaming Poly1305: nblocks 16-byte blocks into ctx->h (44-bit limbs,
  * the layout zinc/poly1305.c defines); hibit is 1 << 40 for full blocks,
  * 0 for the padded last one. */
@@ -59,6 +63,7 @@ struct zinc_impl {
 	zinc_aead_seal_fn aead_seal;
 	zinc_aead_open_fn aead_open;
 	zinc_blake2s_compress_fn blake2s_compress;
+	zinc_blake2s_final_fn blake2s_final;
 	zinc_x25519_fn x25519;
 	zinc_poly1305_blocks_fn poly1305_blocks;
 	const char *chacha20_name;
@@ -78,6 +83,8 @@ void zinc_aead_seal_generic(uint8_t *dst, const uint8_t *src, size_t len, const 
 			    size_t ad_len, const uint8_t key[32], const uint8_t nonce[12]);
 bool zinc_aead_open_generic(uint8_t *dst, const uint8_t *src, size_t src_len, const uint8_t *ad,
 			    size_t ad_len, const uint8_t key[32], const uint8_t nonce[12]);
+void zinc_blake2s_compress_final_generic(struct zinc_blake2s_state *state, const uint8_t *block,
+					 size_t nblocks, const uint8_t *last, uint32_t lastinc);
 void zinc_blake2s_compress_generic(struct zinc_blake2s_state *state, const uint8_t *block,
 				   size_t nblocks, uint32_t inc);
 void zinc_x25519_generic(uint8_t out[32], const uint8_t scalar[32], const uint8_t point[32]);
@@ -108,6 +115,8 @@ bool zinc_aead_open_avx512_ifma(uint8_t *dst, const uint8_t *src, size_t src_len
 				const uint8_t nonce[12]);
 void zinc_blake2s_compress_x86_64(struct zinc_blake2s_state *state, const uint8_t *block,
 				  size_t nblocks, uint32_t inc);
+void zinc_blake2s_compress_final_x86_64(struct zinc_blake2s_state *state, const uint8_t *block,
+					size_t nblocks, const uint8_t *last, uint32_t lastinc);
 void zinc_blake2s_compress_ssse3(struct zinc_blake2s_state *state, const uint8_t *block,
 				 size_t nblocks, uint32_t inc);
 void zinc_blake2s_compress_avx(struct zinc_blake2s_state *state, const uint8_t *block,

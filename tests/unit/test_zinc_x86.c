@@ -306,6 +306,46 @@ static void test_blake2s(const char *name, zinc_blake2s_compress_fn fn)
 	CHECK_MEM(&a, &b, sizeof(a), "blake2s zero blocks");
 }
 
+/* The one-call entry (whole blocks, then the final block from its own
+ * buffer, in one call) against the portable one and OpenSSL on every
+ * length up to 2048 and some beyond; the whole state (h, t, f) must match. */
+static void test_blake2s_final(const char *name, zinc_blake2s_final_fn fn)
+{
+	static const uint32_t iv[8] = { 0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a,
+					0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19 };
+	static uint8_t in[2048 + 40 * 1700 + 8];
+	struct zinc_blake2s_state a, b;
+	uint8_t last[64], ref[32];
+	unsigned n;
+
+	for (size_t len = 0; len <= 2048 + 40 * 1700; len += (len < 2048 ? 1 : 1700)) {
+		size_t off = len % 7, full = len ? (len - 1) / 64 : 0;
+		size_t rest = len - 64 * full;
+
+		test_randbytes(&seed, in + off, len);
+		memset(last, 0, sizeof(last));
+		memcpy(last, in + off + 64 * full, rest);
+		memset(&a, 0, sizeof(a));
+		memcpy(a.h, iv, sizeof(iv));
+		a.h[0] ^= 0x01010000 | 32;
+		b = a;
+		fn(&a, in + off, full, last, (uint32_t)rest);
+		zinc_blake2s_compress_final_generic(&b, in + off, full, last, (uint32_t)rest);
+		CHECK_MEM(&a, &b, 48, name);
+		EVP_Digest(in + off, len, ref, &n, EVP_blake2s256(), NULL);
+		CHECK_MEM(a.h, ref, 32, name);
+	}
+	/* Counter carry across the whole blocks and into the final one. */
+	memset(&a, 0, sizeof(a));
+	a.t[0] = 0xffffff80u;
+	a.f[1] = 0x12345678u;
+	b = a;
+	fn(&a, in, 2, in + 200, 64);
+	zinc_blake2s_compress_final_generic(&b, in, 2, in + 200, 64);
+	CHECK(a.t[1] == 1 && a.t[0] == 0x40 && a.f[0] == ~0u);
+	CHECK_MEM(&a, &b, 48, "blake2s final counter carry");
+}
+
 /* X25519 against libsodium and the portable code: random scalars and
  * points, plus points at the edges of the field (0, 1, p - 1, p, p + 1,
  * 2^255 - 1, all ones) where the reduction and top-bit rules matter. */
@@ -441,6 +481,8 @@ int main(void)
 	if (cpu_has("avx512ifma"))
 		test_poly_stream("poly1305 stream ifma", zinc_poly1305_blocks_ifma);
 	test_blake2s("blake2s x86_64", zinc_blake2s_compress_x86_64);
+	test_blake2s_final("blake2s final x86_64", zinc_blake2s_compress_final_x86_64);
+	test_blake2s_final("blake2s final generic", zinc_blake2s_compress_final_generic);
 	if (cpu_has("ssse3"))
 		test_blake2s("blake2s ssse3", zinc_blake2s_compress_ssse3);
 	if (cpu_has("avx2"))

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
-/* The C twin of blake2s_x86_64_asm.S: the same entry,
- * zinc_blake2s_compress_x86_64, for builds where the assembly is left out
- * (MemorySanitizer, which cannot see what assembly writes). Plain C without
+/* The C twin of blake2s_x86_64_asm.S: the same entries,
+ * zinc_blake2s_compress_x86_64 and zinc_blake2s_compress_final_x86_64,
+ * for builds where the assembly is left out (MemorySanitizer, which cannot see what assembly writes). Plain C without
  * inline asm, so MSan tracks secret data through it; speed is not the point
  * here (on Zen 5 the assembly takes ~255-260 core cycles per block, this
  * code with inline-asm message adds took ~285; see doc/zinc-x86.md). */
@@ -95,5 +95,13 @@ void zinc_blake2s_compress_x86_64(struct zinc_blake2s_state *state, const uint8_
 		h[7] ^= v7 ^ v15;
 		block += 64;
 	}
+}
+
+void zinc_blake2s_compress_final_x86_64(struct zinc_blake2s_state *state, const uint8_t *block,
+					size_t nblocks, const uint8_t *last, uint32_t lastinc)
+{
+	zinc_blake2s_compress_x86_64(state, block, nblocks, 64);
+	state->f[0] = 0xFFFFFFFFUL;
+	zinc_blake2s_compress_x86_64(state, last, 1, lastinc);
 }
 #endif

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: MIT
 /*
  * BLAKE2s compression for x86-64 in integer registers (baseline x86-64, no
- * BMI2 or vector instructions): the entry zinc_blake2s_compress_x86_64 that
- * zinc/cpu.c dispatches (prototype in zinc/cpu.h). See doc/zinc-x86.md.
+ * BMI2 or vector instructions): the entries zinc_blake2s_compress_x86_64
+ * (streaming) and zinc_blake2s_compress_final_x86_64 (one-shot: whole
+ * blocks and the final block in one call) that zinc/cpu.c dispatches
+ * (prototypes in zinc/cpu.h). See doc/zinc-x86.md.
  *
  * One block is a single dependency chain: each G layer is 12 one-cycle
  * operations long (a += b, d ^= a, d >>>= 16, c += d, b ^= c, b >>>= 12,
@@ -19,7 +21,8 @@
  *    cycle, so four chains in lock step would keep losing a cycle to the
  *    fourth rotate; skewed, at most two rotate in the same cycle;
  *  - the new h stays in v0..v7 for the next block (no reload of h).
- * Constant time: the only branch is on nblocks; every address is public.
+ * Constant time: the only branches are on nblocks and on whether a final
+ * block was passed (public); every address is public.
  *
  * Under MemorySanitizer (or with -DZINC_BLAKE2S_NO_ASM) this file is empty
  * and blake2s_x86_64.c provides the entry in C, since MSan cannot see what
@@ -53,7 +56,9 @@
 #define S_STATE 8(%rsp)
 #define S_NBLOCKS 16(%rsp)
 #define S_INC 24(%rsp)
-#define FRAME 32
+#define S_LAST 32(%rsp)
+#define S_LASTINC 40(%rsp)
+#define FRAME 48
 
 /* Step s (0..11) of one G on (a, b, c, d) with message words x and y;
  * any other s emits nothing. */
@@ -107,15 +112,28 @@
 
 /* void zinc_blake2s_compress_x86_64(struct zinc_blake2s_state *state (rdi),
  *	const uint8_t *block (rsi), size_t nblocks (rdx), uint32_t inc (ecx));
+ * void zinc_blake2s_compress_final_x86_64(struct zinc_blake2s_state *state,
+ *	const uint8_t *block, size_t nblocks, const uint8_t *last (rcx),
+ *	uint32_t lastinc (r8d)): nblocks blocks with inc 64, then last as the
+ *	final block (f[0] = ~0, counter += lastinc) in the same call, so h stays
+ *	in registers and the call and the h reload are paid once.
  * state: h[8] at 0, t[2] at 32, f[2] at 40 (zinc/include/zinc/blake2s.h). */
 	.text
 	.globl	zinc_blake2s_compress_x86_64
 	.type	zinc_blake2s_compress_x86_64, @function
+	.globl	zinc_blake2s_compress_final_x86_64
+	.type	zinc_blake2s_compress_final_x86_64, @function
 	.p2align 5
 zinc_blake2s_compress_x86_64:
 	.cfi_startproc
 	testq	%rdx, %rdx
 	jz	.Lb2s_ret
+	movl	%ecx, %r9d		/* inc */
+	xorl	%ecx, %ecx		/* no final block */
+	jmp	.Lb2s_entry
+zinc_blake2s_compress_final_x86_64:
+	movl	$64, %r9d
+.Lb2s_entry:
 	pushq	%rbx
 	.cfi_adjust_cfa_offset 8
 	.cfi_offset %rbx, -16
@@ -138,7 +156,9 @@ zinc_blake2s_compress_x86_64:
 	.cfi_adjust_cfa_offset FRAME
 	movq	%rdi, S_STATE
 	movq	%rdx, S_NBLOCKS
-	movl	%ecx, S_INC
+	movl	%r9d, S_INC
+	movq	%rcx, S_LAST
+	movl	%r8d, S_LASTINC
 	movl	0(%rdi), V0
 	movl	4(%rdi), V1
 	movl	8(%rdi), V2
@@ -147,6 +167,8 @@ zinc_blake2s_compress_x86_64:
 	movl	28(%rdi), V7
 	movl	24(%rdi), V6
 	movl	20(%rdi), V5		/* V5 is %edi: last */
+	cmpq	$0, S_NBLOCKS
+	je	.Lb2s_last
 	.p2align 4
 .Lb2s_block:
 	/* t += inc as one 64-bit counter; v12..v15 = IV ^ (t, f). */
@@ -207,6 +229,20 @@ zinc_blake2s_compress_x86_64:
 	addq	$64, MSG
 	decq	S_NBLOCKS
 	jnz	.Lb2s_block
+.Lb2s_last:
+	/* A pending final block (a public length decides): one more pass. */
+	movq	S_LAST, %r10
+	testq	%r10, %r10
+	jz	.Lb2s_done
+	movq	%r10, MSG
+	movq	$0, S_LAST
+	movl	S_LASTINC, %r11d
+	movl	%r11d, S_INC
+	movq	S_STATE, %r10
+	movl	$0xffffffff, 40(%r10)
+	movq	$1, S_NBLOCKS
+	jmp	.Lb2s_block
+.Lb2s_done:
 	/* The stack slots held state words (key-derived for a keyed hash). */
 	movq	$0, 0(%rsp)
 	addq	$FRAME, %rsp
@@ -233,6 +269,7 @@ zinc_blake2s_compress_x86_64:
 	ret
 	.cfi_endproc
 	.size	zinc_blake2s_compress_x86_64, .-zinc_blake2s_compress_x86_64
+	.size	zinc_blake2s_compress_final_x86_64, .-zinc_blake2s_compress_final_x86_64
 
 #endif
 
