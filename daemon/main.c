@@ -211,7 +211,7 @@ static void run(struct daemon *d)
 		pfd[2] = (struct pollfd){.fd = d->watch_fd, .events = POLLIN};
 		pfd[3] = (struct pollfd){.fd = d->zt.stop_fd, .events = POLLIN};
 		n_uapi = uapi_pollfds(&d->uapi, pfd + 4, sizeof(pfd) / sizeof(pfd[0]) - 4);
-		if (timeout < 0 || rng_timeout < timeout)
+		if (rng_timeout >= 0 && (timeout < 0 || rng_timeout < timeout))
 			timeout = rng_timeout;
 		ret = poll(pfd, 4 + n_uapi, timeout);
 		if (ret < 0) {

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -27,6 +28,65 @@ static uint64_t now_ms(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+/* Out of descriptors, accept4 fails (EMFILE, ENFILE) and leaves the
+ * connection in the backlog: the listening socket stays readable and poll
+ * would return at once, forever. So one descriptor is held in reserve: it is
+ * given up to accept the connection and close it at once (the client sees
+ * the connection closed, as with a full server), then taken again. Without a
+ * reserve (it could not be taken back), the listener is not polled until a
+ * client leaves or the reserve comes back (tried at every wake-up).
+ * Process-wide: a daemon has one configuration socket. */
+static int reserve_fd = -1;
+static bool starved;
+
+static void take_reserve(void)
+{
+	if (reserve_fd < 0)
+		reserve_fd = eventfd(0, EFD_CLOEXEC);
+	if (reserve_fd >= 0)
+		starved = false;
+}
+
+static void release_reserve(void)
+{
+	if (reserve_fd >= 0)
+		close(reserve_fd);
+	reserve_fd = -1;
+}
+
+/* at most one line a second for each kind of refusal */
+static bool log_due(uint64_t *last_ms)
+{
+	uint64_t now = now_ms();
+
+	if (*last_ms && now - *last_ms < 1000)
+		return false;
+	*last_ms = now;
+	return true;
+}
+
+/* accept4 said EMFILE or ENFILE: takes one pending connection off the
+ * backlog and closes it. False if none could be taken. */
+static bool shed_connection(int listen_fd)
+{
+	static uint64_t last_log_ms;
+	int fd = -1;
+
+	if (reserve_fd >= 0) {
+		release_reserve();
+		fd = accept4(listen_fd, NULL, NULL, SOCK_CLOEXEC);
+		if (fd >= 0)
+			close(fd);
+		take_reserve();
+	}
+	if (fd < 0)
+		starved = true;
+	if (log_due(&last_log_ms))
+		log_err("UAPI: out of file descriptors, %s",
+			fd >= 0 ? "closed a new connection" : "not accepting for now");
+	return fd >= 0;
 }
 
 static int listen_at(const char *path)
@@ -100,6 +160,7 @@ int uapi_open(struct uapi_server *s, const char *ifname, const struct uapi_ops *
 		(void)fcntl(fd, F_SETFD, FD_CLOEXEC);
 		s->listen_fd = fd;
 		s->own_path = bound_to(fd, s->path);
+		take_reserve();
 		return 0;
 	}
 	if (mkdir(SOCKET_DIR, 0755) == 0)
@@ -119,6 +180,7 @@ int uapi_open(struct uapi_server *s, const char *ifname, const struct uapi_ops *
 		return fd;
 	s->listen_fd = fd;
 	s->own_path = true;
+	take_reserve();
 	return 0;
 }
 
@@ -130,6 +192,7 @@ static void drop_client(struct uapi_server *s, size_t i)
 	buf_free(&c->in);
 	buf_free(&c->out);
 	s->clients[i] = s->clients[--s->n_clients];
+	starved = false; /* a descriptor was freed */
 }
 
 void uapi_close(struct uapi_server *s)
@@ -142,6 +205,7 @@ void uapi_close(struct uapi_server *s)
 	if (s->own_path)
 		unlink(s->path);
 	s->own_path = false;
+	release_reserve();
 }
 
 /* While all slots are taken, new connections wait in the listen backlog
@@ -162,7 +226,9 @@ size_t uapi_pollfds(struct uapi_server *s, struct pollfd *pfd, size_t max)
 
 	if (max < 1 + s->n_clients)
 		return 0;
-	pfd[n++] = (struct pollfd){.fd = s->listen_fd, .events = full(s) ? 0 : POLLIN};
+	if (reserve_fd < 0)
+		take_reserve();
+	pfd[n++] = (struct pollfd){.fd = s->listen_fd, .events = full(s) || starved ? 0 : POLLIN};
 	for (size_t i = 0; i < s->n_clients; i++) {
 		struct uapi_client *c = &s->clients[i];
 		short ev = c->out_off < c->out.len ? POLLOUT : (c->eof ? 0 : POLLIN);
@@ -213,16 +279,15 @@ static void accept_clients(struct uapi_server *s)
 		struct uapi_client *c;
 		uid_t uid;
 
-		if (fd < 0)
+		if (fd < 0) {
+			if ((errno == EMFILE || errno == ENFILE) && shed_connection(s->listen_fd))
+				continue;
 			return;
+		}
 		if (!peer_allowed(fd, &uid)) {
-			uint64_t now = now_ms();
-
-			/* one line per second at most: refusals must not flood the log */
-			if (!last_refusal_log_ms || now - last_refusal_log_ms >= 1000) {
-				last_refusal_log_ms = now;
+			/* refusals must not flood the log */
+			if (log_due(&last_refusal_log_ms))
 				log_err("UAPI: refused a connection from uid %d", (int)uid);
-			}
 			close(fd);
 			continue;
 		}

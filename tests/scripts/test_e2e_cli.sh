@@ -9,7 +9,9 @@
 #    disconnect, a client that never reads a large get answer, and 100
 #    simultaneous clients. The daemon keeps answering quickly, nothing of a
 #    rejected or unfinished set is applied (`wg showconf` identical), the
-#    ping loses (almost) nothing.
+#    ping loses (almost) nothing;
+#  - out of file descriptors (lowered limit): no busy loop on the listening
+#    socket, connections it cannot take are closed, service resumes.
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 set -u
 . "$(dirname "$0")/lib_netns.sh"
@@ -218,4 +220,111 @@ set -- $(echo "$stats" | grep -oE "[0-9]+ (packets transmitted|received)" | awk 
 [ $(($1 - $2)) -le $(($1 / 50)) ] || fail "background ping lost too much: $stats"
 ping_ok "$N1" "$(tun4 2)" 2 || { cat "$T/ping.out"; fail "ping after the hostile clients"; }
 ok "ping through the tunnel meanwhile: $stats"
+
+# -- out of descriptors: with the daemon's descriptor limit lowered so that
+# two numbers are free, the third of 8 waiting clients makes accept4 fail
+# (EMFILE). The daemon must not spin on its still-readable listening socket
+# (CPU time over 2 s stays small), must serve the two it took, close the
+# connections it cannot take (once one client left, at the latest), and
+# serve new clients once the limit is back.
+python3 - "$SOCKDIR/$I1.sock" "$PID1" >"$T/emfile.log" 2>&1 <<'PY' ||
+import os, resource, socket, sys, time
+path, pid = sys.argv[1], int(sys.argv[2])
+tck = os.sysconf("SC_CLK_TCK")
+# the limit bounds descriptor numbers: leave exactly two free numbers below it
+used = {int(f) for f in os.listdir("/proc/%d/fd" % pid)}
+free = [n for n in range(max(used) + 3) if n not in used][:2]
+soft, hard = resource.prlimit(pid, resource.RLIMIT_NOFILE)
+resource.prlimit(pid, resource.RLIMIT_NOFILE, (free[1] + 1, hard))
+def cpu():
+    f = open("/proc/%d/stat" % pid).read().rsplit(")", 1)[1].split()
+    return int(f[11]) + int(f[12])
+clients = []
+for _ in range(8):
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    s.settimeout(3)
+    s.connect(path)
+    clients.append(s)
+time.sleep(0.5)
+c0 = cpu()
+time.sleep(2)
+spent = (cpu() - c0) / tck
+def served(s):
+    s.sendall(b"get=1\n\n")
+    out = b""
+    while not out.endswith(b"\n\n"):
+        d = s.recv(1 << 16)
+        if not d:
+            break
+        out += d
+    return out.endswith(b"errno=0\n\n")
+# A client leaving frees a descriptor: then at the latest (if the reserve
+# was above the lowered limit) the waiting connections must be closed.
+ok0 = served(clients[0])
+clients[0].close()
+closed = []
+for s in clients[2:]:
+    try:
+        closed.append(s.recv(1) == b"")
+    except socket.timeout:
+        closed.append(False)
+n_served = ok0 + served(clients[1])
+for s in clients:
+    s.close()
+resource.prlimit(pid, resource.RLIMIT_NOFILE, (soft, hard))
+print("CPU %.2f s in 2 s at the limit; %d of 6 extra connections closed; %d of 2 served" %
+      (spent, sum(closed), n_served))
+assert spent < 0.5, "the daemon spins at the descriptor limit"
+assert all(closed), "connections beyond the limit were not closed: %r" % closed
+assert n_served == 2, "the accepted clients were not served"
+PY
+	{ cat "$T/emfile.log"; dump_logs; fail "descriptor limit"; }
+w show "$I1" listen-port >/dev/null || fail "wg show after the descriptor limit"
+grep -q "out of file descriptors" "$T/$I1.log" || fail "no log line about the descriptor limit"
+kill -0 "$PID1" || fail "daemon died"
+ok "descriptor limit: $(cat "$T/emfile.log")"
+
+# -- silent clients lose their slots: with every slot (64) held by a client
+# that never sends anything, a new client waits in the backlog and is served
+# once the idle ones time out (1 s while all slots are taken). Before the new
+# client comes, nothing but that timeout can wake the daemon.
+python3 - "$SOCKDIR/$I1.sock" >"$T/idle.log" 2>&1 <<'PY' ||
+import socket, sys, time
+path = sys.argv[1]
+idle = []
+for _ in range(64):
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    s.connect(path)
+    idle.append(s)
+# nothing but the daemon's own timeout can free a slot now
+time.sleep(2.5)
+early = 0
+for c in idle:
+    c.settimeout(0.05)
+    try:
+        early += c.recv(1) == b""
+    except (socket.timeout, ConnectionResetError):
+        pass
+assert early >= 1, "no silent client lost its slot within 2.5 s with every slot taken"
+t0 = time.monotonic()
+s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+s.settimeout(8)
+s.connect(path)
+s.sendall(b"get=1\n\n")
+out = b""
+try:
+    while not out.endswith(b"\n\n"):
+        d = s.recv(1 << 16)
+        if not d:
+            break
+        out += d
+except socket.timeout:
+    pass
+dt = time.monotonic() - t0
+print("%d of 64 silent clients dropped after 2.5 s; a new client served after %.1f s" %
+      (early, dt))
+assert out.endswith(b"errno=0\n\n"), "a new client was not served while silent clients held every slot"
+PY
+	{ cat "$T/idle.log"; fail "silent clients kept their slots"; }
+ok "silent clients: $(cat "$T/idle.log")"
 echo PASS

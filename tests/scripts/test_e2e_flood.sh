@@ -1,5 +1,4 @@
 #!/bin/sh
-# sanitize: skip  (its loss and latency bounds assume an optimized daemon; flood parsing is covered by the fuzzers under ASan)
 # Handshake flood against a daemon that serves a real peer.
 #
 # Namespace 1 runs the victim (zinctun, then wireguard-go for comparison),
@@ -16,13 +15,29 @@
 #
 # FLOOD_SECONDS (20), FLOOD_RATE (50000 packets/s), FLOOD_IMPLS ("zinctun
 # wireguard-go"), FLOOD_MODES ("init garbage") tune the run.
+#
+# On a sanitizer build (SANITIZE set: ASan+UBSan, or "thread" for TSan) the
+# loss, handshake-latency and memory bounds assume an optimized daemon, so a
+# reduced run (12 s at 10000/s, zinctun only) asserts only what still holds:
+# the daemon survives both floods and exits cleanly (status 0 on SIGTERM, so
+# no sanitizer report and no leak at exit), init floods draw cookie replies,
+# garbage draws none, and the real peer handshakes again and pings through,
+# during the flood or at the latest 15 s after it.
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 set -u
 . "$(dirname "$0")/lib_netns.sh"
 
-S=${FLOOD_SECONDS:-20}
-RATE=${FLOOD_RATE:-50000}
-IMPLS=${FLOOD_IMPLS:-zinctun wireguard-go}
+REDUCED=0
+[ -n "${SANITIZE:-}" ] && REDUCED=1
+if [ $REDUCED = 1 ]; then
+	S=${FLOOD_SECONDS:-12}
+	RATE=${FLOOD_RATE:-10000}
+	IMPLS=${FLOOD_IMPLS:-zinctun}
+else
+	S=${FLOOD_SECONDS:-20}
+	RATE=${FLOOD_RATE:-50000}
+	IMPLS=${FLOOD_IMPLS:-zinctun wireguard-go}
+fi
 MODES=${FLOOD_MODES:-init garbage}
 FLOOD=$(realpath -m "$BUILD/tools/flood")
 SPOOF=10.201.0.0/16
@@ -85,6 +100,29 @@ engine_stats() {
 
 # Forgets a PID once reaped, so cleanup never signals a reused number.
 forget_pid() { PIDS=$(echo "$PIDS" | tr ' ' '\n' | grep -vx "$1" | tr '\n' ' '); }
+
+# Sanitizer build: the real peer must get a new handshake and pings through
+# (the one under flood above, or one within 15 s after it), cookies must be
+# engaged by initiations and not by garbage.
+reduced_checks() {
+	if [ "$hs_ok" != 1 ]; then
+		for _ in $(seq 1 15); do
+			ping_ok "$P" "$(tun4 1)" 1 && break
+			sleep 1
+		done
+		hs1=$(victim_hs)
+		[ "${hs1:-0}" != "${hs0:-0}" ] ||
+			fail "$impl/$mode: no new handshake of the real peer after the flood"
+	fi
+	ping_ok "$P" "$(tun4 1)" 3 || { cat "$T/ping.out"; fail "$impl/$mode: no ping after the flood"; }
+	if [ "$mode" = init ]; then
+		[ "$cookies" -gt 0 ] || fail "$impl/init: no cookie reply under load"
+	else
+		[ "$cookies" -lt $((sent / 100 + 10)) ] ||
+			fail "$impl/garbage: $cookies replies to garbage"
+	fi
+	ok "$impl/$mode (reduced, sanitizer build): survived, cookies $cookies, peer handshake and ping after"
+}
 
 SUMMARY=""
 flood_phase() { # impl mode
@@ -161,7 +199,9 @@ flood_phase() { # impl mode
 	SUMMARY="$SUMMARY
 $line"
 	[ -n "$sent" ] && [ "$sent" -gt 0 ] || fail "flood tool: $fl"
-	if [ "$impl" = zinctun ]; then
+	if [ "$impl" = zinctun ] && [ $REDUCED = 1 ]; then
+		reduced_checks
+	elif [ "$impl" = zinctun ]; then
 		[ "$loss_pm" -lt 10 ] || fail "$impl/$mode: ping loss ${loss_pm}/1000"
 		[ "$hs_ok" = 1 ] || fail "$impl/$mode: no new handshake under flood (${hs_secs}s)"
 		[ $((rss_max - rss0)) -lt "$RSS_GROWTH_MAX_KB" ] ||
@@ -192,7 +232,13 @@ for impl in $IMPLS; do
 	kill "$VPID"
 	wait_gone "$VPID" || fail "$impl did not stop"
 	wait "$VPID" 2>/dev/null
+	st=$?
 	forget_pid "$VPID"
+	# a sanitizer report (or leak) at exit shows as a non-zero status
+	if [ $REDUCED = 1 ] && [ "$impl" = zinctun ]; then
+		[ "$st" = 0 ] || fail "$impl exited with status $st after SIGTERM"
+		ok "$impl exited cleanly (status 0)"
+	fi
 	ip -n "$V" link del "$IV" 2>/dev/null
 done
 

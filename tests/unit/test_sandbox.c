@@ -214,6 +214,28 @@ static void case_refuses_threads(void)
 	pthread_join(th, NULL);
 }
 
+/* A thread that blocks every signal looks like ThreadSanitizer's own. Any
+ * build refuses it: only a TSan build tolerates one such thread, and there
+ * the forked child already has TSan's own. */
+static void case_masked_thread(void)
+{
+	struct zt_sandbox_config cfg = { .seccomp = false };
+	char err[256] = "";
+	sigset_t all, old;
+	pthread_t th;
+	int fds[2];
+
+	CHECK(pipe(fds) == 0);
+	sigfillset(&all);
+	CHECK(pthread_sigmask(SIG_BLOCK, &all, &old) == 0); /* inherited by th */
+	CHECK(pthread_create(&th, NULL, blocker, fds) == 0);
+	CHECK(pthread_sigmask(SIG_SETMASK, &old, NULL) == 0);
+	CHECK(zt_sandbox_enter(&cfg, err, sizeof(err)) == -1);
+	CHECK(strstr(err, "thread") != NULL);
+	CHECK(write(fds[1], "x", 1) == 1);
+	pthread_join(th, NULL);
+}
+
 static void case_unknown_user(void)
 {
 	struct zt_sandbox_config cfg = { .user = "no-such-user-zinctun", .seccomp = true };
@@ -310,6 +332,7 @@ int main(void)
 	is_root = geteuid() == 0;
 	expect_clean("filter_errno", case_filter_errno);
 	expect_clean("refuses_threads", case_refuses_threads);
+	expect_clean("masked_thread", case_masked_thread);
 	expect_clean("unknown_user", case_unknown_user);
 	if (is_root) {
 		expect_clean("user_bind", case_user_bind);
