@@ -2,6 +2,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <sched.h>
 #include <arpa/inet.h>
 #include <string.h>
 
@@ -9,7 +10,10 @@
 #include "uapi_parse.h"
 #include "zinc/memzero.h"
 
-enum { MAX_PEERS = 1 << 20 };
+enum {
+	MAX_PEERS = 1 << 20,
+	CONFIG_PEERS_PER_LOCK = 64, /* ~3 ms of work per chunk of new peers */
+};
 
 static bool write_allowed_ip(void *ctx, int family, const void *addr, uint8_t cidr)
 {
@@ -180,8 +184,18 @@ int config_set(struct zt *zt, const char *body, size_t len)
 		wg_device_set_private_key(zt->dev, set.private_key);
 	if (set.replace_peers)
 		wg_device_peers_clear(zt->dev);
-	for (size_t i = 0; i < set.n_peers; i++)
+	for (size_t i = 0; i < set.n_peers; i++) {
 		apply_peer(zt, &set.peers[i]);
+		/* A new peer costs a Curve25519 operation: between chunks the
+		 * data path gets the lock, so that 100k peers in one set do not
+		 * hold up traffic for seconds. The set is committed already and
+		 * only this thread changes the configuration. */
+		if (i % CONFIG_PEERS_PER_LOCK == CONFIG_PEERS_PER_LOCK - 1) {
+			pthread_mutex_unlock(&zt->lock);
+			sched_yield();
+			pthread_mutex_lock(&zt->lock);
+		}
+	}
 	zt_timers_changed(zt);
 out:
 	pthread_mutex_unlock(&zt->lock);

@@ -166,9 +166,12 @@ set -- $(echo "$stats" | grep -oE "[0-9]+ (packets transmitted|received)" | awk 
 # round trip) may cost a ping or two; the big sets themselves must not.
 [ $(($1 - $2)) -le $(($1 / 50 + 2)) ] || fail "background ping lost too much: $stats"
 rtt=$(grep -oE "rtt [^=]*= [0-9./]+ ms" "$T/bgping.out")
-# The longest round trip is how long the data path waited for the set (it
-# is applied under the device lock): reported, not bounded here.
-ok "ping every 50 ms meanwhile: $stats; $rtt (max = data path wait)"
+# The longest round trip is how long the data path waited for the set: new
+# peers are applied in chunks with the device lock released in between
+# (daemon/config.c); in one piece it was 5-9 s for 100k peers.
+rtt_max=$(echo "$rtt" | awk -F'[/ ]' '{ print int($(NF-2)) }')
+[ "${rtt_max:-99999}" -lt 2000 ] || fail "data path stalled during the set: $rtt"
+ok "ping every 50 ms meanwhile: $stats; $rtt (max = data path wait, < 2 s)"
 
 set -- $(sed -n 's/^RSS_ROUNDS //p' "$T/bigset.log")
 r1=$1 r2=$2
