@@ -3,6 +3,10 @@
 # namespaces: the daemon backgrounds once ready, wg-quick configures it
 # (setconf, addresses, MTU, routes), traffic flows, and wg-quick down
 # (ip link delete) makes the daemon exit and remove its socket.
+# The second side runs as nobody (ZINCTUN_USER through wg-quick's
+# environment): it keeps only CAP_NET_ADMIN (+ NET_BIND_SERVICE), and fwmark and listen-port
+# changes still work. Its socket file cannot be unlinked by nobody (the
+# directory is root's); wg removes such a stale socket on its next look.
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 set -u
 . "$(dirname "$0")/lib_netns.sh"
@@ -43,16 +47,19 @@ find_pid() {
 		[ "$(tr '\0' ' ' 2>/dev/null <"$d/cmdline")" = "$IMPL $1 " ] && { basename "$d"; return; }
 	done
 }
-up() { # NS IF
-	ip netns exec "$1" env WG_QUICK_USERSPACE_IMPLEMENTATION="$IMPL" LOG_LEVEL=info \
-		wg-quick up "$T/$2.conf" >>"$T/$2.log" 2>&1 || fail "wg-quick up $2"
+up() { # NS IF [env...]
+	ns=$1 ifn=$2
+	shift 2
+	ip netns exec "$ns" env WG_QUICK_USERSPACE_IMPLEMENTATION="$IMPL" LOG_LEVEL=info "$@" \
+		wg-quick up "$T/$ifn.conf" >>"$T/$ifn.log" 2>&1 || fail "wg-quick up $ifn"
+	set -- "$ns" "$ifn"
 	p=$(find_pid "$2")
 	[ -n "$p" ] || fail "$2: daemon not running after wg-quick up"
 	PIDS="$PIDS $p"
 	eval "PID_$2=$p"
 }
 up "$N1" "$I1"
-up "$N2" "$I2"
+up "$N2" "$I2" ZINCTUN_USER=nobody
 grep -q "Missing WireGuard kernel module" "$T/$I1.log" || fail "wg-quick did not use the userspace path"
 [ "$(ip netns exec "$N1" wg show "$I1" listen-port)" = 51820 ] || fail "listen port from config"
 ip -n "$N1" link show "$I1" | grep -q "mtu 1380" || fail "MTU from config"
@@ -68,11 +75,30 @@ ok "traffic through wg-quick interfaces"
 ip netns exec "$N1" wg showconf "$I1" >"$T/show1" || fail "showconf"
 grep -q "Endpoint = $(ul4 2):51821" "$T/show1" || fail "endpoint in showconf"
 
+# the unprivileged side: uid nobody, only CAP_NET_ADMIN and (by default, as
+# the port is configured after start) CAP_NET_BIND_SERVICE left
+p2=$(eval echo \$PID_$I2)
+uid=$(awk '/^Uid:/ { print $2 }' /proc/"$p2"/status)
+capeff=$(awk '/^CapEff:/ { print $2 }' /proc/"$p2"/status)
+[ "$uid" = "$(id -u nobody)" ] || fail "$I2 runs as uid $uid, not nobody"
+[ "$capeff" = 0000000000001400 ] || fail "$I2 effective capabilities $capeff"
+ip netns exec "$N2" wg set "$I2" fwmark 0x42 listen-port 51822 || fail "fwmark/port as nobody"
+[ "$(ip netns exec "$N2" wg show "$I2" fwmark)" = 0x42 ] || fail "fwmark not set"
+[ "$(ip netns exec "$N2" wg show "$I2" listen-port)" = 51822 ] || fail "port not changed"
+# N1 learns the new port from N2's next authenticated packet (roaming)
+ping_ok "$N2" "$(tun4 1)" || { cat "$T/ping.out"; fail "ping after the port change"; }
+ok "as nobody (CapEff $capeff): fwmark 0x42 and listen-port 51822 set, traffic flows"
+
 for pair in "$N1 $I1" "$N2 $I2"; do
 	set -- $pair
 	p=$(eval echo \$PID_$2)
 	ip netns exec "$1" wg-quick down "$T/$2.conf" >>"$T/$2.log" 2>&1 || fail "wg-quick down $2"
 	wait_gone "$p" || fail "$2: daemon still running after wg-quick down"
+	if [ "$2" = "$I2" ] && [ -e "$SOCKDIR/$2.sock" ]; then
+		ip netns exec "$1" wg show interfaces >/dev/null 2>&1
+		[ -e "$SOCKDIR/$2.sock" ] && fail "$2: stale socket not cleaned by wg"
+		ok "$2 (nobody): its stale socket was removed by wg show interfaces"
+	fi
 	[ -e "$SOCKDIR/$2.sock" ] && fail "$2: socket left after wg-quick down"
 	ip -n "$1" link show "$2" >/dev/null 2>&1 && fail "$2: link left"
 	ok "wg-quick down $2: daemon exited, socket removed"
