@@ -32,6 +32,12 @@ enum {
 	ICMP_PER_SECOND = 100,
 	RX_HS_PER_RUN = 2, /* handshake messages taken from one coalesced run */
 	MIN_SLICE = 8, /* packets per worker slice: less is not worth a wakeup */
+	/* a batch smaller than this is sealed/opened on the calling thread:
+	 * waking a worker costs more than the crypto of a few small packets */
+	PAR_MIN_BYTES = 8 << 10,
+	RING_MAX = 32, /* TUN reads per io_uring_enter */
+	RING_MIN = 4,
+	BUSY_MAX = 64, /* batches in a row before a poll looks at stop_fd */
 };
 
 static bool env_on(const char *name)
@@ -48,12 +54,17 @@ int zt_datapath_init(struct zt *zt)
 
 	if (ret)
 		log_info("tun offload setup: %s", strerror(-ret));
+	ret = tun_ring_init(&zt->ring, zt->tun_fd, RING_MAX);
+	if (ret && ret != -ENOTSUP)
+		log_info("tun: no io_uring for batched reads (%s), reading packet by packet",
+			 strerror(-ret));
 	atomic_init(&zt->tun_gro, zt->vnet_hdr && !env_on("ZINCTUN_NO_GRO"));
 	/* TUN_F_USO4: the kernel has UDP_L4 GSO for tun */
 	zt->tun_uso = (offloads & 0x20) != 0;
-	log_info("offloads: tun vnet header %s (0x%x), tun GRO %s, UDP GSO %s", zt->vnet_hdr ? "on" : "off",
-		 offloads, atomic_load(&zt->tun_gro) ? "on" : "off",
-		 udp_gso_enabled() ? "on" : "off");
+	log_info(
+	    "offloads: tun vnet header %s (0x%x), tun GRO %s, UDP GSO %s, batched tun reads %s",
+	    zt->vnet_hdr ? "on" : "off", offloads, atomic_load(&zt->tun_gro) ? "on" : "off",
+	    udp_gso_enabled() ? "on" : "off", zt->ring.fd >= 0 ? "on" : "off");
 	return 0;
 }
 
@@ -96,6 +107,13 @@ struct tx {
 	struct udp_run runs[TX_MAX_SEGS];
 	uint64_t icmp_window;
 	uint32_t icmp_count;
+	/* batched reads: rbuf[rpos..rcount) hold packets read but not yet
+	 * segmented (no room left in this batch) */
+	uint8_t *rbuf[RING_MAX];
+	int32_t rres[RING_MAX];
+	int rpos, rcount;
+	int rwant; /* reads per call: grows while the queue fills them all */
+	bool full; /* the last read stopped for room, not for an empty queue */
 };
 
 /* The engine pads to 16 but never past the MTU (as wg_tx_sealed_len). */
@@ -142,48 +160,149 @@ static void send_unreachable(struct tx *t, const uint8_t *pkt, size_t len)
 	zt_tun_write(t->zt, msg, n);
 }
 
+/* Segments one packet read from TUN (r bytes at in) into the batch. */
+static void tx_take(struct tx *t, const uint8_t *pkt, size_t len)
+{
+	struct vnet_hdr h = {0};
+	int done, ret;
+
+	if (t->zt->vnet_hdr) {
+		if (len < VNET_HDR_LEN)
+			return;
+		memcpy(&h, pkt, VNET_HDR_LEN);
+		pkt += VNET_HDR_LEN;
+		len -= VNET_HDR_LEN;
+	}
+	if (!len)
+		return;
+	ret = offload_segment(&h, pkt, len, tx_alloc, t, &done);
+	if (ret == 0)
+		log_debug("tun: malformed offload packet (%zu bytes, gso %u)", len, h.gso_type);
+	else if (ret < 0)
+		log_debug("tun: batch full, %d segments kept", done);
+}
+
+/* Room in this batch for a whole super-packet (any read may be one). */
+static bool tx_room(const struct tx *t)
+{
+	return t->n < TX_MAX_SEGS - 128 && t->cur + TX_ROOM <= TX_OUT_CAP;
+}
+
+/* Room for this packet (read already): a plain one needs its own size. */
+static bool tx_room_for(const struct tx *t, const uint8_t *buf, size_t len)
+{
+	if (t->zt->vnet_hdr && len >= VNET_HDR_LEN && buf[1] != VNET_GSO_NONE)
+		return tx_room(t);
+	return t->n < TX_MAX_SEGS && t->cur + len + 64 <= TX_OUT_CAP;
+}
+
+static bool tx_read_error(struct tx *t, int err)
+{
+	if (err == EINTR || err == EAGAIN || err == EWOULDBLOCK)
+		return true;
+	/* EBADFD: the interface was deleted */
+	log_info("tun read: %s, stopping", strerror(err));
+	zt_request_stop(t->zt);
+	return false;
+}
+
+/* Segments what the last ring call left; false when the batch is full. */
+static bool tx_pending(struct tx *t)
+{
+	while (t->rpos < t->rcount) {
+		int32_t r = t->rres[t->rpos];
+		const uint8_t *b = t->rbuf[t->rpos];
+
+		if (r >= 0 && !tx_room_for(t, b, (size_t)r))
+			return false;
+		t->rpos++;
+		if (r > 0)
+			tx_take(t, b, (size_t)r);
+	}
+	return true;
+}
+
+/* With the ring: batches of reads, as many as the queue fills. */
+static bool tx_read_ring(struct tx *t)
+{
+	struct zt *zt = t->zt;
+
+	if (!tx_pending(t))
+		return true;
+	t->full = false;
+	while (tx_room(t)) {
+		int want = t->rwant, got = 0, ret;
+
+		ret = tun_ring_read(&zt->ring, t->rbuf, TX_IN_SIZE, want, t->rres);
+		if (ret) {
+			log_info("tun: batched read failed (%s), reading packet by packet",
+				 strerror(-ret));
+			tun_ring_free(&zt->ring);
+			return true;
+		}
+		for (int i = 0; i < want; i++) {
+			int err = -t->rres[i];
+
+			if (t->rres[i] >= 0) {
+				got++;
+			} else if (err == EOPNOTSUPP || err == EINVAL || err == EACCES) {
+				/* this kernel's TUN takes no RWF_NOWAIT reads (or
+				 * the ring refuses them): the packets read so far
+				 * are kept, the rest comes through read() */
+				log_info("tun: batched read refused (%s), reading packet by packet",
+					 strerror(err));
+				tun_ring_free(&zt->ring);
+			} else if (err != EAGAIN && !tx_read_error(t, err)) {
+				return false;
+			}
+		}
+		/* grow while every read found a packet, shrink to what came */
+		t->rwant = got == want ? want * 2 : got * 2;
+		if (t->rwant > RING_MAX)
+			t->rwant = RING_MAX;
+		if (t->rwant < RING_MIN)
+			t->rwant = RING_MIN;
+		t->rpos = 0;
+		t->rcount = want;
+		if (!tx_pending(t) || got < want || zt->ring.fd < 0)
+			return true; /* batch full, the queue is empty, or no ring */
+	}
+	t->full = true;
+	return true;
+}
+
 /* Reads what TUN has (up to the batch limits) into segments. Returns false
  * when the thread should stop. */
 static bool tx_read(struct tx *t)
 {
 	struct zt *zt = t->zt;
 
-	while (t->n < TX_MAX_SEGS - 128 && t->cur + TX_ROOM <= TX_OUT_CAP) {
-		struct vnet_hdr h = {0};
+	t->full = true;
+	if (zt->ring.fd >= 0 && t->rbuf[0])
+		return tx_read_ring(t);
+	if (!tx_pending(t))
+		return true;
+	t->full = false;
+	while (tx_room(t)) {
 		ssize_t r = read(zt->tun_fd, t->in, TX_IN_SIZE);
-		const uint8_t *pkt = t->in;
-		size_t len;
-		int done, ret;
 
 		if (r < 0) {
 			if (errno == EINTR)
 				continue;
-			if (errno != EAGAIN && errno != EWOULDBLOCK) {
-				/* EBADFD: the interface was deleted */
-				log_info("tun read: %s, stopping", strerror(errno));
-				zt_request_stop(zt);
-				return false;
-			}
-			return true;
+			return tx_read_error(t, errno);
 		}
-		len = (size_t)r;
-		if (zt->vnet_hdr) {
-			if (len < VNET_HDR_LEN)
-				continue;
-			memcpy(&h, pkt, VNET_HDR_LEN);
-			pkt += VNET_HDR_LEN;
-			len -= VNET_HDR_LEN;
-		}
-		if (!len)
+		if (!r)
 			return true;
-		ret = offload_segment(&h, pkt, len, tx_alloc, t, &done);
-		if (ret == 0)
-			log_debug("tun: malformed offload packet (%zu bytes, gso %u)", len,
-				  h.gso_type);
-		else if (ret < 0)
-			log_debug("tun: batch full, %d segments kept", done);
+		tx_take(t, t->in, (size_t)r);
 	}
+	t->full = true;
 	return true;
+}
+
+/* The min_slice for wpool_run: the whole batch (inline) when it is small. */
+static int slice_for(int n, size_t bytes)
+{
+	return bytes < PAR_MIN_BYTES ? n + 1 : MIN_SLICE;
 }
 
 /* Seals slots [begin, end): on any thread (nonces were reserved in order). */
@@ -220,7 +339,7 @@ static void tx_flush(struct tx *t)
 	}
 	zt_timers_changed(zt);
 	pthread_mutex_unlock(&zt->lock);
-	wpool_run(&zt->pool, tx_seal_slice, t, t->n, MIN_SLICE);
+	wpool_run(&zt->pool, tx_seal_slice, t, t->n, slice_for(t->n, t->cur));
 
 	for (int i = 0; i < t->n; i++) {
 		struct tx_slot *s = &t->slot[i];
@@ -283,31 +402,52 @@ void *zt_tun_main(void *arg)
 		return NULL;
 	}
 	t->zt = zt;
+	t->rwant = RING_MIN;
+	int busy = 0; /* batches in a row without poll */
+
+	if (zt->ring.fd >= 0) {
+		/* one block; pages are touched only as packets land in them */
+		uint8_t *b = malloc((size_t)RING_MAX * TX_IN_SIZE);
+
+		for (int i = 0; b && i < RING_MAX; i++)
+			t->rbuf[i] = b + (size_t)i * TX_IN_SIZE;
+	}
 	while (!atomic_load(&zt->stopping)) {
 		struct pollfd pfd[2] = {
 		    {.fd = zt->tun_fd, .events = POLLIN},
 		    {.fd = zt->stop_fd, .events = POLLIN},
 		};
+		/* the last read stopped for room, not for an empty queue, or
+		 * left packets to segment: more to do at once */
+		bool more = t->full || t->rpos < t->rcount;
+		/* after such a batch read again without a poll (a system call
+		 * per batch); every BUSY_MAX batches a poll that does not wait */
+		bool wait = !(busy && more);
 
-		if (poll(pfd, 2, -1) < 0) {
-			if (errno == EINTR)
-				continue;
-			break;
+		if (wait) {
+			if (poll(pfd, 2, more ? 0 : -1) < 0) {
+				if (errno == EINTR)
+					continue;
+				break;
+			}
+			if (pfd[1].revents)
+				break;
 		}
-		if (pfd[1].revents)
-			break;
 		t->mtu = atomic_load(&zt->tx_mtu);
 		if (!tx_read(t))
 			break;
 		if (!t->n) {
-			if (pfd[0].revents & (POLLERR | POLLHUP | POLLNVAL)) {
+			if (wait && (pfd[0].revents & (POLLERR | POLLHUP | POLLNVAL))) {
 				zt_request_stop(zt);
 				break;
 			}
+			busy = 0;
 			continue;
 		}
 		tx_flush(t);
+		busy = busy < BUSY_MAX ? busy + 1 : 0;
 	}
+	free(t->rbuf[0]);
 	free(t->in);
 	free(t->out);
 	free(t);
@@ -390,6 +530,7 @@ static void rx_batch(struct rx *x, int nb)
 	struct zt *zt = x->zt;
 	struct udp_batch *b = &x->b;
 	int n = 0, np = 0;
+	size_t bytes = 0;
 
 	for (int i = 0; i < nb; i++) {
 		size_t seg = b->seg[i] ? b->seg[i] : b->len[i];
@@ -418,12 +559,14 @@ static void rx_batch(struct rx *x, int nb)
 	}
 	if (!n)
 		return;
+	for (int k = 0; k < n; k++)
+		bytes += x->item[k].len;
 	pthread_mutex_lock(&zt->lock);
 	for (int k = 0; k < n; k++)
 		x->item[k].result = wg_device_prepare_rx(zt->dev, &b->ep[x->item[k].ep],
 							 x->item[k].pkt, x->item[k].len, &x->job[k]);
 	pthread_mutex_unlock(&zt->lock);
-	wpool_run(&zt->pool, rx_open_slice, x, n, MIN_SLICE);
+	wpool_run(&zt->pool, rx_open_slice, x, n, slice_for(n, bytes));
 	/* the replay window and delivery in arrival order */
 	pthread_mutex_lock(&zt->lock);
 	for (int k = 0; k < n; k++) {
@@ -484,15 +627,19 @@ void *zt_udp_main(void *arg)
 			continue; /* the sockets changed */
 		}
 		for (int s = 0; s < 2; s++) {
-			int n;
-
 			if (!(pfd[s].revents & (POLLIN | POLLERR)))
 				continue;
-			n = udp_recv_batch(pfd[s].fd, &x->b);
-			if (n > 0)
-				rx_batch(x, n);
-			else if (n < 0)
-				log_debug("udp receive: %s", strerror(-n));
+			/* while full batches come, receive again without a poll */
+			for (int k = 0; k < BUSY_MAX; k++) {
+				int n = udp_recv_batch(pfd[s].fd, &x->b);
+
+				if (n < 0)
+					log_debug("udp receive: %s", strerror(-n));
+				if (n > 0)
+					rx_batch(x, n);
+				if (n < UDP_BATCH)
+					break;
+			}
 		}
 	}
 	udp_batch_free(&x->b);

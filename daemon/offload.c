@@ -179,7 +179,7 @@ static void gro_parse(const struct gro_pkt *g, struct gro_info *in, bool udp)
 	size_t l4;
 
 	memset(in, 0, sizeof(*in));
-	if (g->len < 40)
+	if (g->len < 20)
 		return;
 	if ((p[0] >> 4) == 4) {
 		proto = p[9];
@@ -188,14 +188,15 @@ static void gro_parse(const struct gro_pkt *g, struct gro_info *in, bool udp)
 		l4 = 20;
 	} else if ((p[0] >> 4) == 6) {
 		proto = p[6];
-		if (g->len < 60)
-			return;
 		l4 = 40;
 		in->v6 = true;
 	} else {
 		return;
 	}
 	if (proto != PROTO_TCP && !(udp && proto == PROTO_UDP))
+		return;
+	/* the whole L4 header is there (small UDP datagrams coalesce too) */
+	if (g->len < l4 + (proto == PROTO_TCP ? 20 : 8))
 		return;
 	in->tcp = true;
 	in->udp = proto == PROTO_UDP;

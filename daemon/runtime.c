@@ -103,9 +103,21 @@ static void *timer_main(void *arg)
 			pthread_cond_wait(&zt->timer_cond, &zt->lock);
 			continue;
 		}
+		uint64_t now = zt_now_ns(), due = wg_device_next_deadline(zt->dev);
+
+		/* The wake-up as the engine's own absolute deadline: "now +
+		 * next" lies a little past it (now is read after the engine's
+		 * clock), and zt_timers_changed would then see the unchanged
+		 * deadline as earlier and wake this thread after every send
+		 * and receive. (next may also be the rate limiter's clean-up,
+		 * which is not in the timer heap: then now + next is sooner.) */
 		if (next < TIMER_MIN_SLEEP_NS)
 			next = TIMER_MIN_SLEEP_NS;
-		zt->timer_deadline = zt_now_ns() + next;
+		if (due > now + next)
+			due = now + next;
+		if (due < now + TIMER_MIN_SLEEP_NS)
+			due = now + TIMER_MIN_SLEEP_NS;
+		zt->timer_deadline = due;
 		struct timespec ts = {
 		    .tv_sec = (time_t)(zt->timer_deadline / 1000000000ULL),
 		    .tv_nsec = (long)(zt->timer_deadline % 1000000000ULL),
@@ -148,6 +160,7 @@ int zt_init(struct zt *zt, int tun_fd, const char *ifname)
 
 	memset(zt, 0, sizeof(*zt));
 	zt->tun_fd = tun_fd;
+	zt->ring.fd = -1;
 	zt->stop_fd = -1;
 	zt->timer_deadline = UINT64_MAX;
 	snprintf(zt->ifname, sizeof(zt->ifname), "%s", ifname);
@@ -239,6 +252,7 @@ void zt_destroy(struct zt *zt)
 	zt->dev = NULL;
 	udp_destroy(&zt->udp);
 	hsq_destroy(&zt->hsq);
+	tun_ring_free(&zt->ring);
 	if (zt->tun_fd >= 0)
 		close(zt->tun_fd);
 	if (zt->stop_fd >= 0)

@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "hsqueue.h"
+#include "tun.h"
 #include "udp.h"
 #include "wg/wg.h"
 #include "workers.h"
@@ -20,6 +21,7 @@ struct zt {
 	struct udp udp;
 	struct hsqueue hsq; /* incoming handshake messages, bounded */
 	int tun_fd;
+	struct tun_ring ring; /* batched TUN reads (fd -1: plain read) */
 	char ifname[IF_NAMESIZE];
 	int ifindex;
 	uint32_t mtu;
