@@ -2,7 +2,7 @@
 #include "config.h"
 
 #include <errno.h>
-#include <sched.h>
+#include <time.h>
 #include <arpa/inet.h>
 #include <string.h>
 
@@ -12,7 +12,8 @@
 
 enum {
 	MAX_PEERS = 1 << 20,
-	CONFIG_PEERS_PER_LOCK = 64, /* ~3 ms of work per chunk of new peers */
+	CONFIG_PEERS_PER_LOCK = 64,  /* ~3 ms of work per chunk of new peers */
+	CONFIG_HANDOFF_NS = 100000, /* lock released this long between chunks */
 };
 
 static bool write_allowed_ip(void *ctx, int family, const void *addr, uint8_t cidr)
@@ -188,11 +189,13 @@ int config_set(struct zt *zt, const char *body, size_t len)
 		apply_peer(zt, &set.peers[i]);
 		/* A new peer costs a Curve25519 operation: between chunks the
 		 * data path gets the lock, so that 100k peers in one set do not
-		 * hold up traffic for seconds. The set is committed already and
-		 * only this thread changes the configuration. */
+		 * hold up traffic for seconds. The mutex is not fair (a waiter
+		 * woken on another core would find it taken again), hence the
+		 * short sleep. The set is committed already and only this
+		 * thread changes the configuration. */
 		if (i % CONFIG_PEERS_PER_LOCK == CONFIG_PEERS_PER_LOCK - 1) {
 			pthread_mutex_unlock(&zt->lock);
-			sched_yield();
+			nanosleep(&(struct timespec){ .tv_nsec = CONFIG_HANDOFF_NS }, NULL);
 			pthread_mutex_lock(&zt->lock);
 		}
 	}
