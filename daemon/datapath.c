@@ -566,7 +566,7 @@ static void rx_batch(struct rx *x, int nb)
 		x->item[k].result = wg_device_prepare_rx(zt->dev, &b->ep[x->item[k].ep],
 							 x->item[k].pkt, x->item[k].len, &x->job[k]);
 	pthread_mutex_unlock(&zt->lock);
-	wpool_run(&zt->pool, rx_open_slice, x, n, slice_for(n, bytes));
+	wpool_run(&zt->pool, rx_open_slice, x, n, zt->rx_fanout ? slice_for(n, bytes) : n + 1);
 	/* the replay window and delivery in arrival order */
 	pthread_mutex_lock(&zt->lock);
 	for (int k = 0; k < n; k++) {

@@ -205,7 +205,9 @@ int zt_start(struct zt *zt)
 		zt_stop(zt);
 		return ret;
 	}
-	log_info("%d crypto worker threads", zt->pool.n_threads);
+	zt->rx_fanout = wpool_rx_fanout(zt->pool.n_threads);
+	log_info("%d crypto worker threads (receive side %s)", zt->pool.n_threads,
+		 zt->rx_fanout ? "too" : "inline");
 
 	for (size_t i = 0; i < sizeof(mains) / sizeof(mains[0]); i++) {
 		ret = pthread_create(&zt->threads[zt->n_threads], NULL, mains[i], zt);

@@ -34,6 +34,7 @@ struct zt {
 	pthread_cond_t timer_cond; /* with lock; CLOCK_MONOTONIC */
 	uint64_t timer_deadline;   /* when the timer thread wakes (monotonic ns) */
 	struct wpool pool; /* crypto workers for both directions */
+	bool rx_fanout;    /* opens spread over the workers too (zt_start) */
 	bool pool_started;
 	pthread_t threads[4];
 	int n_threads;

@@ -1,6 +1,7 @@
 #include "workers.h"
 
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 static bool pop(struct wpool *p, struct wtask *t)
@@ -51,6 +52,15 @@ int wpool_default_threads(void)
 	if (n < 0)
 		n = 0;
 	return n > WPOOL_MAX_THREADS ? WPOOL_MAX_THREADS : (int)n;
+}
+
+bool wpool_rx_fanout(int n)
+{
+	const char *v = getenv("ZINCTUN_RX_FANOUT");
+
+	if (v && *v)
+		return n > 0 && strcmp(v, "0") != 0;
+	return n >= 2;
 }
 
 int wpool_start(struct wpool *p, int n)

@@ -6,7 +6,14 @@ set -u
 . "$(dirname "$0")/lib_netns.sh"
 (
 	fresh_env s
+	# the parallel open path is off by default with one worker (two CPUs):
+	# turned on here so this test (and its TSan run) covers it
+	export ZINCTUN_WORKERS=1 ZINCTUN_RX_FANOUT=1
 	connect_pair "${IMPL1:-zinctun}" "${IMPL2:-zinctun}"
+	if [ "${IMPL2:-zinctun}" = zinctun ]; then
+		grep -q "1 crypto worker threads (receive side too)" "$T/$I2.log" ||
+			{ cat "$T/$I2.log"; fail "receive-side fan-out not on"; }
+	fi
 	iperf "$N2" "$N1" "$(tun4 2)" "TCP 1->2"
 	iperf "$N2" "$N1" "$(tun4 2)" "TCP 2->1" -R
 	iperf "$N2" "$N1" "$(tun4 2)" "UDP 1->2" -u -b 200M
