@@ -152,6 +152,12 @@ bench-tunnel: deps
 	@$(MAKE) --no-print-directory all
 	@BUILD=$(BUILD) scripts/bench-tunnel
 
+# bench-flood: the handshake flood test against zinctun, then the same flood
+# against wireguard-go for comparison (make check runs zinctun only).
+bench-flood: deps
+	@$(MAKE) --no-print-directory tests
+	@BUILD=$(BUILD) FLOOD_IMPLS="zinctun wireguard-go" tests/scripts/test_e2e_flood.sh
+
 # check-tsan: the daemon built with ThreadSanitizer (build-tsan) through every
 # end-to-end script test (tests/scripts/test_e2e_*; test_engine_interop runs
 # no daemon). SANITIZE=thread tells the scripts (reduced flood) and leaves out
@@ -197,7 +203,7 @@ install: all
 clean:
 	rm -rf build build-san build-*
 
-.PHONY: all deps gen tests check check-sanitize check-tsan bench bench-tunnel fuzz demo install clean
+.PHONY: all deps gen tests check check-sanitize check-tsan bench bench-tunnel bench-flood fuzz demo install clean
 .SECONDARY:
 
 -include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)
