@@ -36,24 +36,20 @@ static uint64_t now_ms(void)
  * given up to accept the connection and close it at once (the client sees
  * the connection closed, as with a full server), then taken again. Without a
  * reserve (it could not be taken back), the listener is not polled until a
- * client leaves or the reserve comes back (tried at every wake-up).
- * Process-wide: a daemon has one configuration socket. */
-static int reserve_fd = -1;
-static bool starved;
-
-static void take_reserve(void)
+ * client leaves or the reserve comes back (tried at every wake-up). */
+static void take_reserve(struct uapi_server *s)
 {
-	if (reserve_fd < 0)
-		reserve_fd = eventfd(0, EFD_CLOEXEC);
-	if (reserve_fd >= 0)
-		starved = false;
+	if (s->reserve_fd < 0)
+		s->reserve_fd = eventfd(0, EFD_CLOEXEC);
+	if (s->reserve_fd >= 0)
+		s->starved = false;
 }
 
-static void release_reserve(void)
+static void release_reserve(struct uapi_server *s)
 {
-	if (reserve_fd >= 0)
-		close(reserve_fd);
-	reserve_fd = -1;
+	if (s->reserve_fd >= 0)
+		close(s->reserve_fd);
+	s->reserve_fd = -1;
 }
 
 /* at most one line a second for each kind of refusal */
@@ -69,20 +65,20 @@ static bool log_due(uint64_t *last_ms)
 
 /* accept4 said EMFILE or ENFILE: takes one pending connection off the
  * backlog and closes it. False if none could be taken. */
-static bool shed_connection(int listen_fd)
+static bool shed_connection(struct uapi_server *s)
 {
 	static uint64_t last_log_ms;
 	int fd = -1;
 
-	if (reserve_fd >= 0) {
-		release_reserve();
-		fd = accept4(listen_fd, NULL, NULL, SOCK_CLOEXEC);
+	if (s->reserve_fd >= 0) {
+		release_reserve(s);
+		fd = accept4(s->listen_fd, NULL, NULL, SOCK_CLOEXEC);
 		if (fd >= 0)
 			close(fd);
-		take_reserve();
+		take_reserve(s);
 	}
 	if (fd < 0)
-		starved = true;
+		s->starved = true;
 	if (log_due(&last_log_ms))
 		log_err("UAPI: out of file descriptors, %s",
 			fd >= 0 ? "closed a new connection" : "not accepting for now");
@@ -144,6 +140,7 @@ int uapi_open(struct uapi_server *s, const char *ifname, const struct uapi_ops *
 
 	memset(s, 0, sizeof(*s));
 	s->listen_fd = -1;
+	s->reserve_fd = -1;
 	s->ops = *ops;
 	if ((size_t)snprintf(s->path, sizeof(s->path), SOCKET_DIR "/%s.sock", ifname) >=
 	    sizeof(s->path))
@@ -160,7 +157,7 @@ int uapi_open(struct uapi_server *s, const char *ifname, const struct uapi_ops *
 		(void)fcntl(fd, F_SETFD, FD_CLOEXEC);
 		s->listen_fd = fd;
 		s->own_path = bound_to(fd, s->path);
-		take_reserve();
+		take_reserve(s);
 		return 0;
 	}
 	if (mkdir(SOCKET_DIR, 0755) == 0)
@@ -180,7 +177,7 @@ int uapi_open(struct uapi_server *s, const char *ifname, const struct uapi_ops *
 		return fd;
 	s->listen_fd = fd;
 	s->own_path = true;
-	take_reserve();
+	take_reserve(s);
 	return 0;
 }
 
@@ -192,7 +189,7 @@ static void drop_client(struct uapi_server *s, size_t i)
 	buf_free(&c->in);
 	buf_free(&c->out);
 	s->clients[i] = s->clients[--s->n_clients];
-	starved = false; /* a descriptor was freed */
+	s->starved = false; /* a descriptor was freed */
 }
 
 void uapi_close(struct uapi_server *s)
@@ -205,7 +202,7 @@ void uapi_close(struct uapi_server *s)
 	if (s->own_path)
 		unlink(s->path);
 	s->own_path = false;
-	release_reserve();
+	release_reserve(s);
 }
 
 /* While all slots are taken, new connections wait in the listen backlog
@@ -226,9 +223,9 @@ size_t uapi_pollfds(struct uapi_server *s, struct pollfd *pfd, size_t max)
 
 	if (max < 1 + s->n_clients)
 		return 0;
-	if (reserve_fd < 0)
-		take_reserve();
-	pfd[n++] = (struct pollfd){.fd = s->listen_fd, .events = full(s) || starved ? 0 : POLLIN};
+	if (s->reserve_fd < 0)
+		take_reserve(s);
+	pfd[n++] = (struct pollfd){.fd = s->listen_fd, .events = full(s) || s->starved ? 0 : POLLIN};
 	for (size_t i = 0; i < s->n_clients; i++) {
 		struct uapi_client *c = &s->clients[i];
 		short ev = c->out_off < c->out.len ? POLLOUT : (c->eof ? 0 : POLLIN);
@@ -280,7 +277,7 @@ static void accept_clients(struct uapi_server *s)
 		uid_t uid;
 
 		if (fd < 0) {
-			if ((errno == EMFILE || errno == ENFILE) && shed_connection(s->listen_fd))
+			if ((errno == EMFILE || errno == ENFILE) && shed_connection(s))
 				continue;
 			return;
 		}

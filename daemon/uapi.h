@@ -41,6 +41,8 @@ struct uapi_server {
 	struct uapi_ops ops;
 	size_t n_clients;
 	struct uapi_client clients[UAPI_MAX_CLIENTS];
+	int reserve_fd; /* held for accepting at EMFILE (uapi.c); -1: none */
+	bool starved;   /* out of descriptors: the listener is not polled */
 };
 
 /* Opens the socket (or adopts WG_UAPI_FD). Returns 0 or a negative errno;

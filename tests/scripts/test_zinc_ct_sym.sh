@@ -6,6 +6,7 @@
 # secret-dependent branch must be reported, proving the harness can fail.
 set -u
 BUILD=${BUILD:-build}
+. "$(dirname "$0")/lib_valgrind.sh"
 tool=$BUILD/tools/zinc_ct_sym
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
@@ -20,13 +21,7 @@ run() { # valgrind options... -- tool args: output to $log, returns valgrind's s
 run --track-origins=yes "$tool"
 rc=$?
 if grep -q "debuginfo reader" "$log"; then
-	# Valgrind 3.19 cannot read clang 14's DWARF 5: rebuild the tool with
-	# DWARF 4 (same compiler and flags otherwise) in a side directory.
-	echo "valgrind cannot read $tool's debug info; rebuilding with -gdwarf-4"
-	side=$BUILD/ct-dwarf4
-	make --no-print-directory BUILD="$side" EXTRA_CFLAGS=-gdwarf-4 "$side/tools/zinc_ct_sym" \
-		>/dev/null || { echo "build failed"; exit 1; }
-	tool=$side/tools/zinc_ct_sym
+	tool=$(dwarf4_tool zinc_ct_sym "$log") || { echo "build failed"; exit 1; }
 	run --track-origins=yes "$tool"
 	rc=$?
 fi
