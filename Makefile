@@ -5,6 +5,10 @@
 #   make check-sanitize   unit and end-to-end tests built with ASan+UBSan
 #   make bench | fuzz | demo | install
 
+# Builds run one job per CPU (the generated test headers are listed as
+# prerequisites of the test objects, so the order is safe).
+MAKEFLAGS += -j$(shell nproc 2>/dev/null || echo 2)
+
 VERSION   := 0.1.0
 PREFIX    ?= /usr/local
 BUILD     ?= build

@@ -1,4 +1,5 @@
 #!/bin/sh
+# tsan: skip  (the same threads and hand-offs as with offloads on; make check and check-sanitize run it)
 # The ping, iperf3, MTU and interop end-to-end tests again with every
 # zinctun offload switched off (plain TUN, no UDP GSO, no GRO), so the
 # fallback paths stay correct. OFFLOADS_OFF picks a subset, e.g.
