@@ -6,8 +6,11 @@
 #   make bench | fuzz | demo | install
 
 # Builds run one job per CPU (the generated test headers are listed as
-# prerequisites of the test objects, so the order is safe).
+# prerequisites of the test objects, so the order is safe); sub-makes share
+# the top-level job server.
+ifeq ($(MAKELEVEL),0)
 MAKEFLAGS += -j$(shell nproc 2>/dev/null || echo 2)
+endif
 
 VERSION   := 0.1.0
 PREFIX    ?= /usr/local
@@ -133,7 +136,7 @@ gen: $(GEN_H)
 # check runs unit tests (build/tests/*) and script tests (tests/scripts/test_*.sh).
 check: deps
 	@$(MAKE) --no-print-directory tests
-	@BUILD=$(BUILD) scripts/run-tests $(TESTS)
+	@MAKEFLAGS= BUILD=$(BUILD) scripts/run-tests $(TESTS)
 
 check-sanitize: deps
 	@$(MAKE) --no-print-directory BUILD=build-san \
@@ -142,7 +145,7 @@ check-sanitize: deps
 	@BUILD=build-san SANITIZE=1 ZINCTUN_SECCOMP=0 \
 	    ASAN_OPTIONS="detect_leaks=1:log_path=$(CURDIR)/build-san/reports/asan" \
 	    UBSAN_OPTIONS="print_stacktrace=1:log_path=$(CURDIR)/build-san/reports/ubsan" \
-	    scripts/run-tests $(TESTS); r=$$?; \
+	    MAKEFLAGS= scripts/run-tests $(TESTS); r=$$?; \
 	for f in $(CURDIR)/build-san/reports/*; do [ -e "$$f" ] || continue; \
 	    echo "sanitizer report $$f:"; cat "$$f"; r=1; done; exit $$r
 
@@ -154,13 +157,13 @@ bench: deps
 # (ROUNDS, SECS, IMPLS: see scripts/bench-tunnel).
 bench-tunnel: deps
 	@$(MAKE) --no-print-directory all
-	@BUILD=$(BUILD) scripts/bench-tunnel
+	@MAKEFLAGS= BUILD=$(BUILD) scripts/bench-tunnel
 
 # bench-flood: the handshake flood test against zinctun, then the same flood
 # against wireguard-go for comparison (make check runs zinctun only).
 bench-flood: deps
 	@$(MAKE) --no-print-directory tests
-	@BUILD=$(BUILD) FLOOD_IMPLS="zinctun wireguard-go" tests/scripts/test_e2e_flood.sh
+	@MAKEFLAGS= BUILD=$(BUILD) FLOOD_IMPLS="zinctun wireguard-go" bash tests/scripts/test_e2e_flood.sh
 
 # check-tsan: the daemon built with ThreadSanitizer (build-tsan) through every
 # end-to-end script test (tests/scripts/test_e2e_*; test_engine_interop runs
@@ -176,17 +179,17 @@ check-tsan: deps
 	@rm -rf $(CURDIR)/build-tsan/tsan && mkdir -p -m 1777 $(CURDIR)/build-tsan/tsan
 	@BUILD=build-tsan SANITIZE=thread ZINCTUN_SECCOMP=0 \
 	    TSAN_OPTIONS="halt_on_error=1 exitcode=66 log_path=$(CURDIR)/build-tsan/tsan/report" \
-	    scripts/run-tests $(or $(TESTS),test_e2e_); r=$$?; \
+	    MAKEFLAGS= scripts/run-tests $(or $(TESTS),test_e2e_); r=$$?; \
 	for f in $(CURDIR)/build-tsan/tsan/report*; do [ -e "$$f" ] || continue; \
 	    echo "ThreadSanitizer report $$f:"; cat "$$f"; r=1; done; exit $$r
 
 # make fuzz FUZZ_SECONDS=60 (per target), or FUZZ_RUNS=10000000 (executions per target)
 fuzz: deps
-	@FUZZ_RUNS=$(FUZZ_RUNS) scripts/fuzz $(FUZZ_SECONDS)
+	@MAKEFLAGS= FUZZ_RUNS=$(FUZZ_RUNS) scripts/fuzz $(FUZZ_SECONDS)
 
 demo: deps
 	@$(MAKE) --no-print-directory all
-	@scripts/demo
+	@MAKEFLAGS= scripts/demo
 
 install: all
 	install -d $(DESTDIR)$(PREFIX)/include/zinc $(DESTDIR)$(PREFIX)/lib/pkgconfig \
