@@ -7,8 +7,10 @@
 
 #include <errno.h>
 #include <poll.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
@@ -68,6 +70,43 @@ int zt_datapath_init(struct zt *zt)
 	return 0;
 }
 
+/* The TUN queue to write an inner packet to. With several queues a flow is
+ * always written to the same one, by a hash of its addresses and ports that
+ * is the same both ways: the kernel's tun driver steers a flow's outgoing
+ * packets to the queue its incoming ones were written to, so each reader
+ * thread gets whole flows. */
+static int tun_fd_for(const struct zt *zt, const uint8_t *pkt, size_t len)
+{
+	uint32_t h = 0, w;
+	size_t l4 = 0;
+	uint8_t proto = 0;
+
+	if (zt->n_tunq <= 1 || !len)
+		return zt->tun_fd;
+	if (pkt[0] >> 4 == 4 && len >= 20) {
+		l4 = (size_t)(pkt[0] & 15) * 4;
+		proto = pkt[9];
+		for (int i = 12; i < 20; i += 4) {
+			memcpy(&w, pkt + i, 4);
+			h += w;
+		}
+		if (pkt[6] & 0x3f || pkt[7]) /* a fragment: no ports */
+			proto = 0;
+	} else if (pkt[0] >> 4 == 6 && len >= 40) {
+		l4 = 40;
+		proto = pkt[6];
+		for (int i = 8; i < 40; i += 4) {
+			memcpy(&w, pkt + i, 4);
+			h += w;
+		}
+	}
+	if ((proto == 6 || proto == 17) && l4 + 4 <= len)
+		h += (uint32_t)(pkt[l4] << 8 | pkt[l4 + 1]) + (uint32_t)(pkt[l4 + 2] << 8 | pkt[l4 + 3]);
+	h ^= proto;
+	h *= 0x9e3779b1u; /* spread the sum into the high bits */
+	return zt->tunq[(uint64_t)h * (uint32_t)zt->n_tunq >> 32].fd;
+}
+
 void zt_tun_write(struct zt *zt, const uint8_t *pkt, size_t len)
 {
 	static const struct vnet_hdr none;
@@ -79,9 +118,9 @@ void zt_tun_write(struct zt *zt, const uint8_t *pkt, size_t len)
 
 	/* TUN writes do not block; a failure means a full queue: drop */
 	if (zt->vnet_hdr)
-		r = writev(zt->tun_fd, iov, 2);
+		r = writev(tun_fd_for(zt, pkt, len), iov, 2);
 	else
-		r = write(zt->tun_fd, pkt, len);
+		r = write(tun_fd_for(zt, pkt, len), pkt, len);
 	if (r < 0)
 		log_debug("tun write (%zu bytes): %s", len, strerror(errno));
 }
@@ -97,6 +136,7 @@ struct tx_slot {
 
 struct tx {
 	struct zt *zt;
+	int fd; /* the TUN queue this thread reads */
 	uint8_t *in;
 	uint8_t *out;
 	size_t cur;
@@ -284,7 +324,7 @@ static bool tx_read(struct tx *t)
 		return true;
 	t->full = false;
 	while (tx_room(t)) {
-		ssize_t r = read(zt->tun_fd, t->in, TX_IN_SIZE);
+		ssize_t r = read(t->fd, t->in, TX_IN_SIZE);
 
 		if (r < 0) {
 			if (errno == EINTR)
@@ -384,7 +424,8 @@ static void tx_flush(struct tx *t)
 
 void *zt_tun_main(void *arg)
 {
-	struct zt *zt = arg;
+	const struct zt_tunq *q = arg;
+	struct zt *zt = q->zt;
 	struct tx *t = calloc(1, sizeof(*t));
 
 	if (t) {
@@ -401,11 +442,18 @@ void *zt_tun_main(void *arg)
 		zt_request_stop(zt);
 		return NULL;
 	}
+	char name[16];
+
+	/* "tun-q0", ...: which thread reads which queue (top -H, /proc) */
+	snprintf(name, sizeof(name), "tun-q%d", (int)(q - zt->tunq));
+	prctl(PR_SET_NAME, name, 0, 0, 0);
 	t->zt = zt;
+	t->fd = q->fd;
 	t->rwant = RING_MIN;
 	int busy = 0; /* batches in a row without poll */
 
-	if (zt->ring.fd >= 0) {
+	/* the ring reads queue 0 (tx_read uses it only with rbuf) */
+	if (zt->ring.fd >= 0 && q->fd == zt->tun_fd) {
 		/* one block; pages are touched only as packets land in them */
 		uint8_t *b = malloc((size_t)RING_MAX * TX_IN_SIZE);
 
@@ -414,7 +462,7 @@ void *zt_tun_main(void *arg)
 	}
 	while (!atomic_load(&zt->stopping)) {
 		struct pollfd pfd[2] = {
-		    {.fd = zt->tun_fd, .events = POLLIN},
+		    {.fd = t->fd, .events = POLLIN},
 		    {.fd = zt->stop_fd, .events = POLLIN},
 		};
 		/* the last read stopped for room, not for an empty queue, or
@@ -497,7 +545,7 @@ static void tun_write_plan(struct rx *x, int np)
 			continue;
 		}
 		n = gro_item_prepare(it, &plan, x->pkts, &h, x->iov, saved);
-		if (writev(zt->tun_fd, x->iov, n) >= 0)
+		if (writev(tun_fd_for(zt, x->pkts[it->head].p, x->pkts[it->head].len), x->iov, n) >= 0)
 			continue;
 		if (errno != EINVAL) {
 			log_debug("tun write (%u bytes, %d segments): %s", it->len, it->nseg,

@@ -8,6 +8,7 @@
 
 struct zt;
 
+/* arg: the struct zt_tunq of the queue this thread reads. */
 void *zt_tun_main(void *arg);
 void *zt_udp_main(void *arg);
 /* One IP packet to TUN (adds the virtio-net header when the device has one). */

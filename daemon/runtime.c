@@ -151,6 +151,34 @@ static void *handshake_main(void *arg)
 	return NULL;
 }
 
+/* The extra queues of a multi-queue TUN (ZINCTUN_TUN_QUEUES), attached
+ * now: the sandbox allows no open() later. */
+static int zt_attach_tun_queues(struct zt *zt)
+{
+	const int want = tun_queues_wanted();
+
+	while (zt->n_tunq < want) {
+		int q = tun_attach_queue(zt->tun_fd, zt->ifname);
+
+		if (q == -EINVAL && zt->n_tunq == 1) {
+			/* an inherited (WG_TUN_FD) single-queue device */
+			log_err("tun: not a multi-queue device, reading one queue");
+			return 0;
+		}
+		if (q < 0) {
+			log_err("tun: cannot attach queue %d of %d: %s", zt->n_tunq + 1, want,
+				strerror(-q));
+			return q;
+		}
+		zt->tunq[zt->n_tunq++] = (struct zt_tunq){.zt = zt, .fd = q};
+		if (fcntl(q, F_SETFL, fcntl(q, F_GETFL) | O_NONBLOCK) < 0)
+			return -errno;
+	}
+	if (want > 1)
+		log_info("tun: %d queues, one reader thread each", zt->n_tunq);
+	return 0;
+}
+
 int zt_init(struct zt *zt, int tun_fd, const char *ifname)
 {
 	struct wg_env env = {.now_ns = env_now, .wall_ns = env_wall, .ctx = zt};
@@ -175,6 +203,11 @@ int zt_init(struct zt *zt, int tun_fd, const char *ifname)
 	pthread_condattr_destroy(&attr);
 	if (fcntl(tun_fd, F_SETFL, fcntl(tun_fd, F_GETFL) | O_NONBLOCK) < 0)
 		return -errno;
+	zt->tunq[0] = (struct zt_tunq){.zt = zt, .fd = tun_fd};
+	zt->n_tunq = 1;
+	ret = zt_attach_tun_queues(zt);
+	if (ret)
+		return ret;
 	zt->stop_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	if (zt->stop_fd < 0)
 		return -errno;
@@ -197,7 +230,7 @@ int zt_init(struct zt *zt, int tun_fd, const char *ifname)
 
 int zt_start(struct zt *zt)
 {
-	void *(*mains[])(void *) = {timer_main, zt_tun_main, zt_udp_main, handshake_main};
+	void *(*mains[])(void *) = {timer_main, zt_udp_main, handshake_main};
 	int ret = wpool_start(&zt->pool, wpool_default_threads());
 
 	zt->pool_started = true;
@@ -209,9 +242,14 @@ int zt_start(struct zt *zt)
 	log_info("%d crypto worker threads (receive side %s)", zt->pool.n_threads,
 		 zt->rx_fanout ? "too" : "inline");
 
-	for (size_t i = 0; i < sizeof(mains) / sizeof(mains[0]); i++) {
-		ret = pthread_create(&zt->threads[zt->n_threads], NULL, mains[i], zt);
+	for (size_t i = 0; i < sizeof(mains) / sizeof(mains[0]) + (size_t)zt->n_tunq; i++) {
+		const size_t m = sizeof(mains) / sizeof(mains[0]);
 
+		if (i < m)
+			ret = pthread_create(&zt->threads[zt->n_threads], NULL, mains[i], zt);
+		else
+			ret = pthread_create(&zt->threads[zt->n_threads], NULL, zt_tun_main,
+					     &zt->tunq[i - m]);
 		if (ret) {
 			zt_stop(zt);
 			return -ret;
@@ -255,6 +293,9 @@ void zt_destroy(struct zt *zt)
 	udp_destroy(&zt->udp);
 	hsq_destroy(&zt->hsq);
 	tun_ring_free(&zt->ring);
+	for (int i = 1; i < zt->n_tunq; i++)
+		close(zt->tunq[i].fd);
+	zt->n_tunq = 0;
 	if (zt->tun_fd >= 0)
 		close(zt->tun_fd);
 	if (zt->stop_fd >= 0)

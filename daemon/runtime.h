@@ -15,12 +15,22 @@
 #include "wg/wg.h"
 #include "workers.h"
 
+struct zt;
+
+/* One TUN queue and the thread that reads it (queue 0 is tun_fd). */
+struct zt_tunq {
+	struct zt *zt;
+	int fd;
+};
+
 struct zt {
 	pthread_mutex_t lock; /* the engine lock: every wg_device_* call */
 	struct wg_device *dev;
 	struct udp udp;
 	struct hsqueue hsq; /* incoming handshake messages, bounded */
 	int tun_fd;
+	struct zt_tunq tunq[TUN_MAX_QUEUES]; /* [0].fd == tun_fd */
+	int n_tunq;
 	struct tun_ring ring; /* batched TUN reads (fd -1: plain read) */
 	char ifname[IF_NAMESIZE];
 	int ifindex;
@@ -36,7 +46,7 @@ struct zt {
 	struct wpool pool; /* crypto workers for both directions */
 	bool rx_fanout;    /* opens spread over the workers too (zt_start) */
 	bool pool_started;
-	pthread_t threads[4];
+	pthread_t threads[3 + TUN_MAX_QUEUES];
 	int n_threads;
 };
 

@@ -73,6 +73,8 @@ int tun_create(const char *name)
 	ifr.ifr_flags = IFF_TUN | IFF_NO_PI;
 	if (!tun_offload_disabled())
 		ifr.ifr_flags |= IFF_VNET_HDR;
+	if (tun_queues_wanted() > 1)
+		ifr.ifr_flags |= IFF_MULTI_QUEUE;
 	set_name(&ifr, name);
 	if (ioctl(fd, TUNSETIFF, &ifr) < 0) {
 		ret = -errno;
@@ -85,6 +87,39 @@ int tun_create(const char *name)
 		return ret;
 	}
 	return fd;
+}
+
+int tun_queues_wanted(void)
+{
+	const char *v = getenv("ZINCTUN_TUN_QUEUES");
+	long n = v && *v ? strtol(v, NULL, 10) : 1;
+
+	return n < 1 ? 1 : n > TUN_MAX_QUEUES ? TUN_MAX_QUEUES : (int)n;
+}
+
+int tun_attach_queue(int fd, const char *name)
+{
+	struct ifreq ifr;
+	int q, ret;
+
+	memset(&ifr, 0, sizeof(ifr));
+	if (ioctl(fd, TUNGETIFF, &ifr) < 0)
+		return -errno;
+	if (!(ifr.ifr_flags & IFF_MULTI_QUEUE))
+		return -EINVAL;
+	q = open("/dev/net/tun", O_RDWR | O_CLOEXEC);
+	if (q < 0)
+		return -errno;
+	/* TUNGETIFF reports IFF_TUN|IFF_NO_PI|IFF_VNET_HDR|IFF_MULTI_QUEUE as
+	 * set at creation; a queue must ask for the same */
+	ifr.ifr_flags &= IFF_TUN | IFF_NO_PI | IFF_VNET_HDR | IFF_MULTI_QUEUE;
+	set_name(&ifr, name);
+	if (ioctl(q, TUNSETIFF, &ifr) < 0) {
+		ret = -errno;
+		close(q);
+		return ret;
+	}
+	return q;
 }
 
 int tun_adopt(int fd, char name[IF_NAMESIZE])

@@ -6,11 +6,19 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-enum { TUN_DEFAULT_MTU = 1420 };
+enum { TUN_DEFAULT_MTU = 1420, TUN_MAX_QUEUES = 8 };
 
 /* Creates (or attaches to) the TUN interface "name" with IFF_TUN|IFF_NO_PI
  * and sets the default MTU. Returns the fd or a negative errno. */
 int tun_create(const char *name);
+/* ZINCTUN_TUN_QUEUES=N (1..TUN_MAX_QUEUES, default 1): with N > 1 the
+ * interface is made with IFF_MULTI_QUEUE and N - 1 more queues are attached,
+ * each read by its own thread (the kernel spreads flows over the queues by
+ * their hash). */
+int tun_queues_wanted(void);
+/* Opens one more queue of the multi-queue interface "name" (the same
+ * flags as fd); returns the new fd or a negative errno. */
+int tun_attach_queue(int fd, const char *name);
 /* Adopts an fd from WG_TUN_FD: fills the interface name. */
 int tun_adopt(int fd, char name[IF_NAMESIZE]);
 int tun_get_mtu(const char *name, uint32_t *mtu);
