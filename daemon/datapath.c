@@ -14,6 +14,7 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include "env.h"
 #include "icmp.h"
 #include "log.h"
 #include "offload.h"
@@ -41,13 +42,6 @@ enum {
 	RING_MIN = 4,
 	BUSY_MAX = 64, /* batches in a row before a poll looks at stop_fd */
 };
-
-static bool env_on(const char *name)
-{
-	const char *v = getenv(name);
-
-	return v && *v && strcmp(v, "0") != 0;
-}
 
 int zt_datapath_init(struct zt *zt)
 {

@@ -160,7 +160,7 @@ static int zt_attach_tun_queues(struct zt *zt)
 	while (zt->n_tunq < want) {
 		int q = tun_attach_queue(zt->tun_fd, zt->ifname);
 
-		if (q == -EINVAL && zt->n_tunq == 1) {
+		if (q == -EOPNOTSUPP) {
 			/* an inherited (WG_TUN_FD) single-queue device */
 			log_err("tun: not a multi-queue device, reading one queue");
 			return 0;
@@ -228,6 +228,16 @@ int zt_init(struct zt *zt, int tun_fd, const char *ifname)
 	return zt_datapath_init(zt);
 }
 
+static int spawn(struct zt *zt, void *(*fn)(void *), void *arg)
+{
+	int ret = pthread_create(&zt->threads[zt->n_threads], NULL, fn, arg);
+
+	if (ret)
+		return -ret;
+	zt->n_threads++;
+	return 0;
+}
+
 int zt_start(struct zt *zt)
 {
 	void *(*mains[])(void *) = {timer_main, zt_udp_main, handshake_main};
@@ -242,21 +252,13 @@ int zt_start(struct zt *zt)
 	log_info("%d crypto worker threads (receive side %s)", zt->pool.n_threads,
 		 zt->rx_fanout ? "too" : "inline");
 
-	for (size_t i = 0; i < sizeof(mains) / sizeof(mains[0]) + (size_t)zt->n_tunq; i++) {
-		const size_t m = sizeof(mains) / sizeof(mains[0]);
-
-		if (i < m)
-			ret = pthread_create(&zt->threads[zt->n_threads], NULL, mains[i], zt);
-		else
-			ret = pthread_create(&zt->threads[zt->n_threads], NULL, zt_tun_main,
-					     &zt->tunq[i - m]);
-		if (ret) {
-			zt_stop(zt);
-			return -ret;
-		}
-		zt->n_threads++;
-	}
-	return 0;
+	for (size_t i = 0; !ret && i < sizeof(mains) / sizeof(mains[0]); i++)
+		ret = spawn(zt, mains[i], zt);
+	for (int i = 0; !ret && i < zt->n_tunq; i++)
+		ret = spawn(zt, zt_tun_main, &zt->tunq[i]);
+	if (ret)
+		zt_stop(zt);
+	return ret;
 }
 
 void zt_request_stop(struct zt *zt)

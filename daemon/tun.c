@@ -13,6 +13,8 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "env.h"
+
 static void set_name(struct ifreq *ifr, const char *name)
 {
 	size_t len = strnlen(name, IF_NAMESIZE - 1);
@@ -106,7 +108,7 @@ int tun_attach_queue(int fd, const char *name)
 	if (ioctl(fd, TUNGETIFF, &ifr) < 0)
 		return -errno;
 	if (!(ifr.ifr_flags & IFF_MULTI_QUEUE))
-		return -EINVAL;
+		return -EOPNOTSUPP;
 	q = open("/dev/net/tun", O_RDWR | O_CLOEXEC);
 	if (q < 0)
 		return -errno;
@@ -140,9 +142,7 @@ int tun_adopt(int fd, char name[IF_NAMESIZE])
 
 bool tun_offload_disabled(void)
 {
-	const char *v = getenv("ZINCTUN_NO_TUN_OFFLOAD");
-
-	return v && *v && strcmp(v, "0") != 0;
+	return env_on("ZINCTUN_NO_TUN_OFFLOAD");
 }
 
 #ifndef TUN_F_USO4
@@ -237,7 +237,6 @@ static int restrict_ring(int fd)
 int tun_ring_init(struct tun_ring *r, int tun_fd, unsigned int entries)
 {
 	struct io_uring_params p;
-	const char *v = getenv("ZINCTUN_URING");
 	int ret;
 
 	memset(r, 0, sizeof(*r));
@@ -245,7 +244,7 @@ int tun_ring_init(struct tun_ring *r, int tun_fd, unsigned int entries)
 	/* opt-in: fewer system calls per packet, but in bench-tunnel's
 	 * unlimited-rate UDP runs the drops only move from the TUN queue to
 	 * the receiving application's socket (see doc/datapath.md) */
-	if (!v || !*v || strcmp(v, "0") == 0)
+	if (!env_on("ZINCTUN_URING"))
 		return -ENOTSUP;
 	memset(&p, 0, sizeof(p));
 	p.flags = IORING_SETUP_R_DISABLED;

@@ -17,7 +17,8 @@ int tun_create(const char *name);
  * their hash). */
 int tun_queues_wanted(void);
 /* Opens one more queue of the multi-queue interface "name" (the same
- * flags as fd); returns the new fd or a negative errno. */
+ * flags as fd); returns the new fd or a negative errno, -EOPNOTSUPP if fd's
+ * device has a single queue. */
 int tun_attach_queue(int fd, const char *name);
 /* Adopts an fd from WG_TUN_FD: fills the interface name. */
 int tun_adopt(int fd, char name[IF_NAMESIZE]);

@@ -10,16 +10,10 @@
 #include <sys/eventfd.h>
 #include <unistd.h>
 
+#include "env.h"
 #include "log.h"
 
 enum { SOCKET_BUFFER = 4 << 20 };
-
-static bool env_on(const char *name)
-{
-	const char *v = getenv(name);
-
-	return v && *v && strcmp(v, "0") != 0;
-}
 
 /* Offload switches: set at udp_init from ZINCTUN_NO_GSO / ZINCTUN_NO_GRO,
  * and GSO turned off at its first characteristic error. */

@@ -1,8 +1,9 @@
 #include "workers.h"
 
 #include <stdlib.h>
-#include <string.h>
 #include <unistd.h>
+
+#include "env.h"
 
 static bool pop(struct wpool *p, struct wtask *t)
 {
@@ -56,10 +57,8 @@ int wpool_default_threads(void)
 
 bool wpool_rx_fanout(int n)
 {
-	const char *v = getenv("ZINCTUN_RX_FANOUT");
-
-	if (v && *v)
-		return n > 0 && strcmp(v, "0") != 0;
+	if (env_given("ZINCTUN_RX_FANOUT"))
+		return n > 0 && env_on("ZINCTUN_RX_FANOUT");
 	return n >= 2;
 }
 
