@@ -31,19 +31,8 @@ fi
 # much (kB).
 RSS_SLACK_KB=${RSS_SLACK_KB:-16384}
 
-ns_setup 2
-N1=$(ns_name 1) N2=$(ns_name 2) I1=$(ifname a) I2=$(ifname b)
-genkeys k1
-genkeys k2
-start_daemon zinctun "$N1" "$I1"
-PID1=$LAST_PID
-start_daemon wireguard-go "$N2" "$I2"
-conf_iface "$N1" "$I1" k1 1
-conf_iface "$N2" "$I2" k2 2
-P2=$(listen_port "$N2" "$I2")
-add_peer "$N1" "$I1" k2 "$(tun4 2)/32" "$(ul4 2):$P2"
-add_peer "$N2" "$I2" k1 "$(tun4 1)/32"
-ping_ok "$N1" "$(tun4 2)" 3 || { cat "$T/ping.out"; fail "initial ping"; }
+connect_pair zinctun wireguard-go
+PID1=$(eval echo "\$PID_$I1")
 
 rss() { awk '/^VmRSS:/ { print $2 }' "/proc/$PID1/status"; }
 rss0=$(rss)

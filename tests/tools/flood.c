@@ -27,6 +27,8 @@
 
 #include <zinc/blake2s.h>
 
+#include "rfc1071.h"
+
 enum {
 	IP_HDR_LEN = 20,
 	UDP_HDR_LEN = 8,
@@ -192,22 +194,6 @@ static bool flood_allowed(const struct flood_opts *o)
 	return found;
 }
 
-static uint32_t csum_add(uint32_t sum, const uint8_t *p, size_t len)
-{
-	for (size_t i = 0; i + 1 < len; i += 2)
-		sum += (uint32_t)p[i] << 8 | p[i + 1];
-	if (len & 1)
-		sum += (uint32_t)p[len - 1] << 8;
-	return sum;
-}
-
-static uint16_t csum_fold(uint32_t sum)
-{
-	while (sum >> 16)
-		sum = (sum & 0xffff) + (sum >> 16);
-	return (uint16_t)~sum;
-}
-
 static void put16(uint8_t *p, uint16_t v)
 {
 	p[0] = (uint8_t)(v >> 8);
@@ -235,7 +221,7 @@ static size_t build_headers(uint8_t *pkt, size_t payload_len, uint32_t src, uint
 	put16(ip + 14, (uint16_t)src);
 	put16(ip + 16, (uint16_t)(dst >> 16));
 	put16(ip + 18, (uint16_t)dst);
-	put16(ip + 10, csum_fold(csum_add(0, ip, IP_HDR_LEN)));
+	put16(ip + 10, (uint16_t)~rfc1071_fold(rfc1071_add(0, ip, IP_HDR_LEN)));
 
 	put16(udp, sport);
 	put16(udp + 2, o->port);
@@ -245,9 +231,9 @@ static size_t build_headers(uint8_t *pkt, size_t payload_len, uint32_t src, uint
 	pseudo[8] = 0;
 	pseudo[9] = IPPROTO_UDP;
 	put16(pseudo + 10, udp_len);
-	sum = csum_add(0, pseudo, sizeof(pseudo));
-	sum = csum_add(sum, udp, udp_len);
-	c = csum_fold(sum);
+	sum = rfc1071_add(0, pseudo, sizeof(pseudo));
+	sum = rfc1071_add(sum, udp, udp_len);
+	c = (uint16_t)~rfc1071_fold(sum);
 	put16(udp + 6, c ? c : 0xffff); /* 0 means "no checksum" in UDP */
 	return IP_HDR_LEN + udp_len;
 }

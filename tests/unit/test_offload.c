@@ -1,7 +1,8 @@
 /* TUN offload code (daemon/offload.c): splitting TSO/USO super-packets
  * into segments with correct headers and checksums, and coalescing
  * decrypted segments into super-packets for TUN. Checksums are verified
- * with an independent RFC 1071 sum written here. */
+ * with an independent RFC 1071 sum (tests/rfc1071.h). */
+#include "rfc1071.h"
 #include "test.h"
 #include "../../daemon/csum.c"
 #include "../../daemon/offload.c"
@@ -12,28 +13,10 @@ static const uint8_t SRC4[4] = {10, 0, 0, 1}, DST4[4] = {10, 0, 0, 2};
 static const uint8_t SRC6[16] = {0xfd, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1};
 static const uint8_t DST6[16] = {0xfd, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2};
 
-/* ---- independent checksum ---- */
-
-static uint32_t sum16(uint32_t s, const uint8_t *p, size_t n)
-{
-	for (size_t i = 0; i + 1 < n; i += 2)
-		s += (uint32_t)(p[i] << 8 | p[i + 1]);
-	if (n & 1)
-		s += (uint32_t)p[n - 1] << 8;
-	return s;
-}
-
-static uint16_t fold(uint32_t s)
-{
-	while (s >> 16)
-		s = (s & 0xffff) + (s >> 16);
-	return (uint16_t)s;
-}
-
 /* The sum over a valid header or pseudo header + segment folds to 0xffff. */
 static bool ipv4_hdr_ok(const uint8_t *p)
 {
-	return fold(sum16(0, p, (size_t)(p[0] & 15) * 4)) == 0xffff;
+	return rfc1071_fold(rfc1071_add(0, p, (size_t)(p[0] & 15) * 4)) == 0xffff;
 }
 
 static bool l4_ok(const uint8_t *p, size_t len)
@@ -41,10 +24,10 @@ static bool l4_ok(const uint8_t *p, size_t len)
 	bool v6 = (p[0] >> 4) == 6;
 	size_t l4 = v6 ? 40 : 20;
 	uint8_t proto = v6 ? p[6] : p[9];
-	uint32_t s = sum16(0, v6 ? p + 8 : p + 12, v6 ? 32 : 8);
+	uint32_t s = rfc1071_add(0, v6 ? p + 8 : p + 12, v6 ? 32 : 8);
 
 	s += proto + (uint32_t)(len - l4);
-	return fold(sum16(s, p + l4, len - l4)) == 0xffff;
+	return rfc1071_fold(rfc1071_add(s, p + l4, len - l4)) == 0xffff;
 }
 
 static void put_csum(uint8_t *at, uint16_t c)
@@ -59,12 +42,12 @@ static void fix_l4(uint8_t *p, size_t len)
 	size_t l4 = v6 ? 40 : 20;
 	uint8_t proto = v6 ? p[6] : p[9];
 	size_t off = proto == 6 ? 16 : 6;
-	uint32_t s = sum16(0, v6 ? p + 8 : p + 12, v6 ? 32 : 8);
+	uint32_t s = rfc1071_add(0, v6 ? p + 8 : p + 12, v6 ? 32 : 8);
 	uint16_t c;
 
 	put_csum(p + l4 + off, 0);
 	s += proto + (uint32_t)(len - l4);
-	c = (uint16_t)~fold(sum16(s, p + l4, len - l4));
+	c = (uint16_t)~rfc1071_fold(rfc1071_add(s, p + l4, len - l4));
 	if (proto == 17 && c == 0)
 		c = 0xffff;
 	put_csum(p + l4 + off, c);
@@ -209,9 +192,9 @@ static void test_segment_edges(void)
 	h.csum_offset = 6;
 	{
 		/* partial: the folded pseudo header sum, not complemented */
-		uint32_t s = sum16(0, pkt + 12, 8) + 17 + (uint32_t)(len - 20);
+		uint32_t s = rfc1071_add(0, pkt + 12, 8) + 17 + (uint32_t)(len - 20);
 
-		put_csum(pkt + 26, fold(s));
+		put_csum(pkt + 26, rfc1071_fold(s));
 	}
 	memset(&o, 0, sizeof(o));
 	o.limit = MAX_OUT;
@@ -227,14 +210,14 @@ static void test_segment_edges(void)
 
 		len = build(pkt, false, 17, 100, 0, 0, 5, 4);
 		put_csum(pkt + 26, 0);
-		sum = sum16(0, pkt + 12, 8) + 17 + (uint32_t)(len - 20);
-		sum = fold(sum16(sum, pkt + 20, len - 20));
+		sum = rfc1071_add(0, pkt + 12, 8) + 17 + (uint32_t)(len - 20);
+		sum = rfc1071_fold(rfc1071_add(sum, pkt + 20, len - 20));
 		/* make the sum 0xffff: add the difference into a payload word */
 		w = (uint32_t)get16(pkt + 40) + (0xffff - sum);
-		put16(pkt + 40, fold(w));
-		sum = sum16(0, pkt + 12, 8) + 17 + (uint32_t)(len - 20);
-		CHECK(fold(sum16(sum, pkt + 20, len - 20)) == 0xffff);
-		put_csum(pkt + 26, fold(sum16(0, pkt + 12, 8) + 17 + (uint32_t)(len - 20)));
+		put16(pkt + 40, rfc1071_fold(w));
+		sum = rfc1071_add(0, pkt + 12, 8) + 17 + (uint32_t)(len - 20);
+		CHECK(rfc1071_fold(rfc1071_add(sum, pkt + 20, len - 20)) == 0xffff);
+		put_csum(pkt + 26, rfc1071_fold(rfc1071_add(0, pkt + 12, 8) + 17 + (uint32_t)(len - 20)));
 		memset(&o, 0, sizeof(o));
 		o.limit = MAX_OUT;
 		CHECK(offload_segment(&h, pkt, len, out_alloc, &o, &done) == 1);
