@@ -64,6 +64,28 @@ int zt_datapath_init(struct zt *zt)
 	return 0;
 }
 
+/* With one worker (two CPUs) both CPUs are already busy with the two
+ * daemons and iperf3 under load; handing work to the other CPU pays a futex
+ * wake-up and a context switch (hypercalls in a VM) for little. So, from
+ * two workers on only: opens fan out (ZINCTUN_RX_FANOUT=0|1 decides
+ * instead), and a TSO/USO super-packet's segments go to the batch's
+ * fan-out instead of being sealed as they are segmented (ZINCTUN_TX_FUSE).
+ * Measured in doc/datapath.md. Plain packets (small UDP) always fan out. */
+void zt_datapath_policy(struct zt *zt)
+{
+	int n = zt->pool.n_threads;
+
+	zt->rx_fanout = n >= 2;
+	if (env_given("ZINCTUN_RX_FANOUT"))
+		zt->rx_fanout = n > 0 && env_on("ZINCTUN_RX_FANOUT");
+	zt->tx_fuse = n < 2;
+	if (env_given("ZINCTUN_TX_FUSE"))
+		zt->tx_fuse = env_on("ZINCTUN_TX_FUSE");
+	log_info("%d crypto worker threads (receive side %s, super-packets sealed %s)", n,
+		 zt->rx_fanout ? "too" : "inline",
+		 zt->tx_fuse ? "as segmented" : "by the batch");
+}
+
 /* The TUN queue to write an inner packet to. With several queues a flow is
  * always written to the same one, by a hash of its addresses and ports that
  * is the same both ways: the kernel's tun driver steers a flow's outgoing
@@ -126,6 +148,7 @@ struct tx_slot {
 	size_t len;    /* plaintext length */
 	size_t sealed; /* the message length the layout reserved */
 	int result;
+	bool done; /* sealed already (a fused super-packet's segment) */
 };
 
 struct tx {
@@ -135,6 +158,7 @@ struct tx {
 	uint8_t *out;
 	size_t cur;
 	int n;
+	int prepared; /* slots [0, prepared) went through prepare */
 	uint32_t mtu;
 	struct tx_slot slot[TX_MAX_SEGS];
 	struct wg_tx_job job[TX_MAX_SEGS];
@@ -170,6 +194,7 @@ static uint8_t *tx_alloc(void *ctx, size_t len)
 	sl->off = t->cur;
 	sl->len = len;
 	sl->sealed = s;
+	sl->done = false;
 	t->cur += s;
 	return t->out + sl->off + 16;
 }
@@ -194,11 +219,48 @@ static void send_unreachable(struct tx *t, const uint8_t *pkt, size_t len)
 	zt_tun_write(t->zt, msg, n);
 }
 
+/* Prepares slots [prepared, end) in order under the engine lock (routing,
+ * nonce reservation). */
+static void tx_prepare(struct tx *t, int end)
+{
+	struct zt *zt = t->zt;
+
+	if (t->prepared >= end)
+		return;
+	pthread_mutex_lock(&zt->lock);
+	for (int i = t->prepared; i < end; i++) {
+		struct tx_slot *s = &t->slot[i];
+
+		s->result = wg_device_prepare_tx(zt->dev, t->out + s->off + 16, s->len, &t->job[i]);
+		/* the MTU changed between layout and prepare: drop it */
+		if (s->result == WG_OK && wg_tx_sealed_len(zt->dev, &t->job[i]) != s->sealed)
+			s->result = WG_ERR_INVALID;
+	}
+	zt_timers_changed(zt);
+	pthread_mutex_unlock(&zt->lock);
+	t->prepared = end;
+}
+
+/* Seals slots [begin, end): on any thread (nonces were reserved in order). */
+static void tx_seal_slice(void *arg, int begin, int end)
+{
+	struct tx *t = arg;
+
+	for (int i = begin; i < end; i++) {
+		struct tx_slot *s = &t->slot[i];
+
+		if (s->result == WG_OK && !s->done) {
+			wg_tx_seal(t->zt->dev, &t->job[i], t->out + s->off + 16, t->out + s->off);
+			s->done = true;
+		}
+	}
+}
+
 /* Segments one packet read from TUN (r bytes at in) into the batch. */
 static void tx_take(struct tx *t, const uint8_t *pkt, size_t len)
 {
 	struct vnet_hdr h = {0};
-	int done, ret;
+	int done, ret, first;
 
 	if (t->zt->vnet_hdr) {
 		if (len < VNET_HDR_LEN)
@@ -209,11 +271,19 @@ static void tx_take(struct tx *t, const uint8_t *pkt, size_t len)
 	}
 	if (!len)
 		return;
+	first = t->n;
 	ret = offload_segment(&h, pkt, len, tx_alloc, t, &done);
 	if (ret == 0)
 		log_debug("tun: malformed offload packet (%zu bytes, gso %u)", len, h.gso_type);
 	else if (ret < 0)
 		log_debug("tun: batch full, %d segments kept", done);
+	/* encryption fused with segmentation: a super-packet's segments are
+	 * sealed here, while the ~64 KiB just written are still in cache,
+	 * instead of after the whole batch (up to 512 KiB) is read */
+	if (t->zt->tx_fuse && h.gso_type != VNET_GSO_NONE && t->n > first) {
+		tx_prepare(t, t->n);
+		tx_seal_slice(t, first, t->n);
+	}
 }
 
 /* Room in this batch for a whole super-packet (any read may be one). */
@@ -339,19 +409,6 @@ static int slice_for(int n, size_t bytes)
 	return bytes < PAR_MIN_BYTES ? n + 1 : MIN_SLICE;
 }
 
-/* Seals slots [begin, end): on any thread (nonces were reserved in order). */
-static void tx_seal_slice(void *arg, int begin, int end)
-{
-	struct tx *t = arg;
-
-	for (int i = begin; i < end; i++) {
-		struct tx_slot *s = &t->slot[i];
-
-		if (s->result == WG_OK)
-			wg_tx_seal(t->zt->dev, &t->job[i], t->out + s->off + 16, t->out + s->off);
-	}
-}
-
 static bool same_dest(const struct wg_tx_job *a, const struct wg_tx_job *b)
 {
 	return a->peer == b->peer && !memcmp(&a->to, &b->to, sizeof(a->to));
@@ -362,18 +419,12 @@ static void tx_flush(struct tx *t)
 	struct zt *zt = t->zt;
 	int n_runs = 0;
 
-	pthread_mutex_lock(&zt->lock);
-	for (int i = 0; i < t->n; i++) {
-		struct tx_slot *s = &t->slot[i];
+	size_t left = 0; /* bytes still to seal (fused segments are done) */
 
-		s->result = wg_device_prepare_tx(zt->dev, t->out + s->off + 16, s->len, &t->job[i]);
-		/* the MTU changed between layout and prepare: drop it */
-		if (s->result == WG_OK && wg_tx_sealed_len(zt->dev, &t->job[i]) != s->sealed)
-			s->result = WG_ERR_INVALID;
-	}
-	zt_timers_changed(zt);
-	pthread_mutex_unlock(&zt->lock);
-	wpool_run(&zt->pool, tx_seal_slice, t, t->n, slice_for(t->n, t->cur));
+	tx_prepare(t, t->n);
+	for (int i = 0; i < t->n; i++)
+		left += t->slot[i].done ? 0 : t->slot[i].len;
+	wpool_run(&zt->pool, tx_seal_slice, t, t->n, slice_for(t->n, left));
 
 	for (int i = 0; i < t->n; i++) {
 		struct tx_slot *s = &t->slot[i];
@@ -413,6 +464,7 @@ static void tx_flush(struct tx *t)
 	zt_timers_changed(zt);
 	pthread_mutex_unlock(&zt->lock);
 	t->n = 0;
+	t->prepared = 0;
 	t->cur = 0;
 }
 

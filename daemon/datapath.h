@@ -15,5 +15,7 @@ void *zt_udp_main(void *arg);
 void zt_tun_write(struct zt *zt, const uint8_t *pkt, size_t len);
 /* Reads the offload switches and sets the TUN offloads; at zt_init. */
 int zt_datapath_init(struct zt *zt);
+/* Which work goes to the crypto workers, once the pool runs (zt_start). */
+void zt_datapath_policy(struct zt *zt);
 
 #endif

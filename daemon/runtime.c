@@ -248,9 +248,7 @@ int zt_start(struct zt *zt)
 		zt_stop(zt);
 		return ret;
 	}
-	zt->rx_fanout = wpool_rx_fanout(zt->pool.n_threads);
-	log_info("%d crypto worker threads (receive side %s)", zt->pool.n_threads,
-		 zt->rx_fanout ? "too" : "inline");
+	zt_datapath_policy(zt);
 
 	for (size_t i = 0; !ret && i < sizeof(mains) / sizeof(mains[0]); i++)
 		ret = spawn(zt, mains[i], zt);

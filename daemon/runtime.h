@@ -45,6 +45,7 @@ struct zt {
 	uint64_t timer_deadline;   /* when the timer thread wakes (monotonic ns) */
 	struct wpool pool; /* crypto workers for both directions */
 	bool rx_fanout;    /* opens spread over the workers too (zt_start) */
+	bool tx_fuse;      /* super-packets sealed as they are segmented */
 	bool pool_started;
 	pthread_t threads[3 + TUN_MAX_QUEUES];
 	int n_threads;

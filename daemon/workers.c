@@ -3,7 +3,6 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "env.h"
 
 static bool pop(struct wpool *p, struct wtask *t)
 {
@@ -53,13 +52,6 @@ int wpool_default_threads(void)
 	if (n < 0)
 		n = 0;
 	return n > WPOOL_MAX_THREADS ? WPOOL_MAX_THREADS : (int)n;
-}
-
-bool wpool_rx_fanout(int n)
-{
-	if (env_given("ZINCTUN_RX_FANOUT"))
-		return n > 0 && env_on("ZINCTUN_RX_FANOUT");
-	return n >= 2;
 }
 
 int wpool_start(struct wpool *p, int n)

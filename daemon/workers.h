@@ -39,10 +39,5 @@ void wpool_run(struct wpool *p, wpool_fn fn, void *arg, int n, int min_slice);
 /* Default thread count: online CPUs - 1 (the caller is the last one), or
  * ZINCTUN_WORKERS. */
 int wpool_default_threads(void);
-/* Whether opens (UDP -> TUN) fan out too, with n worker threads: with one
- * worker the receive side waking it cost ~4 % of single-stream TCP on two
- * CPUs (doc/datapath.md), so only from two workers on; ZINCTUN_RX_FANOUT=0|1
- * decides instead. Seals always fan out (small UDP gained from it). */
-bool wpool_rx_fanout(int n);
 
 #endif

@@ -239,13 +239,16 @@ pair_test() {
 
 # connect_pair IMPL1 IMPL2: two namespaces, a daemon in each, configured as
 # peers (side 1 knows side 2's IPv4 endpoint), one ping to bring it up.
+# ENV1 / ENV2: extra VAR=value words for the first / second daemon.
 connect_pair() {
 	ns_setup "${3:-2}"
 	N1=$(ns_name 1) N2=$(ns_name 2) I1=$(ifname a) I2=$(ifname b)
 	genkeys k1
 	genkeys k2
-	start_daemon "$1" "$N1" "$I1"
-	start_daemon "$2" "$N2" "$I2"
+	# shellcheck disable=SC2086 # ENV1/ENV2: extra environment, one word each
+	start_daemon "$1" "$N1" "$I1" ${ENV1:-}
+	# shellcheck disable=SC2086
+	start_daemon "$2" "$N2" "$I2" ${ENV2:-}
 	conf_iface "$N1" "$I1" k1 1
 	conf_iface "$N2" "$I2" k2 2
 	P1=$(listen_port "$N1" "$I1") P2=$(listen_port "$N2" "$I2")
