@@ -9,6 +9,9 @@
 # The underlay addresses of namespace i are $(ul4 i) / $(ul6 i).
 
 BUILD=${BUILD:-build}
+# uapi.py (the config protocol's client) for the scripts' python3 snippets
+TESTS_DIR=$(realpath "$(dirname "$0")")
+export PYTHONPATH="$TESTS_DIR${PYTHONPATH:+:$PYTHONPATH}" PYTHONDONTWRITEBYTECODE=1
 ZINCTUN=${ZINCTUN:-$(realpath -m "$BUILD/zinctun")}
 WGGO=${WGGO:-$(command -v wireguard-go)}
 SOCKDIR=/var/run/wireguard
@@ -184,20 +187,7 @@ check_peer_stats() {
 
 # uapi IFNAME REQUEST: raw request on the configuration socket, prints the answer
 uapi() {
-	python3 - "$SOCKDIR/$1.sock" "$2" <<'PY'
-import socket, sys
-s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-s.settimeout(5)
-s.connect(sys.argv[1])
-s.sendall(sys.argv[2].encode())
-out = b""
-while not out.endswith(b"\n\n") or b"errno=" not in out:
-    d = s.recv(65536)
-    if not d:
-        break
-    out += d
-sys.stdout.write(out.decode())
-PY
+	python3 "$TESTS_DIR/uapi.py" "$SOCKDIR/$1.sock" "$2"
 }
 
 hexkey() { base64 -d <"$T/$1.$2" | od -An -tx1 | tr -d ' \n'; }

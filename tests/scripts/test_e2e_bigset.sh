@@ -53,23 +53,17 @@ SAMPLER=$!
 PIDS="$PIDS $SAMPLER"
 python3 - "$SOCKDIR/$I1.sock" "$NPEERS" "$(hexkey k2 pub)" "$(tun4 2)" "$(ul4 2):$P2" "$PID1" \
 	>"$T/bigset.log" 2>&1 <<'PY' || { cat "$T/bigset.log"; fail "big sets"; }
-import os, socket, sys, time
+import os, sys, time
+import uapi
 path, n, k2, k2ip, k2ep, pid = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4], sys.argv[5], sys.argv[6]
 
 def call(req, timeout=120):
-    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    s.settimeout(timeout)
-    s.connect(path)
+    s = uapi.connect(path, timeout)
     t0 = time.time()
     s.sendall(req)
-    out = bytearray()
-    while not out.endswith(b"\n\n"):
-        d = s.recv(1 << 20)
-        if not d:
-            break
-        out += d
+    out = uapi.read_reply(s, 1 << 20)[0]
     s.close()
-    return bytes(out), time.time() - t0
+    return out, time.time() - t0
 
 def get():
     out, dt = call(b"get=1\n\n")

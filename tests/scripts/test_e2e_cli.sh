@@ -58,14 +58,13 @@ add_peer "$N1" "$I1" k2 "$(tun4 2)/32,$(tun6 2)/128" "$(ul4 2):$P2"
 add_peer "$N2" "$I2" k1 "$(tun4 1)/32,$(tun6 1)/128"
 ping_ok "$N1" "$(tun4 2)" 2 || { cat "$T/ping.out"; fail "initial ping"; }
 python3 - "$SOCKDIR/$I1.sock" <<'PY' || fail "adding 2000 peers"
-import os, socket, sys
+import os, sys
+import uapi
 req = ["set=1"]
 for i in range(2000):
     req += ["public_key=" + os.urandom(32).hex(), "endpoint=192.0.2.%d:%d" % (i % 250 + 1, 1000 + i),
             "allowed_ip=10.150.%d.%d/32" % (i // 256, i % 256)]
-s = socket.socket(socket.AF_UNIX); s.settimeout(10); s.connect(sys.argv[1])
-s.sendall(("\n".join(req) + "\n\n").encode())
-r = s.recv(100)
+r = uapi.call(sys.argv[1], ("\n".join(req) + "\n\n").encode(), 10)
 assert r == b"errno=0\n\n", r
 PY
 PID1=$(eval echo \$PID_$I1)
@@ -90,26 +89,12 @@ PING=$!
 PIDS="$PIDS $PING"
 ip netns exec "$N1" python3 - "$SOCKDIR/$I1.sock" "$(hexkey k2 pub)" >"$T/hostile.log" 2>&1 <<'PY' ||
 import socket, sys, threading, time
+from uapi import answer
+import uapi
 path, k2 = sys.argv[1], sys.argv[2]
 
 def conn(timeout=10):
-    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    s.settimeout(timeout)
-    s.connect(path)
-    return s
-
-def answer(s):
-    """Reads one answer; None if the daemon closed the connection."""
-    out = b""
-    try:
-        while not out.endswith(b"\n\n"):
-            d = s.recv(1 << 16)
-            if not d:
-                return None
-            out += d
-    except (ConnectionResetError, BrokenPipeError):
-        return None
-    return out
+    return uapi.connect(path, timeout)
 
 def get_timed():
     """A normal get must be answered quickly whatever else goes on."""
@@ -229,6 +214,7 @@ ok "ping through the tunnel meanwhile: $stats"
 # serve new clients once the limit is back.
 python3 - "$SOCKDIR/$I1.sock" "$PID1" >"$T/emfile.log" 2>&1 <<'PY' ||
 import os, resource, socket, sys, time
+import uapi
 path, pid = sys.argv[1], int(sys.argv[2])
 tck = os.sysconf("SC_CLK_TCK")
 # the limit bounds descriptor numbers: leave exactly two free numbers below it
@@ -241,23 +227,15 @@ def cpu():
     return int(f[11]) + int(f[12])
 clients = []
 for _ in range(8):
-    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    s.settimeout(3)
-    s.connect(path)
-    clients.append(s)
+    clients.append(uapi.connect(path, 3))
 time.sleep(0.5)
 c0 = cpu()
 time.sleep(2)
 spent = (cpu() - c0) / tck
 def served(s):
     s.sendall(b"get=1\n\n")
-    out = b""
-    while not out.endswith(b"\n\n"):
-        d = s.recv(1 << 16)
-        if not d:
-            break
-        out += d
-    return out.endswith(b"errno=0\n\n")
+    out = uapi.answer(s)
+    return out is not None and out.endswith(b"errno=0\n\n")
 # A client leaving frees a descriptor: then at the latest (if the reserve
 # was above the lowered limit) the waiting connections must be closed.
 ok0 = served(clients[0])
@@ -290,12 +268,11 @@ ok "descriptor limit: $(cat "$T/emfile.log")"
 # client comes, nothing but that timeout can wake the daemon.
 python3 - "$SOCKDIR/$I1.sock" >"$T/idle.log" 2>&1 <<'PY' ||
 import socket, sys, time
+import uapi
 path = sys.argv[1]
 idle = []
 for _ in range(64):
-    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    s.connect(path)
-    idle.append(s)
+    idle.append(uapi.connect(path, None))
 # nothing but the daemon's own timeout can free a slot now
 time.sleep(2.5)
 early = 0
@@ -307,19 +284,12 @@ for c in idle:
         pass
 assert early >= 1, "no silent client lost its slot within 2.5 s with every slot taken"
 t0 = time.monotonic()
-s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-s.settimeout(8)
-s.connect(path)
+s = uapi.connect(path, 8)
 s.sendall(b"get=1\n\n")
-out = b""
 try:
-    while not out.endswith(b"\n\n"):
-        d = s.recv(1 << 16)
-        if not d:
-            break
-        out += d
+    out = uapi.read_reply(s)[0]
 except socket.timeout:
-    pass
+    out = b""
 dt = time.monotonic() - t0
 print("%d of 64 silent clients dropped after 2.5 s; a new client served after %.1f s" %
       (early, dt))

@@ -196,22 +196,20 @@ ok "replace_peers"
 
 # -- many peers: a big set in one request, a get larger than socket buffers
 ip netns exec "$N" python3 - "$SOCKDIR/$I.sock" >"$T/many.log" 2>&1 <<'PY' || fail "many peers: $(cat "$T/many.log")"
-import os, socket, sys
+import os, sys
+import uapi
 n = 3000
 req = ["set=1"]
 for i in range(n):
     req += ["public_key=" + os.urandom(32).hex(), "endpoint=192.0.2.%d:%d" % (i % 250 + 1, 1000 + i),
             "allowed_ip=10.%d.%d.0/24" % (i // 256 + 100, i % 256), "allowed_ip=fd%02x::%x/128" % (i % 256, i)]
-s = socket.socket(socket.AF_UNIX); s.settimeout(20); s.connect(sys.argv[1])
+s = uapi.connect(sys.argv[1], 20)
 s.sendall(("\n".join(req) + "\n\n").encode())
-r = s.recv(100)
+r = uapi.answer(s)
 assert r == b"errno=0\n\n", r
 s.sendall(b"get=1\n\n")
-out = b""
-while not out.endswith(b"errno=0\n\n"):
-    d = s.recv(1 << 16)
-    assert d, "connection closed"
-    out += d
+out = uapi.answer(s)
+assert out is not None and out.endswith(b"errno=0\n\n"), "connection closed"
 peers = out.count(b"\npublic_key=")
 aips = out.count(b"\nallowed_ip=")
 assert peers == n and aips == 2 * n, (peers, aips)
@@ -236,15 +234,14 @@ ok "listen port $PORT on IPv4 and IPv6"
 # -- clients: silent ones, an oversized one, many at once
 ip netns exec "$N" python3 - "$SOCKDIR/$I.sock" >"$T/clients.log" 2>&1 <<'PY' || fail "clients: $(cat "$T/clients.log")"
 import socket, sys, threading, time
+import uapi
 path = sys.argv[1]
 def conn():
-    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM); s.settimeout(5); s.connect(path); return s
+    return uapi.connect(path)
 def get(s):
-    s.sendall(b"get=1\n\n"); out = b""
-    while not out.endswith(b"errno=0\n\n"):
-        d = s.recv(65536)
-        if not d: raise SystemExit("closed early")
-        out += d
+    s.sendall(b"get=1\n\n")
+    out = uapi.answer(s)
+    if out is None or not out.endswith(b"errno=0\n\n"): raise SystemExit("closed early")
     return out
 silent = [conn() for _ in range(5)]
 silent[0].sendall(b"get=1\n")          # half a request, then nothing

@@ -11,7 +11,8 @@ set -u
 command -v setpriv >/dev/null || fail "setpriv (util-linux) missing"
 
 # as UID IFNAME: a get request as that uid; prints the answer (empty when
-# the daemon closed the connection without one) or CONNECT-FAILED.
+# the daemon closed the connection without one) or CONNECT-FAILED. Its own
+# client, not uapi.py: that uid may not be able to read the checkout.
 as() {
 	setpriv --reuid="$1" --regid="$1" --clear-groups /usr/bin/python3 - "$SOCKDIR/$2.sock" <<'PY'
 import socket, sys
