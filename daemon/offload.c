@@ -120,11 +120,17 @@ int offload_segment(const struct vnet_hdr *h, const uint8_t *pkt, size_t len, se
 		return 0;
 	proto = type == VNET_GSO_UDP_L4 ? PROTO_UDP : PROTO_TCP;
 	l4 = h->csum_start;
-	if (l4 < (fam == 4 ? 20u : 40u) || l4 + 20 > len)
+	/* IPv4: the L4 header starts right after the IP header (with its
+	 * options); IPv6: after the fixed header and any extension headers */
+	if (fam == 4 ? l4 != (size_t)(pkt[0] & 15) * 4 || l4 < 20 : l4 < 40)
+		return 0;
+	if (l4 + 20 > len)
 		return 0;
 	hdr = proto == PROTO_TCP ? l4 + (size_t)(pkt[l4 + 12] >> 4) * 4 : l4 + 8;
 	mss = h->gso_size;
-	if (hdr > len || !mss)
+	/* a TCP header shorter than 20 bytes would put each segment's
+	 * checksum field past the segment's header */
+	if (hdr > len || hdr < l4 + (proto == PROTO_TCP ? 20 : 8) || !mss)
 		return 0;
 	payload = len - hdr;
 	for (off = 0; off < payload || (off == 0 && payload == 0); off += mss, k++) {

@@ -248,7 +248,19 @@ static void test_segment_edges(void)
 	CHECK(offload_segment(&h, pkt, len, out_alloc, &o, &done) == 0);
 	h.csum_start = (uint16_t)(len - 10);
 	CHECK(offload_segment(&h, pkt, len, out_alloc, &o, &done) == 0);
+	/* inconsistent headers (found by fuzz_offload): the L4 header not
+	 * right after the IPv4 header, an IPv4 header under 20 bytes, a TCP
+	 * header under 20 bytes (its checksum field past the segment) */
+	h.csum_start = 24;
+	CHECK(offload_segment(&h, pkt, len, out_alloc, &o, &done) == 0);
 	h.csum_start = 20;
+	pkt[0] = 0x44;
+	CHECK(offload_segment(&h, pkt, len, out_alloc, &o, &done) == 0);
+	pkt[0] = 0x45;
+	pkt[32] = 0x40; /* data offset 4 */
+	CHECK(offload_segment(&h, pkt, len, out_alloc, &o, &done) == 0);
+	pkt[32] = 0x50;
+	CHECK(o.n == 0);
 
 	/* the allocator runs out after two segments: -1, two kept */
 	memset(&o, 0, sizeof(o));

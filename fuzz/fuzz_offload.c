@@ -1,0 +1,209 @@
+/* fuzz-sources: daemon/offload.c daemon/csum.c daemon/icmp.c */
+/* fuzz-options: -max_len=4096 */
+/* The data path's packet parsers (daemon/offload.c, daemon/icmp.c): what a
+ * TUN read hands the segmenter (a virtio-net header and a packet, which a
+ * local program shapes), and the decrypted packets a peer sends, which the
+ * receive side groups for coalesced TUN writes (GRO).
+ *
+ * Input: byte 0 sets the output room for the segmenter (in 64-byte units)
+ * and whether GRO may group UDP; then a 10-byte virtio-net header, a 2-byte
+ * packet length and the packet (segmented, and given to icmp_unreachable);
+ * the rest is a list of packets (1-byte length, then bytes) for the GRO
+ * planner. Every buffer is allocated at its exact size, so the sanitizers
+ * see any access past it. Beyond "no crash", the results are checked:
+ * segments fill only what was allocated and carry valid IP and TCP/UDP
+ * checksums (by an independent RFC 1071 sum); every packet is in exactly
+ * one GRO item; a prepared item's header and iovec describe exactly the
+ * item's length; restoring the head gives back its original bytes. */
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "icmp.h"
+#include "offload.h"
+#include "rfc1071.h"
+
+enum { MAX_SEGS = 1024, MAX_PKTS = 64 };
+
+#define CHECK(c)                                                                                   \
+	do {                                                                                       \
+		if (!(c))                                                                          \
+			abort();                                                                   \
+	} while (0)
+
+struct room {
+	uint8_t *seg[MAX_SEGS];
+	size_t len[MAX_SEGS];
+	int n;
+	size_t left;
+};
+
+static uint8_t *room_alloc(void *ctx, size_t len)
+{
+	struct room *r = ctx;
+
+	if (r->n >= MAX_SEGS || len > r->left)
+		return NULL;
+	r->left -= len;
+	r->seg[r->n] = malloc(len ? len : 1);
+	r->len[r->n] = len;
+	return r->seg[r->n++];
+}
+
+static uint16_t get16(const uint8_t *p)
+{
+	return (uint16_t)(p[0] << 8 | p[1]);
+}
+
+/* The IPv4 header sum, and the L4 sum over [l4, len) with its pseudo
+ * header, both fold to 0xffff when the checksums are right. */
+static bool sums_ok(const uint8_t *p, size_t len, size_t l4, uint8_t proto)
+{
+	bool v6 = p[0] >> 4 == 6;
+	uint32_t s;
+
+	if (!v6 && rfc1071_fold(rfc1071_add(0, p, (size_t)(p[0] & 15) * 4)) != 0xffff)
+		return false;
+	s = rfc1071_add(0, v6 ? p + 8 : p + 12, v6 ? 32 : 8) + proto + (uint32_t)(len - l4);
+	return rfc1071_fold(rfc1071_add(s, p + l4, len - l4)) == 0xffff;
+}
+
+static void check_segments(const struct vnet_hdr *h, const struct room *r, int ret, int done)
+{
+	uint8_t type = h->gso_type & (uint8_t)~VNET_GSO_ECN;
+
+	CHECK(ret >= -1 && done >= 0 && done <= r->n);
+	if (ret > 0)
+		CHECK(ret == done && done == r->n);
+	if (ret <= 0 || type == VNET_GSO_NONE)
+		return;
+	/* a split super-packet: every segment is a whole IP packet */
+	for (int k = 0; k < done; k++) {
+		const uint8_t *s = r->seg[k];
+		size_t len = r->len[k];
+
+		CHECK(len >= h->csum_start);
+		if (s[0] >> 4 == 4)
+			CHECK(get16(s + 2) == len);
+		else
+			CHECK(get16(s + 4) == len - 40);
+		CHECK(sums_ok(s, len, h->csum_start, type == VNET_GSO_UDP_L4 ? 17 : 6));
+	}
+}
+
+static void fuzz_segment(const uint8_t *d, size_t n, size_t room)
+{
+	struct vnet_hdr h;
+	struct room r = {.left = room};
+	uint8_t *pkt, *icmp;
+	size_t len;
+	int done, ret;
+
+	if (n < VNET_HDR_LEN + 2)
+		return;
+	memcpy(&h, d, VNET_HDR_LEN);
+	len = get16(d + VNET_HDR_LEN);
+	d += VNET_HDR_LEN + 2;
+	n -= VNET_HDR_LEN + 2;
+	if (len > n)
+		len = n;
+	pkt = malloc(len ? len : 1);
+	memcpy(pkt, d, len);
+	ret = offload_segment(&h, pkt, len, room_alloc, &r, &done);
+	check_segments(&h, &r, ret, done);
+	for (int k = 0; k < r.n; k++)
+		free(r.seg[k]);
+
+	icmp = malloc(ICMP_REPLY_MAX);
+	CHECK(icmp_unreachable(pkt, len, icmp) <= ICMP_REPLY_MAX);
+	free(icmp);
+	free(pkt);
+}
+
+static void check_item(const struct gro_item *it, const struct gro_plan *plan,
+		       const struct gro_pkt *pkts)
+{
+	struct iovec iov[GRO_MAX_SEGS + 2];
+	struct vnet_hdr h;
+	uint8_t saved[64], *head = pkts[it->head].p;
+	size_t head_len = pkts[it->head].len, sum = 0;
+	uint8_t *orig = malloc(head_len);
+	int n;
+
+	memcpy(orig, head, head_len);
+	n = gro_item_prepare(it, plan, pkts, &h, iov, saved);
+	CHECK(n >= 3 && n <= it->nseg + 1 && n <= GRO_MAX_SEGS + 2);
+	CHECK(iov[0].iov_len == VNET_HDR_LEN && iov[1].iov_base == head);
+	for (int i = 1; i < n; i++)
+		sum += iov[i].iov_len;
+	CHECK(sum == it->len && h.gso_size == it->gso_size && h.gso_size);
+	CHECK(h.csum_start == (it->v6 ? 40 : 20) && h.hdr_len <= iov[1].iov_len);
+	if (it->v6)
+		CHECK(get16(head + 4) == it->len - 40);
+	else
+		CHECK(get16(head + 2) == it->len);
+	gro_item_restore(it, pkts, saved);
+	CHECK(!memcmp(orig, head, head_len));
+	free(orig);
+}
+
+static void fuzz_gro(const uint8_t *d, size_t n, bool udp)
+{
+	struct gro_pkt pkts[MAX_PKTS];
+	struct gro_item items[MAX_PKTS];
+	int next[MAX_PKTS], seen[MAX_PKTS] = {0};
+	struct gro_plan plan = {.items = items, .next = next};
+	int np = 0, members = 0;
+
+	while (n && np < MAX_PKTS) {
+		size_t len = d[0] < n - 1 ? d[0] : n - 1;
+
+		pkts[np].p = malloc(len ? len : 1);
+		memcpy(pkts[np].p, d + 1, len);
+		pkts[np++].len = len;
+		d += 1 + len;
+		n -= 1 + len;
+	}
+	gro_plan_build(&plan, pkts, np, udp);
+	CHECK(plan.n_items >= 0 && plan.n_items <= np);
+	for (int k = 0; k < plan.n_items; k++) {
+		const struct gro_item *it = &items[k];
+		int count = 0, last = -1;
+
+		CHECK(it->nseg >= 1 && it->nseg <= GRO_MAX_SEGS);
+		CHECK(it->head >= 0 && it->head < np);
+		for (int i = it->head; i >= 0; i = it->nseg == 1 ? -1 : next[i]) {
+			CHECK(i < np && !seen[i]);
+			seen[i] = 1;
+			last = i;
+			count++;
+		}
+		CHECK(count == it->nseg && last == it->tail);
+		CHECK(!it->udp || udp);
+		members += count;
+		if (it->nseg > 1)
+			check_item(it, &plan, pkts);
+	}
+	CHECK(members == np);
+	for (int i = 0; i < np; i++)
+		free(pkts[i].p);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *d, size_t n);
+int LLVMFuzzerTestOneInput(const uint8_t *d, size_t n)
+{
+	size_t first;
+
+	if (n < 1)
+		return 0;
+	/* room: 0..127 units of 64 bytes, enough for ~8 full segments */
+	fuzz_segment(d + 1, n - 1, (size_t)(d[0] & 0x7f) * 64);
+	/* the GRO packets follow the segmenter's packet */
+	if (n < 1 + VNET_HDR_LEN + 2)
+		return 0;
+	first = 1 + VNET_HDR_LEN + 2 + get16(d + 1 + VNET_HDR_LEN);
+	if (first < n)
+		fuzz_gro(d + first, n - first, d[0] & 0x80);
+	return 0;
+}
