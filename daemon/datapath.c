@@ -418,7 +418,6 @@ static void tx_flush(struct tx *t)
 {
 	struct zt *zt = t->zt;
 	int n_runs = 0;
-
 	size_t left = 0; /* bytes still to seal (fused segments are done) */
 
 	tx_prepare(t, t->n);

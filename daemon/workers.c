@@ -3,7 +3,6 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-
 static bool pop(struct wpool *p, struct wtask *t)
 {
 	if (!p->count)

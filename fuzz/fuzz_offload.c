@@ -56,19 +56,6 @@ static uint16_t get16(const uint8_t *p)
 	return (uint16_t)(p[0] << 8 | p[1]);
 }
 
-/* The IPv4 header sum, and the L4 sum over [l4, len) with its pseudo
- * header, both fold to 0xffff when the checksums are right. */
-static bool sums_ok(const uint8_t *p, size_t len, size_t l4, uint8_t proto)
-{
-	bool v6 = p[0] >> 4 == 6;
-	uint32_t s;
-
-	if (!v6 && rfc1071_fold(rfc1071_add(0, p, (size_t)(p[0] & 15) * 4)) != 0xffff)
-		return false;
-	s = rfc1071_add(0, v6 ? p + 8 : p + 12, v6 ? 32 : 8) + proto + (uint32_t)(len - l4);
-	return rfc1071_fold(rfc1071_add(s, p + l4, len - l4)) == 0xffff;
-}
-
 static void check_segments(const struct vnet_hdr *h, const struct room *r, int ret, int done)
 {
 	uint8_t type = h->gso_type & (uint8_t)~VNET_GSO_ECN;
@@ -85,10 +72,10 @@ static void check_segments(const struct vnet_hdr *h, const struct room *r, int r
 
 		CHECK(len >= h->csum_start);
 		if (s[0] >> 4 == 4)
-			CHECK(get16(s + 2) == len);
+			CHECK(get16(s + 2) == len && rfc1071_ipv4_hdr_ok(s));
 		else
 			CHECK(get16(s + 4) == len - 40);
-		CHECK(sums_ok(s, len, h->csum_start, type == VNET_GSO_UDP_L4 ? 17 : 6));
+		CHECK(rfc1071_l4_ok(s, len, h->csum_start, type == VNET_GSO_UDP_L4 ? 17 : 6));
 	}
 }
 

@@ -4,6 +4,7 @@
 #ifndef ZT_TESTS_RFC1071_H
 #define ZT_TESTS_RFC1071_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -24,6 +25,22 @@ static inline uint16_t rfc1071_fold(uint32_t sum)
 	while (sum >> 16)
 		sum = (sum & 0xffff) + (sum >> 16);
 	return (uint16_t)sum;
+}
+
+/* A valid IPv4 header's sum folds to 0xffff. */
+static inline bool rfc1071_ipv4_hdr_ok(const uint8_t *ip)
+{
+	return rfc1071_fold(rfc1071_add(0, ip, (size_t)(ip[0] & 15) * 4)) == 0xffff;
+}
+
+/* The same for the L4 checksum of a whole IPv4/IPv6 packet p whose L4
+ * header (upper-layer protocol proto) starts at l4: pseudo header + L4. */
+static inline bool rfc1071_l4_ok(const uint8_t *p, size_t len, size_t l4, uint8_t proto)
+{
+	bool v6 = p[0] >> 4 == 6;
+	uint32_t s = rfc1071_add(0, v6 ? p + 8 : p + 12, v6 ? 32 : 8) + proto + (uint32_t)(len - l4);
+
+	return rfc1071_fold(rfc1071_add(s, p + l4, len - l4)) == 0xffff;
 }
 
 #endif
