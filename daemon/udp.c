@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "env.h"
@@ -143,6 +144,7 @@ int udp_init(struct udp *u)
 	if (env_on("ZINCTUN_NO_GRO"))
 		atomic_store(&gro_on, false);
 	pthread_mutex_init(&u->lock, NULL);
+	gso_paths_init(&u->gso_paths);
 	u->wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	return u->wake_fd < 0 ? -errno : 0;
 }
@@ -156,6 +158,7 @@ void udp_destroy(struct udp *u)
 			close(*fds[i]);
 		*fds[i] = -1;
 	}
+	gso_paths_destroy(&u->gso_paths);
 	pthread_mutex_destroy(&u->lock);
 }
 
@@ -311,6 +314,64 @@ int udp_send(struct udp *u, const struct wg_endpoint *to, const void *buf, size_
 	}
 }
 
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+/* The path to r->to refused a GSO send of r->seg-byte segments: remember it
+ * and tell the operator once. */
+static void gso_path_too_small(struct udp *u, const struct udp_run *r, int err)
+{
+	if (gso_path_refused(&u->gso_paths, r->to, r->seg, mono_ns()))
+		log_info("UDP GSO of %zu-byte datagrams refused (%s): the path MTU is below them; "
+			 "sending such datagrams one by one (fragmented by the kernel) to that "
+			 "peer, retried every %llu s (logged once)",
+			 r->seg, strerror(err), GSO_PATH_RETRY_NS / 1000000000ULL);
+}
+
+/* One GSO send of the whole run. Returns the count sent, 0 to send the run
+ * one by one instead, or -errno. */
+static int send_run_gso(struct udp *u, const struct udp_run *r, union udp_ctrl *ctrl)
+{
+	struct iovec v = {.iov_base = r->buf, .iov_len = r->len};
+	struct msghdr msg = {.msg_iov = &v, .msg_iovlen = 1};
+	bool no_src = false;
+
+	for (;;) {
+		int fd = build_msg(u, r->to, &msg, ctrl, (uint16_t)r->seg, no_src);
+
+		if (fd < 0)
+			return fd;
+		if (sendmsg(fd, &msg, MSG_DONTWAIT | MSG_NOSIGNAL) >= 0)
+			return r->count;
+		switch (errno) {
+		case EINTR:
+			continue;
+		case EIO: /* no checksum offload on the route's device */
+			gso_failed(errno);
+			return 0;
+		case EINVAL: /* the sticky source, or as EMSGSIZE on some kernels */
+			if (!no_src && has_source(r->to)) {
+				no_src = true;
+				continue;
+			}
+			/* fall through */
+		case EMSGSIZE: /* a segment above the path MTU */
+			gso_path_too_small(u, r, errno);
+			return 0;
+		}
+		if (source_error(errno) && !no_src && has_source(r->to)) {
+			no_src = true;
+			continue;
+		}
+		return -errno;
+	}
+}
+
 /* One run: count datagrams of seg bytes (the last may be shorter) back to
  * back in buf, sent with one GSO call or, without GSO, one sendmmsg. */
 static int send_run(struct udp *u, const struct udp_run *r)
@@ -322,31 +383,12 @@ static int send_run(struct udp *u, const struct udp_run *r)
 	size_t off = 0;
 	int sent = 0, fd = -1;
 
-	if (r->count > 1 && udp_gso_enabled()) {
-		struct iovec v = {.iov_base = r->buf, .iov_len = r->len};
-		struct msghdr msg = {.msg_iov = &v, .msg_iovlen = 1};
-		bool no_src = false;
+	if (r->count > 1 && udp_gso_enabled() &&
+	    gso_path_allows(&u->gso_paths, r->to, r->seg, mono_ns())) {
+		int ret = send_run_gso(u, r, &ctrl[0]);
 
-		for (;;) {
-			fd = build_msg(u, r->to, &msg, &ctrl[0], (uint16_t)r->seg, no_src);
-			if (fd < 0)
-				return fd;
-			if (sendmsg(fd, &msg, MSG_DONTWAIT | MSG_NOSIGNAL) >= 0)
-				return r->count;
-			if (errno == EINTR)
-				continue;
-			if (errno == EIO) {
-				gso_failed(errno);
-				break; /* resend one by one below */
-			}
-			if (source_error(errno) && msg.msg_control && !no_src && errno != EINVAL) {
-				no_src = true;
-				continue;
-			}
-			if (errno == EINVAL)
-				break; /* maybe the source or the size: try singly */
-			return -errno;
-		}
+		if (ret)
+			return ret;
 	}
 	while (off < r->len) {
 		int n = 0, ret;

@@ -8,6 +8,7 @@
 #include <stdint.h>
 #include <sys/socket.h>
 
+#include "gso_path.h"
 #include "wg/wg.h"
 
 struct udp {
@@ -21,6 +22,7 @@ struct udp {
 	uint16_t port;
 	uint32_t fwmark;
 	int wake_fd; /* eventfd: tells the receive thread the sockets changed */
+	struct gso_paths gso_paths; /* paths too small for a GSO run's segments */
 };
 
 int udp_init(struct udp *u);
@@ -42,7 +44,10 @@ struct udp_run {
 	int count;
 };
 /* Returns how many datagrams went out (failures are logged at debug). GSO
- * is switched off for good at its first EIO. */
+ * is switched off for good at its first EIO. A GSO send the path refuses
+ * (segments above its MTU: EMSGSIZE, or EINVAL) goes out one datagram at a
+ * time, which the kernel fragments, and that destination gets no GSO for
+ * datagrams that large for a while (gso_path.h). */
 int udp_send_runs(struct udp *u, const struct udp_run *runs, int n);
 /* Whether GSO sends are on (ZINCTUN_NO_GSO=1 turns them off). Receive
  * coalescing (UDP_GRO) is off with ZINCTUN_NO_GRO=1. */

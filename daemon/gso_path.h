@@ -1,0 +1,54 @@
+/* Destinations whose path refuses a UDP GSO send of a given segment size.
+ *
+ * A GSO send needs every segment to fit the route's MTU (the device's, or
+ * the path MTU the kernel learned from ICMP): the kernel refuses it as a
+ * whole (EMSGSIZE or EINVAL) instead of fragmenting, while the same
+ * datagrams sent one by one are fragmented as usual. The sender remembers
+ * the refused size per destination, so later runs of datagrams that large
+ * go one by one at once instead of failing a GSO call per batch; smaller
+ * datagrams to that destination and every other destination keep GSO. An
+ * entry is retried after GSO_PATH_RETRY_NS (the path MTU can grow back).
+ *
+ * Thread-safe; the common case (no refusal recorded) is one relaxed load. */
+#ifndef ZT_GSO_PATH_H
+#define ZT_GSO_PATH_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "wg/wg.h"
+
+enum {
+	GSO_PATH_SLOTS = 64, /* direct-mapped by destination; a collision evicts */
+};
+#define GSO_PATH_RETRY_NS (30ULL * 1000000000ULL)
+
+struct gso_path_entry {
+	uint8_t addr[16]; /* IPv4 in the first 4 bytes */
+	uint16_t family, port;
+	size_t refused_seg; /* 0: slot unused */
+	uint64_t retry_at_ns;
+};
+
+struct gso_paths {
+	pthread_mutex_t lock;
+	atomic_uint used; /* slots in use: 0 lets gso_path_allows skip the lock */
+	atomic_ullong refusals; /* GSO sends the path refused */
+	struct gso_path_entry slot[GSO_PATH_SLOTS];
+};
+
+void gso_paths_init(struct gso_paths *p);
+void gso_paths_destroy(struct gso_paths *p);
+/* False when a GSO send of seg-byte segments to "to" was refused less than
+ * GSO_PATH_RETRY_NS before now_ns. */
+bool gso_path_allows(struct gso_paths *p, const struct wg_endpoint *to, size_t seg,
+		     uint64_t now_ns);
+/* Records that the path to "to" refused seg-byte segments; true the first
+ * time this process records any refusal (the caller logs it once). */
+bool gso_path_refused(struct gso_paths *p, const struct wg_endpoint *to, size_t seg,
+		      uint64_t now_ns);
+
+#endif
