@@ -447,6 +447,7 @@ static void keypair_drop(struct wg_device *dev, struct wg_keypair *kp)
 	if (!kp)
 		return;
 	kp->valid = false;
+	kp->sending_valid = false;
 	wg_index_remove(&dev->index, &kp->entry);
 	wg_keypair_put(kp);
 }
@@ -501,6 +502,7 @@ bool wg_noise_begin_session(struct wg_device *dev, struct wg_peer *peer)
 	kp->initiator = initiator;
 	kp->birth_ns = dev->now;
 	kp->valid = true;
+	kp->sending_valid = true;
 	kp->refcount = 1;
 	wg_replay_init(&kp->replay);
 	wg_peer_get(peer);
@@ -535,9 +537,19 @@ void wg_noise_keypairs_clear(struct wg_device *dev, struct wg_peer *peer)
 	kps->previous = kps->current = kps->next = NULL;
 }
 
+void wg_noise_expire_current_keypairs(struct wg_device *dev, struct wg_peer *peer)
+{
+	wg_noise_handshake_clear(dev, peer);
+	peer->has_sent_handshake = false;
+	if (peer->keypairs.next)
+		peer->keypairs.next->sending_valid = false;
+	if (peer->keypairs.current)
+		peer->keypairs.current->sending_valid = false;
+}
+
 bool wg_keypair_can_send(const struct wg_keypair *kp, uint64_t now)
 {
-	return kp && kp->valid && now - kp->birth_ns < WG_REJECT_AFTER_TIME &&
+	return kp && kp->valid && kp->sending_valid && now - kp->birth_ns < WG_REJECT_AFTER_TIME &&
 	       kp->send_counter < WG_REJECT_AFTER_MESSAGES;
 }
 

@@ -88,6 +88,9 @@ struct wg_keypair {
 	uint32_t remote_index;
 	bool initiator;
 	bool valid; /* false once expired or removed */
+	/* false once our private key changed: received packets are still
+	 * accepted until the peer has the new key (Linux's sending.is_valid) */
+	bool sending_valid;
 	uint32_t refcount;
 	struct wg_replay replay;
 };
@@ -117,6 +120,10 @@ bool wg_noise_begin_session(struct wg_device *dev, struct wg_peer *peer);
 bool wg_noise_received_with_keypair(struct wg_device *dev, struct wg_peer *peer,
 				    struct wg_keypair *kp);
 void wg_noise_keypairs_clear(struct wg_device *dev, struct wg_peer *peer);
+/* Our identity changed: the in-flight handshake is dropped and the current
+ * and next keypairs stop sending, but keep receiving, so the peer's traffic
+ * is not cut while it learns the new key; a handshake may start at once. */
+void wg_noise_expire_current_keypairs(struct wg_device *dev, struct wg_peer *peer);
 
 void wg_keypair_get(struct wg_keypair *kp);
 /* Drops one reference; the last one wipes and frees it (and the peer ref). */

@@ -213,14 +213,14 @@ void wg_timers_persistent_keepalive_changed(struct wg_device *dev, struct wg_pee
 
 bool wg_timers_rekey_on_send(const struct wg_keypair *kp, uint64_t now)
 {
-	return kp && kp->valid &&
+	return kp && kp->sending_valid &&
 	       (kp->send_counter > WG_REKEY_AFTER_MESSAGES ||
 		(kp->initiator && now - kp->birth_ns >= WG_REKEY_AFTER_TIME));
 }
 
 bool wg_timers_rekey_on_receive(const struct wg_keypair *kp, uint64_t now)
 {
-	return kp && kp->valid && kp->initiator &&
+	return kp && kp->sending_valid && kp->initiator &&
 	       now - kp->birth_ns >= WG_REJECT_AFTER_TIME - WG_KEEPALIVE_TIMEOUT - WG_REKEY_TIMEOUT;
 }
 

@@ -297,6 +297,26 @@ static void test_rng_gate(void)
 	CHECK(A.ndelivered >= 1);
 }
 
+/* A's private key just changed (Linux: wg_noise_expire_current_peer_keypairs):
+ * B, which does not know the new key yet, still gets through on the old
+ * session; A sends nothing on it, stages its packets and initiates at once
+ * with the new identity, which B (still expecting the old key) ignores. */
+static void test_identity_keeps_receiving(void)
+{
+	size_t delivered = A.ndelivered, inits = A.sent_by_type[1], data = A.sent_by_type[4];
+
+	CHECK(pA->keypairs.current && !pA->keypairs.current->sending_valid);
+	CHECK(h_send_ip(&B, &A, 120, 3) == WG_OK);
+	h_pump(&A, &B, NULL, NULL);
+	CHECK(A.ndelivered == delivered + 1);
+	CHECK(h_send_ip(&A, &B, 120, 4) == WG_STAGED);
+	CHECK(A.sent_by_type[4] == data);	/* nothing sealed with the old keys */
+	CHECK(A.sent_by_type[1] == inits + 1); /* no 5 s wait for the new handshake */
+	h_pump(&A, &B, NULL, NULL);
+	CHECK(pB->keypairs.current && pB->keypairs.current->sending_valid);
+	CHECK(!pA->keypairs.current->sending_valid);
+}
+
 static void test_identity(void)
 {
 	uint8_t pub[32], priv2[32], pub2[32];
@@ -306,15 +326,15 @@ static void test_identity(void)
 	CHECK(wg_device_peer_add(A.dev, A.pub) == NULL); /* our own key */
 	CHECK(wg_device_get_public_key(A.dev, pub) && !memcmp(pub, A.pub, 32));
 	establish();
-	/* New key: sessions dropped, static-static DH recomputed. */
+	/* New key: static-static DH recomputed, sessions receive-only. */
 	memcpy(priv2, B.priv, 32);
 	priv2[5] ^= 0x55;
 	zinc_curve25519_clamp_secret(priv2);
 	zinc_curve25519_generate_public(pub2, priv2);
 	n = wg_device_peer_count(A.dev);
 	wg_device_set_private_key(A.dev, priv2);
-	CHECK(!pA->keypairs.current && !pA->keypairs.previous && !pA->keypairs.next);
 	CHECK(wg_device_peer_count(A.dev) == n);
+	test_identity_keeps_receiving();
 	/* Setting the key of a peer: that peer goes away. */
 	wg_device_set_private_key(A.dev, B.priv);
 	CHECK(wg_device_peer_count(A.dev) == n - 1);

@@ -89,7 +89,10 @@ void wg_device_free(struct wg_device *dev);
 
 /* key NULL or all zero removes the private key. The key is clamped. Peers
  * whose public key equals the new public key are removed (as the Linux
- * module does). Existing sessions are dropped and static-static DH recomputed. */
+ * module does). Static-static DH is recomputed and existing sessions stop
+ * sending (a new handshake starts with the next packet) but keep receiving
+ * until they expire, as in the Linux module, so the peer's traffic is not
+ * cut while it learns the new public key. */
 void wg_device_set_private_key(struct wg_device *dev, const uint8_t key[32]);
 /* False when no private key is set. */
 bool wg_device_get_private_key(const struct wg_device *dev, uint8_t key[32]);
