@@ -2,6 +2,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <malloc.h>
 #include <time.h>
 #include <arpa/inet.h>
 #include <string.h>
@@ -14,7 +15,14 @@ enum {
 	MAX_PEERS = 1 << 20,
 	CONFIG_PEERS_PER_LOCK = 64,  /* ~3 ms of work per chunk of new peers */
 	CONFIG_HANDOFF_NS = 100000, /* lock released this long between chunks */
+	/* Peers and prefixes removed since the allocator last gave memory back
+	 * to the system: malloc keeps freed memory for reuse (50,000 removed
+	 * peers held ~35 MB), so a large removal ends with malloc_trim. */
+	CONFIG_TRIM_AFTER_REMOVALS = 1024,
 };
+
+/* Removals since the last trim; only the configuration thread counts. */
+static size_t removals_since_trim;
 
 static bool write_allowed_ip(void *ctx, int family, const void *addr, uint8_t cidr)
 {
@@ -108,8 +116,10 @@ static void apply_peer(struct zt *zt, const struct uapi_peer *p)
 	struct wg_peer *peer = wg_device_peer_lookup(zt->dev, p->public_key);
 
 	if (p->remove) {
-		if (peer)
+		if (peer) {
 			wg_device_peer_remove(zt->dev, peer);
+			removals_since_trim++;
+		}
 		return;
 	}
 	if (!peer) {
@@ -138,6 +148,7 @@ static void apply_peer(struct zt *zt, const struct uapi_peer *p)
 		 * in wireguard-go. */
 		if (a->remove) {
 			wg_peer_allowed_ip_remove(peer, a->family, a->addr, a->cidr);
+			removals_since_trim++;
 			continue;
 		}
 		ret = wg_peer_allowed_ip_add(peer, a->family, a->addr, a->cidr);
@@ -183,8 +194,10 @@ int config_set(struct zt *zt, const char *body, size_t len)
 	/* nothing below can fail: the set is now committed */
 	if (set.has_private_key)
 		wg_device_set_private_key(zt->dev, set.private_key);
-	if (set.replace_peers)
+	if (set.replace_peers) {
+		removals_since_trim += wg_device_peer_count(zt->dev);
 		wg_device_peers_clear(zt->dev);
+	}
 	for (size_t i = 0; i < set.n_peers; i++) {
 		apply_peer(zt, &set.peers[i]);
 		/* A new peer costs a Curve25519 operation: between chunks the
@@ -203,5 +216,10 @@ int config_set(struct zt *zt, const char *body, size_t len)
 out:
 	pthread_mutex_unlock(&zt->lock);
 	uapi_set_free(&set);
+	/* outside the lock: trimming a large heap takes milliseconds */
+	if (removals_since_trim >= CONFIG_TRIM_AFTER_REMOVALS) {
+		removals_since_trim = 0;
+		malloc_trim(0);
+	}
 	return ret;
 }

@@ -160,11 +160,13 @@ static void log_stats(struct daemon *d)
 	wg_device_get_stats(d->zt.dev, &st);
 	pthread_mutex_unlock(&d->zt.lock);
 	log_info("stats: cookie_replies_sent=%llu handshakes_ratelimited=%llu "
-		 "packets_invalid=%llu handshakes_dropped_rng=%llu handshake_queue=%zu",
+		 "packets_invalid=%llu handshakes_dropped_rng=%llu handshake_queue=%zu "
+		 "udp_gso_refused=%llu",
 		 (unsigned long long)st.cookie_replies_sent,
 		 (unsigned long long)st.handshakes_ratelimited,
 		 (unsigned long long)st.packets_invalid,
-		 (unsigned long long)st.handshakes_dropped_rng, hsq_len(&d->zt.hsq));
+		 (unsigned long long)st.handshakes_dropped_rng, hsq_len(&d->zt.hsq),
+		 (unsigned long long)atomic_load(&d->zt.udp.gso_paths.refusals));
 }
 
 static uint64_t mono_ms(void)

@@ -9,9 +9,9 @@
 #    back to 1, and the tunnel works again right after;
 #  - the pings lose (almost) nothing meanwhile (their longest round trip,
 #    printed, shows how long the data path waited for the big set);
-#  - memory: figures printed (before, peak, after removal). malloc keeps
-#    what the removed peers freed, so the bound is on a second round of
-#    as many peers, which must reuse it (RSS_SLACK_KB); leaks themselves are
+#  - memory: figures printed (before, peak, after removal); after a second
+#    round of as many peers RSS is within RSS_SLACK_KB of the first round's
+#    (the return to idle is test_e2e_trim's); leaks themselves are
 #    LeakSanitizer's job: the daemon must exit with status 0 on SIGTERM,
 #    which on a sanitizer build (make check-sanitize) includes its leak check.
 # BIGSET_PEERS (100000) sets the count. On a sanitizer build (SANITIZE set)
