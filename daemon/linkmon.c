@@ -163,6 +163,8 @@ static void relocate(struct linkmon *lm, struct link_event *ev)
 
 static void handle_link(struct linkmon *lm, const struct link_msg *m, struct link_event *ev)
 {
+	char name[IF_NAMESIZE];
+
 	if (m->nsid != lm->nsid || m->ifindex != lm->ifindex)
 		return;
 	if (m->type == RTM_NEWLINK) {
@@ -174,7 +176,7 @@ static void handle_link(struct linkmon *lm, const struct link_msg *m, struct lin
 	}
 	/* RTM_DELLINK: a deletion detaches the TUN before it is announced,
 	 * a move does not */
-	if (tun_get_name(lm->tun_fd, (char[IF_NAMESIZE]){0})) {
+	if (tun_get_name(lm->tun_fd, name)) {
 		ev->deleted = true;
 		return;
 	}
