@@ -104,4 +104,3 @@ ip -n "$N1" link del "$I4"
 wait_gone "$P4" || fail "still running after ip link del in its own namespace"
 sock_gone "$I4" || fail "socket left after ip link del"
 ok "exit on link deletion in the daemon's namespace"
-[ -n "${KEEP_LOGS:-}" ] && cp "$T"/*.log "$KEEP_LOGS"/ || true
