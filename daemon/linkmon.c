@@ -3,20 +3,41 @@
 #include <errno.h>
 #include <linux/netlink.h>
 #include <linux/rtnetlink.h>
+#include <net/if.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
-int linkmon_open(void)
+#include "log.h"
+#include "tun.h"
+
+#ifndef SOL_NETLINK
+#define SOL_NETLINK 270
+#endif
+
+/* A message from a namespace we do not follow the link in (our own, seen
+ * on peer_fd: lm->fd reports those). */
+enum { NSID_IGNORE = -3 };
+
+/* What one RTM_NEWLINK / RTM_DELLINK says, and from which namespace. */
+struct link_msg {
+	int type;
+	int nsid; /* the sender's namespace as we know it, LINKMON_HERE */
+	int ifindex;
+	int new_nsid; /* DELLINK of a move: target, as the sender knows it */
+	int new_ifindex;
+	bool has_mtu;
+	uint32_t mtu;
+};
+
+static int nl_socket(void)
 {
-	struct sockaddr_nl sa;
+	struct sockaddr_nl sa = {.nl_family = AF_NETLINK};
 	int fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC | SOCK_NONBLOCK, NETLINK_ROUTE);
 
 	if (fd < 0)
 		return -errno;
-	memset(&sa, 0, sizeof(sa));
-	sa.nl_family = AF_NETLINK;
-	sa.nl_groups = RTMGRP_LINK;
 	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
 		int ret = -errno;
 
@@ -26,52 +47,257 @@ int linkmon_open(void)
 	return fd;
 }
 
-static void parse_link(const struct nlmsghdr *nh, int ifindex, struct link_event *ev)
+static int set_group(int fd, int opt)
 {
-	const struct ifinfomsg *ifi = NLMSG_DATA(nh);
-	const struct rtattr *rta;
-	int len;
+	int group = RTNLGRP_LINK;
 
-	if (nh->nlmsg_len < NLMSG_LENGTH(sizeof(*ifi)) || ifi->ifi_index != ifindex)
-		return;
-	if (nh->nlmsg_type == RTM_DELLINK) {
+	return setsockopt(fd, SOL_NETLINK, opt, &group, sizeof(group)) < 0 ? -errno : 0;
+}
+
+int linkmon_open(struct linkmon *lm, int tun_fd, int ifindex)
+{
+	struct stat st;
+	int one = 1, ret;
+
+	memset(lm, 0, sizeof(*lm));
+	lm->tun_fd = tun_fd;
+	lm->nsid = LINKMON_HERE;
+	lm->ifindex = ifindex;
+	lm->peer_fd = nl_socket();
+	if (lm->peer_fd >= 0 && setsockopt(lm->peer_fd, SOL_NETLINK, NETLINK_LISTEN_ALL_NSID,
+					   &one, sizeof(one)) < 0) {
+		log_info("netlink: %s (MTU changes after a move to another network "
+			 "namespace are not seen)", strerror(errno));
+		close(lm->peer_fd);
+		lm->peer_fd = -1;
+	}
+	if (stat("/proc/thread-self/ns/net", &st) == 0) {
+		lm->home_dev = st.st_dev;
+		lm->home_ino = st.st_ino;
+	}
+	lm->fd = nl_socket();
+	if (lm->fd < 0)
+		return lm->fd;
+	ret = set_group(lm->fd, NETLINK_ADD_MEMBERSHIP);
+	if (ret) {
+		close(lm->fd);
+		lm->fd = -1;
+	}
+	return ret;
+}
+
+void linkmon_close(struct linkmon *lm)
+{
+	if (lm->fd >= 0)
+		close(lm->fd);
+	if (lm->peer_fd >= 0)
+		close(lm->peer_fd);
+	lm->fd = lm->peer_fd = -1;
+}
+
+/* Asks for the link in namespace lm->nsid; the answer (RTM_NEWLINK naming
+ * that namespace, or an error) comes through peer_fd like an event. */
+static void query_peer_link(struct linkmon *lm)
+{
+	struct {
+		struct nlmsghdr nh;
+		struct ifinfomsg ifi;
+		struct rtattr rta;
+		int32_t nsid;
+	} req;
+
+	memset(&req, 0, sizeof(req));
+	req.nh.nlmsg_len = sizeof(req);
+	req.nh.nlmsg_type = RTM_GETLINK;
+	req.nh.nlmsg_flags = NLM_F_REQUEST;
+	req.nh.nlmsg_seq = ++lm->seq;
+	req.ifi.ifi_family = AF_UNSPEC;
+	req.ifi.ifi_index = lm->ifindex;
+	req.rta.rta_type = IFLA_TARGET_NETNSID;
+	req.rta.rta_len = RTA_LENGTH(sizeof(req.nsid));
+	req.nsid = lm->nsid;
+	if (send(lm->peer_fd, &req, sizeof(req), 0) < 0)
+		log_debug("netlink: link query: %s", strerror(errno));
+}
+
+/* Follows the link to (nsid, ifindex): the link group of every namespace
+ * only while it is in another one, so that an idle daemon is not woken by
+ * the links of every container on the host. */
+static void set_location(struct linkmon *lm, int nsid, int ifindex)
+{
+	if (nsid >= 0 && lm->peer_fd < 0)
+		nsid = LINKMON_LOST;
+	lm->nsid = nsid;
+	lm->ifindex = ifindex;
+	if (nsid >= 0 && !lm->peer_joined)
+		lm->peer_joined = !set_group(lm->peer_fd, NETLINK_ADD_MEMBERSHIP);
+	else if (nsid < 0 && lm->peer_joined)
+		lm->peer_joined = set_group(lm->peer_fd, NETLINK_DROP_MEMBERSHIP) != 0;
+	if (nsid >= 0 && !lm->peer_joined)
+		lm->nsid = LINKMON_LOST;
+	/* events may have come and gone before we joined: ask once */
+	if (lm->nsid >= 0)
+		query_peer_link(lm);
+}
+
+/* The link is not where we watched it. The TUN says whether it exists; if
+ * it is back in our namespace its name finds it, else we lose sight of it
+ * (its namespace's id, if any, is known only to the one it left). */
+static void relocate(struct linkmon *lm, struct link_event *ev)
+{
+	char name[IF_NAMESIZE];
+	int old_nsid = lm->nsid, old_ifindex = lm->ifindex;
+
+	if (tun_get_name(lm->tun_fd, name)) {
 		ev->deleted = true;
 		return;
 	}
-	len = (int)nh->nlmsg_len - (int)NLMSG_LENGTH(sizeof(*ifi));
-	for (rta = IFLA_RTA(ifi); RTA_OK(rta, len); rta = RTA_NEXT(rta, len)) {
-		if (rta->rta_type == IFLA_MTU && RTA_PAYLOAD(rta) >= sizeof(uint32_t)) {
-			memcpy(&ev->mtu, RTA_DATA(rta), sizeof(uint32_t));
+	if (lm->home_ino && tun_netns_is(lm->tun_fd, lm->home_dev, lm->home_ino) == 1) {
+		set_location(lm, LINKMON_HERE, (int)if_nametoindex(name));
+		ev->mtu_changed = !tun_get_mtu(name, &ev->mtu);
+	} else {
+		set_location(lm, LINKMON_LOST, 0);
+	}
+	ev->moved |= lm->nsid != old_nsid || lm->ifindex != old_ifindex;
+}
+
+static void handle_link(struct linkmon *lm, const struct link_msg *m, struct link_event *ev)
+{
+	char name[IF_NAMESIZE];
+
+	if (m->nsid != lm->nsid || m->ifindex != lm->ifindex)
+		return;
+	if (m->type == RTM_NEWLINK) {
+		if (m->has_mtu) {
+			ev->mtu = m->mtu;
 			ev->mtu_changed = true;
+		}
+		return;
+	}
+	/* RTM_DELLINK: a deletion detaches the TUN before it is announced,
+	 * a move does not */
+	if (tun_get_name(lm->tun_fd, name)) {
+		ev->deleted = true;
+		return;
+	}
+	/* from our namespace, the target's id is ours too */
+	if (m->nsid == LINKMON_HERE && m->new_nsid >= 0 && m->new_ifindex > 0) {
+		set_location(lm, m->new_nsid, m->new_ifindex);
+		ev->moved = true;
+		return;
+	}
+	relocate(lm, ev);
+	ev->moved = true;
+}
+
+static void parse_link(const struct nlmsghdr *nh, int nsid, struct link_msg *m)
+{
+	const struct ifinfomsg *ifi = NLMSG_DATA(nh);
+	const struct rtattr *rta;
+	int len = (int)nh->nlmsg_len - (int)NLMSG_LENGTH(sizeof(*ifi));
+	int32_t v;
+
+	memset(m, 0, sizeof(*m));
+	m->type = nh->nlmsg_type;
+	m->nsid = nsid;
+	m->ifindex = ifi->ifi_index;
+	m->new_nsid = -1;
+	for (rta = IFLA_RTA(ifi); RTA_OK(rta, len); rta = RTA_NEXT(rta, len)) {
+		if (RTA_PAYLOAD(rta) < sizeof(v))
+			continue;
+		memcpy(&v, RTA_DATA(rta), sizeof(v));
+		switch (rta->rta_type) {
+		case IFLA_MTU:
+			m->mtu = (uint32_t)v;
+			m->has_mtu = true;
+			break;
+		case IFLA_TARGET_NETNSID: /* the answer to query_peer_link */
+			m->nsid = v;
+			break;
+		case IFLA_NEW_NETNSID:
+			m->new_nsid = v;
+			break;
+		case IFLA_NEW_IFINDEX:
+			m->new_ifindex = v;
+			break;
 		}
 	}
 }
 
-int linkmon_read(int fd, int ifindex, struct link_event *ev)
+/* The sender's namespace id: on peer_fd the kernel names every other
+ * namespace in a control message; messages without one are our own
+ * namespace's, which lm->fd reports. */
+static int msg_nsid(const struct linkmon *lm, int fd, struct msghdr *mh)
+{
+	struct cmsghdr *c;
+	int nsid;
+
+	if (fd != lm->peer_fd)
+		return LINKMON_HERE;
+	for (c = CMSG_FIRSTHDR(mh); c; c = CMSG_NXTHDR(mh, c)) {
+		if (c->cmsg_level == SOL_NETLINK && c->cmsg_type == NETLINK_LISTEN_ALL_NSID &&
+		    c->cmsg_len >= CMSG_LEN(sizeof(nsid))) {
+			memcpy(&nsid, CMSG_DATA(c), sizeof(nsid));
+			return nsid;
+		}
+	}
+	return NSID_IGNORE;
+}
+
+/* Lost events: look again at wherever fd watches. */
+static void recheck(struct linkmon *lm, int fd, struct link_event *ev)
+{
+	if (fd == lm->fd && lm->nsid == LINKMON_HERE)
+		relocate(lm, ev);
+	else if (fd == lm->peer_fd && lm->nsid >= 0)
+		query_peer_link(lm);
+}
+
+int linkmon_read(struct linkmon *lm, int fd, struct link_event *ev)
 {
 	/* aligned for nlmsghdr */
 	uint32_t buf[8192 / sizeof(uint32_t)];
+	uint64_t cbuf[CMSG_SPACE(sizeof(int)) / sizeof(uint64_t) + 1];
 
 	memset(ev, 0, sizeof(*ev));
-	for (;;) {
-		ssize_t n = recv(fd, buf, sizeof(buf), MSG_DONTWAIT);
+	while (!ev->deleted) {
+		struct iovec iov = {.iov_base = buf, .iov_len = sizeof(buf)};
+		struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1,
+				    .msg_control = cbuf, .msg_controllen = sizeof(cbuf)};
+		ssize_t n = recvmsg(fd, &mh, MSG_DONTWAIT);
 		struct nlmsghdr *nh;
-		int len;
+		struct link_msg m;
+		int len, nsid;
 
 		if (n < 0) {
 			if (errno == EAGAIN || errno == EWOULDBLOCK)
 				return 0;
 			if (errno == EINTR)
 				continue;
+			if (errno == ENOBUFS) {
+				recheck(lm, fd, ev);
+				continue;
+			}
 			return -errno;
 		}
 		if (n == 0)
 			return 0;
+		nsid = msg_nsid(lm, fd, &mh);
 		len = (int)n;
-		for (nh = (struct nlmsghdr *)buf; NLMSG_OK(nh, (unsigned int)len);
+		for (nh = (struct nlmsghdr *)buf; NLMSG_OK(nh, (unsigned int)len) && !ev->deleted;
 		     nh = NLMSG_NEXT(nh, len)) {
-			if (nh->nlmsg_type == RTM_NEWLINK || nh->nlmsg_type == RTM_DELLINK)
-				parse_link(nh, ifindex, ev);
+			if ((nh->nlmsg_type == RTM_NEWLINK || nh->nlmsg_type == RTM_DELLINK) &&
+			    nh->nlmsg_len >= NLMSG_LENGTH(sizeof(struct ifinfomsg))) {
+				parse_link(nh, nsid, &m);
+				handle_link(lm, &m, ev);
+			} else if (nh->nlmsg_type == NLMSG_ERROR && fd == lm->peer_fd &&
+				   nh->nlmsg_seq == lm->seq && lm->nsid >= 0 &&
+				   nh->nlmsg_len >= NLMSG_LENGTH(sizeof(struct nlmsgerr)) &&
+				   ((struct nlmsgerr *)NLMSG_DATA(nh))->error) {
+				/* the query found no such link there any more */
+				relocate(lm, ev);
+			}
 		}
 	}
+	return 0;
 }

@@ -1,22 +1,47 @@
-/* Watches our link through rtnetlink: MTU changes and deletion. */
+/* Watches our link through rtnetlink: MTU changes, deletion, and moves to
+ * another network namespace (the container pattern: `ip link set IF netns
+ * X` keeps the TUN, so the daemon keeps serving it from where it started). */
 #ifndef ZT_LINKMON_H
 #define ZT_LINKMON_H
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/types.h>
 
-/* A non-blocking NETLINK_ROUTE socket subscribed to link events, or -errno. */
-int linkmon_open(void);
+/* Where the link is: our own namespace, somewhere we cannot watch, or
+ * (>= 0) the namespace that our namespace knows by that id. */
+enum { LINKMON_HERE = -1, LINKMON_LOST = -2 };
+
+struct linkmon {
+	int fd;      /* our namespace's link events, -1 if none */
+	int peer_fd; /* events of every namespace we hold an id for
+		      * (NETLINK_LISTEN_ALL_NSID), in the link group only
+		      * while the link is in one of them; -1 if none */
+	int tun_fd;  /* tells a deletion from a move */
+	int nsid;    /* LINKMON_HERE, LINKMON_LOST or a namespace id */
+	int ifindex; /* the link's index in that namespace */
+	bool peer_joined;
+	uint32_t seq;
+	dev_t home_dev; /* our network namespace's nsfs file (0: unknown) */
+	ino_t home_ino;
+};
+
+/* Opens the sockets (before the sandbox: NETLINK_LISTEN_ALL_NSID needs
+ * CAP_NET_BROADCAST, and netlink sockets cannot be made later). Returns 0
+ * or a negative errno if even our namespace cannot be watched. */
+int linkmon_open(struct linkmon *lm, int tun_fd, int ifindex);
+void linkmon_close(struct linkmon *lm);
 
 struct link_event {
-	bool deleted;	  /* our link went away */
-	bool mtu_changed; /* mtu holds the new value */
+	bool deleted;	  /* the link is gone (the TUN was detached) */
+	bool moved;	  /* it changed namespace: lm->nsid tells where */
+	bool mtu_changed; /* mtu holds its (possibly unchanged) value */
 	uint32_t mtu;
 };
 
-/* Reads every pending message; reports the events for ifindex. Returns 0,
- * or a negative errno if the socket failed (ENOBUFS: events were lost, the
- * caller re-checks the link itself). */
-int linkmon_read(int fd, int ifindex, struct link_event *ev);
+/* Reads every pending message of fd (lm->fd or lm->peer_fd) and reports
+ * what happened to the link. Lost events (ENOBUFS) are made up for by
+ * asking the TUN and the kernel again. Returns 0 or a negative errno. */
+int linkmon_read(struct linkmon *lm, int fd, struct link_event *ev);
 
 #endif

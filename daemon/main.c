@@ -29,7 +29,8 @@
 struct daemon {
 	struct zt zt;
 	struct uapi_server uapi;
-	int sig_fd, link_fd, watch_fd;
+	int sig_fd, watch_fd;
+	struct linkmon link;
 	dev_t sock_dev; /* the socket file we watch */
 	ino_t sock_ino;
 	struct rnglog rnglog;
@@ -129,23 +130,26 @@ static bool socket_removed(struct daemon *d)
 	return true;
 }
 
-/* The link changed: follow the MTU, stop if it is gone. */
-static bool link_alive(struct daemon *d)
+/* The link changed: follow the MTU and moves, stop if it is gone. */
+static bool link_alive(struct daemon *d, int fd)
 {
 	struct link_event ev;
-	int ret = linkmon_read(d->link_fd, d->zt.ifindex, &ev);
-	uint32_t mtu;
+	int ret = linkmon_read(&d->link, fd, &ev);
 
-	if (ret == -ENOBUFS) {
-		/* events were lost: look at the link directly */
-		if ((int)if_nametoindex(d->zt.ifname) != d->zt.ifindex)
-			return false;
-		if (!tun_get_mtu(d->zt.ifname, &mtu))
-			zt_set_mtu(&d->zt, mtu);
-		return true;
-	}
+	if (ret)
+		log_debug("netlink: %s", strerror(-ret));
 	if (ev.deleted)
 		return false;
+	if (ev.moved && d->link.nsid == LINKMON_HERE)
+		log_info("interface %s is back in this network namespace (index %d)",
+			 d->zt.ifname, d->link.ifindex);
+	else if (ev.moved && d->link.nsid >= 0)
+		log_info("interface %s moved to network namespace id %d (index %d); "
+			 "UDP and %s stay here", d->zt.ifname, d->link.nsid, d->link.ifindex,
+			 d->uapi.path);
+	else if (ev.moved)
+		log_info("interface %s moved to a network namespace this one has no id "
+			 "for; its MTU is no longer followed", d->zt.ifname);
 	if (ev.mtu_changed)
 		zt_set_mtu(&d->zt, ev.mtu);
 	return true;
@@ -202,20 +206,22 @@ static int check_rng(struct daemon *d)
 
 static void run(struct daemon *d)
 {
-	struct pollfd pfd[4 + 1 + UAPI_MAX_CLIENTS];
+	enum { N_FIXED = 5 };
+	struct pollfd pfd[N_FIXED + UAPI_MAX_CLIENTS];
 
 	for (;;) {
 		size_t n_uapi;
 		int ret, timeout = uapi_timeout_ms(&d->uapi), rng_timeout = check_rng(d);
 
 		pfd[0] = (struct pollfd){.fd = d->sig_fd, .events = POLLIN};
-		pfd[1] = (struct pollfd){.fd = d->link_fd, .events = POLLIN};
+		pfd[1] = (struct pollfd){.fd = d->link.fd, .events = POLLIN};
 		pfd[2] = (struct pollfd){.fd = d->watch_fd, .events = POLLIN};
 		pfd[3] = (struct pollfd){.fd = d->zt.stop_fd, .events = POLLIN};
-		n_uapi = uapi_pollfds(&d->uapi, pfd + 4, sizeof(pfd) / sizeof(pfd[0]) - 4);
+		pfd[4] = (struct pollfd){.fd = d->link.peer_fd, .events = POLLIN};
+		n_uapi = uapi_pollfds(&d->uapi, pfd + N_FIXED, sizeof(pfd) / sizeof(pfd[0]) - N_FIXED);
 		if (rng_timeout >= 0 && (timeout < 0 || rng_timeout < timeout))
 			timeout = rng_timeout;
-		ret = poll(pfd, 4 + n_uapi, timeout);
+		ret = poll(pfd, N_FIXED + n_uapi, timeout);
 		if (ret < 0) {
 			if (errno == EINTR)
 				continue;
@@ -235,7 +241,8 @@ static void run(struct daemon *d)
 				}
 			}
 		}
-		if (pfd[1].revents && !link_alive(d)) {
+		if ((pfd[1].revents && !link_alive(d, pfd[1].fd)) ||
+		    (pfd[4].revents && !link_alive(d, pfd[4].fd))) {
 			log_info("interface %s was deleted, shutting down", d->zt.ifname);
 			return;
 		}
@@ -245,7 +252,7 @@ static void run(struct daemon *d)
 		}
 		if (pfd[3].revents)
 			return;
-		uapi_handle(&d->uapi, pfd + 4, n_uapi);
+		uapi_handle(&d->uapi, pfd + N_FIXED, n_uapi);
 	}
 }
 
@@ -368,10 +375,10 @@ int main(int argc, char **argv)
 		log_err("Failed to open the UAPI socket: %s", strerror(-ret));
 		return 1;
 	}
-	d.link_fd = linkmon_open();
-	if (d.link_fd < 0)
+	ret = linkmon_open(&d.link, d.zt.tun_fd, d.zt.ifindex);
+	if (ret)
 		log_err("netlink: %s (link deletion is seen through the TUN only)",
-			strerror(-d.link_fd));
+			strerror(-ret));
 	d.watch_fd = watch_socket(&d);
 	if (!cli.foreground) {
 		ready_fd = daemonize();
@@ -405,6 +412,7 @@ int main(int argc, char **argv)
 	run(&d);
 	zt_stop(&d.zt);
 	uapi_close(&d.uapi);
+	linkmon_close(&d.link);
 	zt_destroy(&d.zt);
 	log_info("Shutting down");
 	return 0;

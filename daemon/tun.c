@@ -10,6 +10,7 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -138,6 +139,31 @@ int tun_adopt(int fd, char name[IF_NAMESIZE])
 	name[IF_NAMESIZE - 1] = '\0';
 	(void)fcntl(fd, F_SETFD, FD_CLOEXEC);
 	return 0;
+}
+
+int tun_get_name(int fd, char name[IF_NAMESIZE])
+{
+	struct ifreq ifr;
+
+	memset(&ifr, 0, sizeof(ifr));
+	if (ioctl(fd, TUNGETIFF, &ifr) < 0)
+		return -errno;
+	memcpy(name, ifr.ifr_name, IF_NAMESIZE);
+	name[IF_NAMESIZE - 1] = '\0';
+	return 0;
+}
+
+int tun_netns_is(int fd, dev_t dev, ino_t ino)
+{
+	struct stat st;
+	int ns = ioctl(fd, TUNGETDEVNETNS);
+	int ret;
+
+	if (ns < 0)
+		return -errno;
+	ret = fstat(ns, &st) < 0 ? -errno : st.st_dev == dev && st.st_ino == ino;
+	close(ns);
+	return ret;
 }
 
 bool tun_offload_disabled(void)

@@ -5,6 +5,7 @@
 #include <net/if.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 enum { TUN_DEFAULT_MTU = 1420, TUN_MAX_QUEUES = 8 };
 
@@ -22,6 +23,12 @@ int tun_queues_wanted(void);
 int tun_attach_queue(int fd, const char *name);
 /* Adopts an fd from WG_TUN_FD: fills the interface name. */
 int tun_adopt(int fd, char name[IF_NAMESIZE]);
+/* The device's current name; -EBADFD once it was deleted (the kernel
+ * detaches every fd), while a move to another namespace keeps it. */
+int tun_get_name(int fd, char name[IF_NAMESIZE]);
+/* 1 if the device is in the network namespace whose nsfs file is (dev,
+ * ino), 0 if elsewhere, or a negative errno (kernels before 5.2). */
+int tun_netns_is(int fd, dev_t dev, ino_t ino);
 int tun_get_mtu(const char *name, uint32_t *mtu);
 int tun_set_mtu(const char *name, uint32_t mtu);
 /* ZINCTUN_NO_TUN_OFFLOAD=1: plain TUN without the virtio-net header. */
