@@ -97,7 +97,7 @@ static void fuzz_segment(const uint8_t *d, size_t n, size_t room)
 		len = n;
 	pkt = malloc(len ? len : 1);
 	memcpy(pkt, d, len);
-	ret = offload_segment(&h, pkt, len, room_alloc, &r, &done);
+	ret = offload_segment(&h, pkt, len, room_alloc, &r, &done, &stats);
 	check_segments(&h, &r, ret, done);
 	for (int k = 0; k < r.n; k++)
 		free(r.seg[k]);
