@@ -315,11 +315,12 @@ static bool gro_csum_ok(const struct gro_pkt *g, const struct gro_info *in)
 }
 
 /* Appends packet i to flow f's run. The coalesced packet goes to TUN with
- * its checksum still to be computed, which would make a corrupted member
- * look valid: so each segment's own checksums are verified first, only
- * for segments that would join a run (a packet written alone reaches the
- * kernel as it arrived, and is checked there). A packet that fails is
- * marked not ok: it is written alone and starts no run. */
+ * a partial checksum, which the kernel trusts (and completes when it
+ * forwards), so a corrupted member would look valid: each segment's own
+ * checksums are verified first, only for segments that would join a run
+ * (a packet written alone reaches the kernel as it arrived, and is
+ * checked there). A packet that fails is marked not ok: it is written
+ * alone and starts no run. */
 static bool try_append(struct gro_plan *plan, const struct gro_pkt *pkts, struct gro_flows *fl,
 		       int f, int i, struct gro_info *in)
 {

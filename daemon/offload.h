@@ -78,9 +78,9 @@ struct gro_plan {
 /* Groups pkts[0..n) into items (in order of first appearance; per-flow
  * order is kept): TCP segments, and UDP datagrams too when udp is set
  * (the device took TUN_F_USO*). A packet joins a run only once its own
- * IPv4 header and TCP/UDP checksums verified (the coalesced packet's
- * checksum is computed afresh); one that fails is an item of its own, to
- * be written as it arrived. items and next need n entries each. */
+ * IPv4 header and TCP/UDP checksums verified (the kernel trusts a
+ * coalesced packet's partial checksum); one that fails is an item of its
+ * own, to be written as it arrived. items and next need n entries each. */
 void gro_plan_build(struct gro_plan *plan, const struct gro_pkt *pkts, int n, bool udp);
 
 /* For an item with nseg > 1: rewrites the head's IP/TCP header for the
