@@ -272,9 +272,12 @@ static void tx_take(struct tx *t, const uint8_t *pkt, size_t len)
 	if (!len)
 		return;
 	first = t->n;
-	ret = offload_segment(&h, pkt, len, tx_alloc, t, &done);
+	ret = offload_segment(&h, pkt, len, tx_alloc, t, &done, &t->zt->offload_stats);
 	if (ret == 0)
-		log_debug("tun: malformed offload packet (%zu bytes, gso %u)", len, h.gso_type);
+		log_debug("tun: malformed offload packet dropped (%zu bytes, gso %u; %llu so far)",
+			  len, h.gso_type,
+			  (unsigned long long)atomic_load_explicit(&t->zt->offload_stats.malformed,
+								   memory_order_relaxed));
 	else if (ret < 0)
 		log_debug("tun: batch full, %d segments kept", done);
 	/* encryption fused with segmentation: a super-packet's segments are

@@ -165,12 +165,13 @@ static void log_stats(struct daemon *d)
 	pthread_mutex_unlock(&d->zt.lock);
 	log_info("stats: cookie_replies_sent=%llu handshakes_ratelimited=%llu "
 		 "packets_invalid=%llu handshakes_dropped_rng=%llu handshake_queue=%zu "
-		 "udp_gso_refused=%llu",
+		 "udp_gso_refused=%llu tun_malformed=%llu",
 		 (unsigned long long)st.cookie_replies_sent,
 		 (unsigned long long)st.handshakes_ratelimited,
 		 (unsigned long long)st.packets_invalid,
 		 (unsigned long long)st.handshakes_dropped_rng, hsq_len(&d->zt.hsq),
-		 (unsigned long long)atomic_load(&d->zt.udp.gso_paths.refusals));
+		 (unsigned long long)atomic_load(&d->zt.udp.gso_paths.refusals),
+		 (unsigned long long)atomic_load(&d->zt.offload_stats.malformed));
 }
 
 static uint64_t mono_ms(void)

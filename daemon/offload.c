@@ -77,24 +77,28 @@ static void l4_fix_csum(uint8_t *pkt, size_t len, size_t l4, uint8_t proto)
 	memcpy(pkt + l4 + off, &c, 2);
 }
 
-/* A plain packet that the kernel left with a partial checksum. */
-static int finish_csum(const struct vnet_hdr *h, uint8_t *pkt, size_t len)
+/* The partial checksum's start and field lie within the packet. */
+static bool csum_fits(const struct vnet_hdr *h, size_t len)
 {
-	size_t start = h->csum_start, at = start + h->csum_offset;
-	uint16_t c;
+	return h->csum_start < len && (size_t)h->csum_start + h->csum_offset + 2 <= len;
+}
 
-	if (start >= len || at + 2 > len)
-		return 0;
-	c = (uint16_t)~csum_fold(csum_add(0, pkt + start, len - start));
+/* A plain packet that the kernel left with a partial checksum. */
+static void finish_csum(const struct vnet_hdr *h, uint8_t *pkt, size_t len)
+{
+	size_t start = h->csum_start;
+	uint16_t c = (uint16_t)~csum_fold(csum_add(0, pkt + start, len - start));
+
 	/* a UDP checksum of 0 means "none": send the equivalent 0xffff */
 	if (c == 0 && h->csum_offset == 6)
 		c = 0xffff;
-	memcpy(pkt + at, &c, 2);
-	return 1;
+	memcpy(pkt + start + h->csum_offset, &c, 2);
 }
 
-int offload_segment(const struct vnet_hdr *h, const uint8_t *pkt, size_t len, seg_alloc_fn alloc,
-		    void *ctx, int *done)
+/* offload_segment without the count; every refusal (0) comes before the
+ * first alloc. */
+static int segment(const struct vnet_hdr *h, const uint8_t *pkt, size_t len, seg_alloc_fn alloc,
+		   void *ctx, int *done)
 {
 	uint8_t type = h->gso_type & (uint8_t)~VNET_GSO_ECN;
 	int fam = len ? pkt[0] >> 4 : 0;
@@ -105,12 +109,16 @@ int offload_segment(const struct vnet_hdr *h, const uint8_t *pkt, size_t len, se
 
 	*done = 0;
 	if (type == VNET_GSO_NONE) {
+		bool partial = h->flags & VNET_F_NEEDS_CSUM;
+
+		if (partial && !csum_fits(h, len))
+			return 0;
 		d = alloc(ctx, len);
 		if (!d)
 			return -1;
 		memcpy(d, pkt, len);
-		if ((h->flags & VNET_F_NEEDS_CSUM) && !finish_csum(h, d, len))
-			return 0;
+		if (partial)
+			finish_csum(h, d, len);
 		*done = 1;
 		return 1;
 	}
@@ -165,6 +173,16 @@ int offload_segment(const struct vnet_hdr *h, const uint8_t *pkt, size_t len, se
 			break;
 	}
 	return *done;
+}
+
+int offload_segment(const struct vnet_hdr *h, const uint8_t *pkt, size_t len, seg_alloc_fn alloc,
+		    void *ctx, int *done, struct offload_stats *st)
+{
+	int ret = segment(h, pkt, len, alloc, ctx, done);
+
+	if (ret == 0)
+		atomic_fetch_add_explicit(&st->malformed, 1, memory_order_relaxed);
+	return ret;
 }
 
 /* ---- GRO ---- */
@@ -278,8 +296,33 @@ static void flow_close(struct gro_flows *fl, int f)
 	fl->next_seq[f] = fl->next_seq[fl->n];
 }
 
+/* The packet's own checksums verify: the IPv4 header's, and TCP/UDP's
+ * over the pseudo header (a valid sum folds to all ones). A UDP datagram
+ * without a checksum (0) has nothing to verify and is not coalesced. */
+static bool gro_csum_ok(const struct gro_pkt *g, const struct gro_info *in)
+{
+	const uint8_t *p = g->p;
+	size_t l4 = in->l4;
+	uint64_t sum;
+
+	if (!in->v6 && csum_fold(csum_add(0, p, l4)) != 0xffff)
+		return false;
+	if (in->udp && !p[l4 + 6] && !p[l4 + 7])
+		return false;
+	sum = csum_pseudo(in->v6 ? 6 : 4, p + (in->v6 ? 8 : 12), p + (in->v6 ? 24 : 16),
+			  in->udp ? PROTO_UDP : PROTO_TCP, (uint32_t)(g->len - l4));
+	return csum_fold(csum_add(sum, p + l4, g->len - l4)) == 0xffff;
+}
+
+/* Appends packet i to flow f's run. The coalesced packet goes to TUN with
+ * a partial checksum, which the kernel trusts (and completes when it
+ * forwards), so a corrupted member would look valid: each segment's own
+ * checksums are verified first, only for segments that would join a run
+ * (a packet written alone reaches the kernel as it arrived, and is
+ * checked there). A packet that fails is marked not ok: it is written
+ * alone and starts no run. */
 static bool try_append(struct gro_plan *plan, const struct gro_pkt *pkts, struct gro_flows *fl,
-		       int f, int i, const struct gro_info *in)
+		       int f, int i, struct gro_info *in)
 {
 	struct gro_item *it = &plan->items[fl->item[f]];
 
@@ -287,6 +330,12 @@ static bool try_append(struct gro_plan *plan, const struct gro_pkt *pkts, struct
 	    pkts[it->tail].len - fl->info[f].hdr != it->gso_size ||
 	    it->len + in->plen > 65535 - 40 || it->nseg >= GRO_MAX_SEGS)
 		return false;
+	if (it->nseg == 1 && !gro_csum_ok(&pkts[it->head], &fl->info[f]))
+		return false;
+	if (!gro_csum_ok(&pkts[i], in)) {
+		in->ok = false;
+		return false;
+	}
 	plan->next[it->tail] = i;
 	it->tail = i;
 	it->nseg++;

@@ -5,6 +5,7 @@
 #ifndef ZT_OFFLOAD_H
 #define ZT_OFFLOAD_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -34,13 +35,20 @@ enum {
 /* Gives the segmenter room for one segment of len bytes; NULL: no room. */
 typedef uint8_t *(*seg_alloc_fn)(void *ctx, size_t len);
 
+/* What the segmenter refused, for the daemon's log (shared by the TUN
+ * readers). */
+struct offload_stats {
+	atomic_uint_least64_t malformed; /* packets dropped: inconsistent offload header */
+};
+
 /* Turns one packet read from TUN (header h, then pkt) into ready packets
  * with complete checksums: one for a plain packet, several for a GSO
  * super-packet. Returns the number of segments written, 0 when the packet
- * is malformed, or -1 when alloc ran out of room (segments already
- * written stay valid and are counted in *done). */
+ * is malformed (nothing allocated: the packet is dropped, counted in st),
+ * or -1 when alloc ran out of room (segments already written stay valid
+ * and are counted in *done). */
 int offload_segment(const struct vnet_hdr *h, const uint8_t *pkt, size_t len, seg_alloc_fn alloc,
-		    void *ctx, int *done);
+		    void *ctx, int *done, struct offload_stats *st);
 
 /* A packet for TUN (a decrypted one). */
 struct gro_pkt {
@@ -69,7 +77,10 @@ struct gro_plan {
 
 /* Groups pkts[0..n) into items (in order of first appearance; per-flow
  * order is kept): TCP segments, and UDP datagrams too when udp is set
- * (the device took TUN_F_USO*). items and next need n entries each. */
+ * (the device took TUN_F_USO*). A packet joins a run only once its own
+ * IPv4 header and TCP/UDP checksums verified (the kernel trusts a
+ * coalesced packet's partial checksum); one that fails is an item of its
+ * own, to be written as it arrived. items and next need n entries each. */
 void gro_plan_build(struct gro_plan *plan, const struct gro_pkt *pkts, int n, bool udp);
 
 /* For an item with nseg > 1: rewrites the head's IP/TCP header for the

@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "hsqueue.h"
+#include "offload.h"
 #include "tun.h"
 #include "udp.h"
 #include "wg/wg.h"
@@ -39,6 +40,7 @@ struct zt {
 	bool vnet_hdr;           /* TUN reads/writes carry a virtio-net header */
 	atomic_bool tun_gro;     /* coalesce TCP segments on TUN writes */
 	bool tun_uso;            /* ... and UDP datagrams (USO) */
+	struct offload_stats offload_stats; /* TUN packets the segmenter dropped */
 	int stop_fd; /* eventfd, readable once a stop was requested */
 	atomic_bool stopping;
 	pthread_cond_t timer_cond; /* with lock; CLOCK_MONOTONIC */

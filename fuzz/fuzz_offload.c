@@ -9,12 +9,16 @@
  * and whether GRO may group UDP; then a 10-byte virtio-net header, a 2-byte
  * packet length and the packet (segmented, and given to icmp_unreachable);
  * the rest is a list of packets (1-byte length, then bytes) for the GRO
- * planner. Every buffer is allocated at its exact size, so the sanitizers
- * see any access past it. Beyond "no crash", the results are checked:
- * segments fill only what was allocated and carry valid IP and TCP/UDP
- * checksums (by an independent RFC 1071 sum); every packet is in exactly
- * one GRO item; a prepared item's header and iovec describe exactly the
- * item's length; restoring the head gives back its original bytes. */
+ * planner; in those, a checksum field (IPv4 header, TCP/UDP) that is zero
+ * is filled with the right sum, which the fuzzer could not find. Every
+ * buffer is allocated at its exact size, so the sanitizers see any access
+ * past it. Beyond "no crash", the results are checked: a refused packet
+ * allocated nothing; segments fill only what was allocated and carry
+ * valid IP and TCP/UDP checksums (by an independent RFC 1071 sum); every
+ * packet is in exactly one GRO item; a coalesced item holds only packets
+ * whose own checksums verify; a prepared item's header and iovec describe
+ * exactly the item's length; restoring the head gives back its original
+ * bytes. */
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -63,6 +67,8 @@ static void check_segments(const struct vnet_hdr *h, const struct room *r, int r
 	CHECK(ret >= -1 && done >= 0 && done <= r->n);
 	if (ret > 0)
 		CHECK(ret == done && done == r->n);
+	if (ret == 0)
+		CHECK(r->n == 0 && done == 0);
 	if (ret <= 0 || type == VNET_GSO_NONE)
 		return;
 	/* a split super-packet: every segment is a whole IP packet */
@@ -78,6 +84,8 @@ static void check_segments(const struct vnet_hdr *h, const struct room *r, int r
 		CHECK(rfc1071_l4_ok(s, len, h->csum_start, type == VNET_GSO_UDP_L4 ? 17 : 6));
 	}
 }
+
+static struct offload_stats stats;
 
 static void fuzz_segment(const uint8_t *d, size_t n, size_t room)
 {
@@ -97,7 +105,7 @@ static void fuzz_segment(const uint8_t *d, size_t n, size_t room)
 		len = n;
 	pkt = malloc(len ? len : 1);
 	memcpy(pkt, d, len);
-	ret = offload_segment(&h, pkt, len, room_alloc, &r, &done);
+	ret = offload_segment(&h, pkt, len, room_alloc, &r, &done, &stats);
 	check_segments(&h, &r, ret, done);
 	for (int k = 0; k < r.n; k++)
 		free(r.seg[k]);
@@ -135,6 +143,59 @@ static void check_item(const struct gro_item *it, const struct gro_plan *plan,
 	free(orig);
 }
 
+static void put16(uint8_t *p, uint16_t v)
+{
+	p[0] = (uint8_t)(v >> 8);
+	p[1] = (uint8_t)v;
+}
+
+/* Where the TCP/UDP header of an IPv4 (no options) or IPv6 packet starts,
+ * with its protocol; 0 for anything else. */
+static size_t l4_of(const uint8_t *p, size_t len, uint8_t *proto)
+{
+	size_t l4 = len && p[0] == 0x45 ? 20 : len && p[0] >> 4 == 6 ? 40 : 0;
+
+	*proto = 0;
+	if (!l4 || len < l4)
+		return 0;
+	*proto = l4 == 20 ? p[9] : p[6];
+	if ((*proto != 6 && *proto != 17) || len < l4 + (*proto == 6 ? 20 : 8))
+		return 0;
+	return l4;
+}
+
+/* Zero checksum fields get the right sums (IPv4 header first: the L4 sum
+ * does not cover it). */
+static void fill_sums(uint8_t *p, size_t len)
+{
+	uint8_t proto;
+	size_t l4 = l4_of(p, len, &proto), at;
+
+	if (len >= 20 && p[0] == 0x45 && !get16(p + 10))
+		put16(p + 10, (uint16_t)~rfc1071_fold(rfc1071_add(0, p, 20)));
+	if (!l4)
+		return;
+	at = l4 + (proto == 6 ? 16 : 6);
+	if (!get16(p + at)) {
+		uint16_t c = (uint16_t)~rfc1071_l4_sum(p, len, l4, proto);
+
+		put16(p + at, proto == 17 && !c ? 0xffff : c);
+	}
+}
+
+/* A member of a coalesced item: its own checksums verified. */
+static void check_member(const struct gro_pkt *g)
+{
+	uint8_t proto;
+	size_t l4 = l4_of(g->p, g->len, &proto);
+
+	CHECK(l4);
+	if (l4 == 20)
+		CHECK(rfc1071_ipv4_hdr_ok(g->p));
+	CHECK(rfc1071_l4_ok(g->p, g->len, l4, proto));
+	CHECK(proto == 6 || get16(g->p + l4 + 6));
+}
+
 static void fuzz_gro(const uint8_t *d, size_t n, bool udp)
 {
 	struct gro_pkt pkts[MAX_PKTS];
@@ -148,6 +209,7 @@ static void fuzz_gro(const uint8_t *d, size_t n, bool udp)
 
 		pkts[np].p = malloc(len ? len : 1);
 		memcpy(pkts[np].p, d + 1, len);
+		fill_sums(pkts[np].p, len);
 		pkts[np++].len = len;
 		d += 1 + len;
 		n -= 1 + len;
@@ -163,6 +225,8 @@ static void fuzz_gro(const uint8_t *d, size_t n, bool udp)
 		for (int i = it->head; i >= 0; i = it->nseg == 1 ? -1 : next[i]) {
 			CHECK(i < np && !seen[i]);
 			seen[i] = 1;
+			if (it->nseg > 1)
+				check_member(&pkts[i]);
 			last = i;
 			count++;
 		}

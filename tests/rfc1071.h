@@ -33,14 +33,21 @@ static inline bool rfc1071_ipv4_hdr_ok(const uint8_t *ip)
 	return rfc1071_fold(rfc1071_add(0, ip, (size_t)(ip[0] & 15) * 4)) == 0xffff;
 }
 
-/* The same for the L4 checksum of a whole IPv4/IPv6 packet p whose L4
- * header (upper-layer protocol proto) starts at l4: pseudo header + L4. */
-static inline bool rfc1071_l4_ok(const uint8_t *p, size_t len, size_t l4, uint8_t proto)
+/* The folded sum over the pseudo header and the L4 part of a whole
+ * IPv4/IPv6 packet p whose L4 header (upper-layer protocol proto) starts
+ * at l4. */
+static inline uint16_t rfc1071_l4_sum(const uint8_t *p, size_t len, size_t l4, uint8_t proto)
 {
 	bool v6 = p[0] >> 4 == 6;
 	uint32_t s = rfc1071_add(0, v6 ? p + 8 : p + 12, v6 ? 32 : 8) + proto + (uint32_t)(len - l4);
 
-	return rfc1071_fold(rfc1071_add(s, p + l4, len - l4)) == 0xffff;
+	return rfc1071_fold(rfc1071_add(s, p + l4, len - l4));
+}
+
+/* The same check for the L4 checksum. */
+static inline bool rfc1071_l4_ok(const uint8_t *p, size_t len, size_t l4, uint8_t proto)
+{
+	return rfc1071_l4_sum(p, len, l4, proto) == 0xffff;
 }
 
 #endif

@@ -9,6 +9,8 @@
 
 enum { MAX_OUT = 128, OUT_SIZE = 2048 };
 
+static struct offload_stats stats;
+
 static const uint8_t SRC4[4] = {10, 0, 0, 1}, DST4[4] = {10, 0, 0, 2};
 static const uint8_t SRC6[16] = {0xfd, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1};
 static const uint8_t DST6[16] = {0xfd, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2};
@@ -137,7 +139,7 @@ static void test_segment(bool v6, uint8_t proto, size_t plen, uint16_t mss)
 
 	memset(&o, 0, sizeof(o));
 	o.limit = MAX_OUT;
-	n = offload_segment(&h, pkt, len, out_alloc, &o, &done);
+	n = offload_segment(&h, pkt, len, out_alloc, &o, &done, &stats);
 	CHECK(n == want);
 	CHECK(done == want);
 	for (int k = 0; k < n && k < o.n; k++) {
@@ -189,7 +191,7 @@ static void test_segment_edges(void)
 	}
 	memset(&o, 0, sizeof(o));
 	o.limit = MAX_OUT;
-	n = offload_segment(&h, pkt, len, out_alloc, &o, &done);
+	n = offload_segment(&h, pkt, len, out_alloc, &o, &done, &stats);
 	CHECK(n == 1 && done == 1);
 	CHECK(o.len[0] == len);
 	CHECK(l4_ok(o.buf[0], len));
@@ -211,7 +213,7 @@ static void test_segment_edges(void)
 		put_csum(pkt + 26, rfc1071_fold(rfc1071_add(0, pkt + 12, 8) + 17 + (uint32_t)(len - 20)));
 		memset(&o, 0, sizeof(o));
 		o.limit = MAX_OUT;
-		CHECK(offload_segment(&h, pkt, len, out_alloc, &o, &done) == 1);
+		CHECK(offload_segment(&h, pkt, len, out_alloc, &o, &done, &stats) == 1);
 		CHECK(get16(o.buf[0] + 26) == 0xffff);
 		CHECK(l4_ok(o.buf[0], len));
 	}
@@ -221,45 +223,74 @@ static void test_segment_edges(void)
 	memset(&h, 0, sizeof(h));
 	memset(&o, 0, sizeof(o));
 	o.limit = MAX_OUT;
-	CHECK(offload_segment(&h, pkt, len, out_alloc, &o, &done) == 1);
+	CHECK(offload_segment(&h, pkt, len, out_alloc, &o, &done, &stats) == 1);
 	CHECK(o.len[0] == len);
 	CHECK_MEM(o.buf[0], pkt, len, "plain copy");
 
 	/* malformed: no gso_size, unknown type, too short, bad csum_start */
+	uint64_t malformed = atomic_load(&stats.malformed);
+
 	len = super_packet(pkt, &h, false, 6, 3000, 1000, 0x10);
 	h.gso_size = 0;
 	o.n = 0;
-	CHECK(offload_segment(&h, pkt, len, out_alloc, &o, &done) == 0);
+	CHECK(offload_segment(&h, pkt, len, out_alloc, &o, &done, &stats) == 0);
 	h.gso_size = 1000;
 	h.gso_type = 3; /* VIRTIO_NET_HDR_GSO_UDP (UFO): not taken */
-	CHECK(offload_segment(&h, pkt, len, out_alloc, &o, &done) == 0);
+	CHECK(offload_segment(&h, pkt, len, out_alloc, &o, &done, &stats) == 0);
 	h.gso_type = VNET_GSO_TCPV4;
-	CHECK(offload_segment(&h, pkt, 30, out_alloc, &o, &done) == 0);
+	CHECK(offload_segment(&h, pkt, 30, out_alloc, &o, &done, &stats) == 0);
 	h.csum_start = 8;
-	CHECK(offload_segment(&h, pkt, len, out_alloc, &o, &done) == 0);
+	CHECK(offload_segment(&h, pkt, len, out_alloc, &o, &done, &stats) == 0);
 	h.csum_start = (uint16_t)(len - 10);
-	CHECK(offload_segment(&h, pkt, len, out_alloc, &o, &done) == 0);
+	CHECK(offload_segment(&h, pkt, len, out_alloc, &o, &done, &stats) == 0);
 	/* inconsistent headers (found by fuzz_offload): the L4 header not
 	 * right after the IPv4 header, an IPv4 header under 20 bytes, a TCP
 	 * header under 20 bytes (its checksum field past the segment) */
 	h.csum_start = 24;
-	CHECK(offload_segment(&h, pkt, len, out_alloc, &o, &done) == 0);
+	CHECK(offload_segment(&h, pkt, len, out_alloc, &o, &done, &stats) == 0);
 	h.csum_start = 20;
 	pkt[0] = 0x44;
-	CHECK(offload_segment(&h, pkt, len, out_alloc, &o, &done) == 0);
+	CHECK(offload_segment(&h, pkt, len, out_alloc, &o, &done, &stats) == 0);
 	pkt[0] = 0x45;
 	pkt[32] = 0x40; /* data offset 4 */
-	CHECK(offload_segment(&h, pkt, len, out_alloc, &o, &done) == 0);
+	CHECK(offload_segment(&h, pkt, len, out_alloc, &o, &done, &stats) == 0);
 	pkt[32] = 0x50;
 	CHECK(o.n == 0);
+	CHECK(atomic_load(&stats.malformed) == malformed + 8);
 
 	/* the allocator runs out after two segments: -1, two kept */
 	memset(&o, 0, sizeof(o));
 	o.limit = 2;
-	CHECK(offload_segment(&h, pkt, len, out_alloc, &o, &done) == -1);
+	CHECK(offload_segment(&h, pkt, len, out_alloc, &o, &done, &stats) == -1);
 	CHECK(done == 2);
 	CHECK(l4_ok(o.buf[1], o.len[1]));
 	CHECK(get32(o.buf[1] + 24) == 2000);
+
+	/* a plain packet whose partial checksum field lies past its end, or
+	 * starts past it: dropped before anything is allocated (it used to be
+	 * copied into the batch, left without its checksum, and sent) and
+	 * counted */
+	malformed = atomic_load(&stats.malformed);
+	len = build(pkt, false, 17, 100, 0, 0, 5, 9);
+	memset(&h, 0, sizeof(h));
+	h.flags = VNET_F_NEEDS_CSUM;
+	h.csum_start = 20;
+	h.csum_offset = (uint16_t)(len - 20 - 1);
+	memset(&o, 0, sizeof(o));
+	o.limit = MAX_OUT;
+	done = -1;
+	CHECK(offload_segment(&h, pkt, len, out_alloc, &o, &done, &stats) == 0);
+	CHECK(o.n == 0 && done == 0);
+	h.csum_start = (uint16_t)len;
+	h.csum_offset = 0;
+	CHECK(offload_segment(&h, pkt, len, out_alloc, &o, &done, &stats) == 0);
+	CHECK(o.n == 0 && done == 0);
+	CHECK(atomic_load(&stats.malformed) == malformed + 2);
+	/* the last two bytes are still a valid place for it */
+	h.csum_start = 20;
+	h.csum_offset = (uint16_t)(len - 20 - 2);
+	CHECK(offload_segment(&h, pkt, len, out_alloc, &o, &done, &stats) == 1);
+	CHECK(o.n == 1 && atomic_load(&stats.malformed) == malformed + 2);
 }
 
 /* ---- coalescing ---- */
@@ -334,7 +365,7 @@ static void test_roundtrip(bool v6, uint8_t proto, int count, size_t mss, size_t
 
 	memset(&o, 0, sizeof(o));
 	o.limit = MAX_OUT;
-	CHECK(offload_segment(&h, flat, flen, out_alloc, &o, &done) == count);
+	CHECK(offload_segment(&h, flat, flen, out_alloc, &o, &done, &stats) == count);
 	for (int i = 0; i < count && i < o.n; i++) {
 		CHECK(o.len[i] == orig.p[i].len);
 		CHECK_MEM(o.buf[i], orig.buf[i], orig.p[i].len, "segment after coalesce+split");
@@ -401,6 +432,105 @@ static void test_plan(void)
 	CHECK(plan.n_items == 2);
 }
 
+/* Members of item k, in order, as a bit mask of packet indexes. */
+static uint64_t members(const struct gro_plan *plan, int k)
+{
+	const struct gro_item *it = &plan->items[k];
+	uint64_t m = 0;
+
+	for (int i = it->head; i >= 0; i = it->nseg == 1 ? -1 : plan->next[i])
+		m |= 1ull << i;
+	return m;
+}
+
+/* Checks the plan's items (as packet masks) and that every coalesced item
+ * splits back into the original segments; single packets stay as they
+ * arrived (orig). */
+static void check_plan(struct pkts *ps, const struct pkts *orig, bool udp, int n_items,
+		       const uint64_t *want)
+{
+	static struct out o;
+	static uint8_t flat[70000];
+	struct gro_item items[MAX_OUT];
+	int next[MAX_OUT];
+	struct gro_plan plan = {.items = items, .next = next};
+	struct iovec iov[GRO_MAX_SEGS + 2];
+	struct vnet_hdr h;
+	uint8_t saved[64];
+	int done;
+
+	gro_plan_build(&plan, ps->p, ps->n, udp);
+	CHECK(plan.n_items == n_items);
+	for (int k = 0; k < plan.n_items && k < n_items; k++) {
+		int n, seg = 0;
+
+		CHECK(members(&plan, k) == want[k]);
+		if (items[k].nseg == 1)
+			continue;
+		n = gro_item_prepare(&items[k], &plan, ps->p, &h, iov, saved);
+		memset(&o, 0, sizeof(o));
+		o.limit = MAX_OUT;
+		CHECK(offload_segment(&h, flat, flatten(iov, n, flat), out_alloc, &o, &done,
+				      &stats) == items[k].nseg);
+		for (int i = items[k].head; i >= 0 && seg < o.n; i = next[i], seg++)
+			CHECK_MEM(o.buf[seg], orig->buf[i], orig->p[i].len, "coalesced segment");
+		gro_item_restore(&items[k], ps->p, saved);
+	}
+	for (int i = 0; i < ps->n; i++)
+		CHECK_MEM(ps->p[i].p, orig->buf[i], orig->p[i].len, "packet after the plan");
+}
+
+/* A segment whose own checksums fail is never coalesced: it is an item of
+ * its own, left as it arrived (written without a virtio-net header claim,
+ * so the kernel drops it as it would without GRO). */
+static void test_plan_csum(void)
+{
+	static struct pkts ps, orig;
+	size_t hdr4 = 20 + 20;
+
+	/* a corrupted payload byte in the middle of a TCP run */
+	memset(&ps, 0, sizeof(ps));
+	for (int i = 0; i < 5; i++)
+		add(&ps, false, 6, 1000, 100 + 1000 * (uint32_t)i, 0x10, (uint16_t)(1 + i));
+	ps.p[2].p[hdr4 + 10] ^= 0x04;
+	memcpy(&orig, &ps, sizeof(ps));
+	check_plan(&ps, &orig, false, 3, (const uint64_t[]){0x03, 0x04, 0x18});
+
+	/* a bad IPv4 header checksum (the id changed: GRO ignores the id) */
+	memset(&ps, 0, sizeof(ps));
+	for (int i = 0; i < 5; i++)
+		add(&ps, false, 6, 1000, 100 + 1000 * (uint32_t)i, 0x10, (uint16_t)(1 + i));
+	ps.p[1].p[5] ^= 0x01;
+	memcpy(&orig, &ps, sizeof(ps));
+	check_plan(&ps, &orig, false, 3, (const uint64_t[]){0x01, 0x02, 0x1c});
+
+	/* the run's head corrupted (IPv6: no header checksum) */
+	memset(&ps, 0, sizeof(ps));
+	for (int i = 0; i < 4; i++)
+		add(&ps, true, 6, 1000, 100 + 1000 * (uint32_t)i, 0x10, 0);
+	ps.p[0].p[40 + 20 + 999] ^= 0x80;
+	memcpy(&orig, &ps, sizeof(ps));
+	check_plan(&ps, &orig, false, 2, (const uint64_t[]){0x01, 0x0e});
+
+	/* the last member corrupted: the run before it still coalesces */
+	memset(&ps, 0, sizeof(ps));
+	for (int i = 0; i < 4; i++)
+		add(&ps, true, 6, 1000, 100 + 1000 * (uint32_t)i, 0x10, 0);
+	ps.p[3].p[40 + 20] ^= 0x01;
+	memcpy(&orig, &ps, sizeof(ps));
+	check_plan(&ps, &orig, false, 2, (const uint64_t[]){0x07, 0x08});
+
+	/* UDP (USO): a corrupted datagram, and one without a checksum (0:
+	 * nothing to verify, so not coalesced either) */
+	memset(&ps, 0, sizeof(ps));
+	for (int i = 0; i < 8; i++)
+		add(&ps, i >= 4, 17, 64, 0, 0, (uint16_t)i);
+	ps.p[1].p[20 + 8 + 3] ^= 0x10;
+	put_csum(ps.p[5].p + 40 + 6, 0);
+	memcpy(&orig, &ps, sizeof(ps));
+	check_plan(&ps, &orig, true, 6, (const uint64_t[]){0x01, 0x02, 0x0c, 0x10, 0x20, 0xc0});
+}
+
 int main(void)
 {
 	test_segment(false, 6, 64000, 1380);
@@ -415,5 +545,6 @@ int main(void)
 	test_roundtrip(false, 17, 30, 64, 64);
 	test_roundtrip(true, 17, 3, 1000, 10);
 	test_plan();
+	test_plan_csum();
 	return test_finish("test_offload");
 }
