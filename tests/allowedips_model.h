@@ -73,10 +73,9 @@ static inline void model_insert(struct model *m, int family, const void *addr, u
 	model_mask(masked, addr, family, cidr);
 	e = model_find(m, family, masked, cidr);
 	if (e) {
-		if (e->owner != owner) {
-			e->owner = owner;
-			e->seq = ++m->seq;
-		}
+		/* re-acquired, even from itself: last in owner's order */
+		e->owner = owner;
+		e->seq = ++m->seq;
 		return;
 	}
 	if (m->n == m->cap) {

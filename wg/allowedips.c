@@ -213,12 +213,13 @@ int wg_allowedips_insert(struct wg_allowedips *t, int family, const void *addr, 
 		c = common_bits(n->key, key, n->cidr < cidr ? n->cidr : cidr);
 		if (c < n->cidr)
 			break;
-		if (n->cidr == cidr) { /* exact prefix: (re)assign its owner */
-			if (n->owner != owner) {
-				if (n->owner)
-					owner_unlink(n);
-				owner_append(owner, n);
-			}
+		if (n->cidr == cidr) {
+			/* exact prefix: it goes to the end of owner's list,
+			 * even when owner had it already (the Linux module's
+			 * list_move_tail, and wireguard-go's order) */
+			if (n->owner)
+				owner_unlink(n);
+			owner_append(owner, n);
 			return 0;
 		}
 		slot = &n->bit[bit_at(key, n->cidr)];

@@ -25,8 +25,8 @@ void wg_allowedips_free(struct wg_allowedips *t);
 
 /* family AF_INET (addr 4 bytes) or AF_INET6 (16 bytes), in network order;
  * cidr <= 32/128 else -EINVAL. Host bits are masked off. If the prefix exists
- * it moves to owner (appended to owner's list; no change if already owned
- * by owner). Returns 0, -EINVAL or -ENOMEM. */
+ * it moves to owner and to the end of owner's list (also when owner had it
+ * already). Returns 0, -EINVAL or -ENOMEM. */
 int wg_allowedips_insert(struct wg_allowedips *t, int family, const void *addr, uint8_t cidr,
 			 struct wg_allowedips_owner *owner);
 

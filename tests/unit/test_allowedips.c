@@ -138,8 +138,12 @@ static void test_fixed(void)
 	CHECK(owners[2].count == 1 && owners[7].count == 1);
 	CHECK(!strcmp(list(2), "fd00:1:2:3::42/128"));
 	CHECK(!strcmp(list(7), "10.1.2.0/24"));
-	/* Re-inserting for the same owner keeps its place in the order. */
+	/* Re-inserting for the same owner moves it to the end of the order,
+	 * as the Linux module and wireguard-go print it. */
 	CHECK(ins(t, "10.1.2.128", 25, 4) == 0);
+	CHECK(!strcmp(list(4), "fd00:1::/32 10.1.2.128/25"));
+	CHECK(owners[4].count == 2);
+	CHECK(ins(t, "fd00:1::", 32, 4) == 0);
 	CHECK(!strcmp(list(4), "10.1.2.128/25 fd00:1::/32"));
 	CHECK(owners[4].count == 2);
 	/* Moving to another owner appends there. */
