@@ -228,7 +228,7 @@ size_t uapi_pollfds(struct uapi_server *s, struct pollfd *pfd, size_t max)
 	pfd[n++] = (struct pollfd){.fd = s->listen_fd, .events = full(s) || s->starved ? 0 : POLLIN};
 	for (size_t i = 0; i < s->n_clients; i++) {
 		struct uapi_client *c = &s->clients[i];
-		short ev = c->out_off < c->out.len ? POLLOUT : (c->eof ? 0 : POLLIN);
+		short ev = c->out_off < c->out.len ? POLLOUT : (c->eof || c->closing ? 0 : POLLIN);
 
 		pfd[n++] = (struct pollfd){.fd = c->fd, .events = ev};
 	}
@@ -317,13 +317,61 @@ static size_t budget(const struct uapi_server *s, const struct uapi_client *c, s
 	return left > holds ? left : holds;
 }
 
-static const char *find_blank_line(const char *p, size_t len)
+/* The operation line, as wireguard-go matches it: no CR, nothing else. */
+static const char GET_OP[] = "get=1\n";
+static const char SET_OP[] = "set=1\n";
+#define OP_LEN (sizeof(GET_OP) - 1)
+
+enum request {
+	REQ_PARTIAL, /* more bytes are needed to tell */
+	REQ_GET,
+	REQ_BAD_GET, /* "get=1\n" and then not the blank line */
+	REQ_SET,
+	REQ_BAD_OP,
+};
+
+/* A blank line ("\n" or "\r\n") right after p[i], the end of a line:
+ * returns the length through it, or 0. */
+static size_t blank_line_end(const char *p, size_t len, size_t i)
 {
-	for (size_t i = 0; i + 1 < len; i++) {
-		if (p[i] == '\n' && p[i + 1] == '\n')
-			return p + i;
+	if (p[i] != '\n' || i + 1 >= len)
+		return 0;
+	if (p[i + 1] == '\n')
+		return i + 2;
+	if (p[i + 1] == '\r' && i + 2 < len && p[i + 2] == '\n')
+		return i + 3;
+	return 0;
+}
+
+/* What the buffered bytes start with. Decided as soon as the bytes allow,
+ * so that a malformed request (a CR on the operation line, junk after
+ * get=1) is answered or closed at once instead of waiting for a blank line
+ * that may never come. *req_len: the request's length (through its blank
+ * line for a set). */
+static enum request classify(struct uapi_client *c, size_t *req_len)
+{
+	const char *p = c->in.data;
+	size_t len = c->in.len, n = len < OP_LEN ? len : OP_LEN;
+
+	if (memcmp(p, GET_OP, n) && memcmp(p, SET_OP, n))
+		return REQ_BAD_OP;
+	if (len < OP_LEN)
+		return REQ_PARTIAL;
+	if (p[0] == GET_OP[0]) {
+		if (len == OP_LEN)
+			return REQ_PARTIAL;
+		*req_len = OP_LEN + 1;
+		return p[OP_LEN] == '\n' ? REQ_GET : REQ_BAD_GET;
 	}
-	return NULL;
+	/* the operation line's own newline may start the blank line */
+	for (size_t i = c->scanned > OP_LEN - 1 ? c->scanned : OP_LEN - 1; i < len; i++) {
+		*req_len = blank_line_end(p, len, i);
+		if (*req_len)
+			return REQ_SET;
+	}
+	/* the last two bytes may yet start "\n\r\n" */
+	c->scanned = len - 2;
+	return REQ_PARTIAL;
 }
 
 static void answer_errno(struct uapi_client *c, int err)
@@ -335,36 +383,35 @@ static void answer_errno(struct uapi_client *c, int err)
 /* Handles one complete request if there is one. False: close the client. */
 static bool process_request(struct uapi_server *s, struct uapi_client *c, bool *progress)
 {
-	size_t from = c->scanned ? c->scanned - 1 : 0;
-	const char *blank = find_blank_line(c->in.data + from, c->in.len - from);
-	size_t req_len;
+	size_t req_len = 0;
 	int ret;
 
 	*progress = false;
-	if (!blank) {
-		c->scanned = c->in.len;
+	if (!c->in.len)
+		return true;
+	switch (classify(c, &req_len)) {
+	case REQ_PARTIAL:
 		return !c->in.overflow;
-	}
-	req_len = (size_t)(blank - c->in.data) + 2;
-	if (req_len >= 6 && !memcmp(c->in.data, "get=1\n", 6)) {
-		if (req_len != 7) {
-			answer_errno(c, -EINVAL);
-		} else {
-			c->out.max = budget(s, c, UAPI_MAX_RESPONSE, c->out.len);
-			ret = s->ops.get(s->ops.ctx, &c->out);
-			if (ret) {
-				buf_free(&c->out);
-				answer_errno(c, ret);
-			} else {
-				answer_errno(c, 0);
-			}
-		}
-	} else if (req_len >= 6 && !memcmp(c->in.data, "set=1\n", 6)) {
-		ret = s->ops.set(s->ops.ctx, c->in.data + 6, req_len - 7);
-		answer_errno(c, ret);
-	} else {
+	case REQ_BAD_OP:
 		log_err("UAPI: invalid operation");
 		return false;
+	case REQ_BAD_GET:
+		/* as wireguard-go: EINVAL, and what follows cannot be framed */
+		answer_errno(c, -EINVAL);
+		c->closing = true;
+		req_len = c->in.len;
+		break;
+	case REQ_GET:
+		c->out.max = budget(s, c, UAPI_MAX_RESPONSE, c->out.len);
+		ret = s->ops.get(s->ops.ctx, &c->out);
+		if (ret)
+			buf_free(&c->out);
+		answer_errno(c, ret);
+		break;
+	case REQ_SET:
+		ret = s->ops.set(s->ops.ctx, c->in.data + OP_LEN, req_len - OP_LEN);
+		answer_errno(c, ret);
+		break;
 	}
 	/* the request may hold keys: wipe it as it goes, and the copy of the
 	 * rest that buf_consume leaves behind its new end */
@@ -393,9 +440,13 @@ static bool flush_output(struct uapi_client *c)
 	return true;
 }
 
+/* Reads until the first buffered request can be told (then it is answered
+ * before more is read), the socket is drained, or the peer hung up. */
 static bool read_input(struct uapi_client *c)
 {
 	char tmp[16384];
+	bool ok = true;
+	size_t req_len;
 
 	for (;;) {
 		ssize_t n = recv(c->fd, tmp, sizeof(tmp), MSG_DONTWAIT);
@@ -403,25 +454,24 @@ static bool read_input(struct uapi_client *c)
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
-			return errno == EAGAIN || errno == EWOULDBLOCK;
+			ok = errno == EAGAIN || errno == EWOULDBLOCK;
+			break;
 		}
 		if (n == 0) {
 			c->eof = true;
-			return true;
+			break;
 		}
-		/* only the new bytes (and the one before) can complete "\n\n" */
-		size_t from = c->in.len ? c->in.len - 1 : 0;
-
 		if (!buf_append(&c->in, tmp, (size_t)n)) {
-			explicit_bzero(tmp, sizeof(tmp));
 			log_err("UAPI: request too large");
-			return false;
+			ok = false;
+			break;
 		}
-		if (find_blank_line(c->in.data + from, c->in.len - from))
-			break; /* answer this one before reading more */
+		if (classify(c, &req_len) != REQ_PARTIAL)
+			break;
 	}
+	/* tmp held part of a request, maybe a key: whatever ended the read */
 	explicit_bzero(tmp, sizeof(tmp));
-	return true;
+	return ok;
 }
 
 /* Runs one client as far as it can go without blocking. */
@@ -434,17 +484,23 @@ static bool service_client(struct uapi_server *s, struct uapi_client *c, short r
 	if (c->out_off < c->out.len && !flush_output(c))
 		return false;
 	c->in.max = budget(s, c, UAPI_MAX_REQUEST, c->in.len);
-	if (c->out_off >= c->out.len && (revents & (POLLIN | POLLHUP)) && !c->eof && !read_input(c))
+	if (c->out_off >= c->out.len && (revents & (POLLIN | POLLHUP)) && !c->eof && !c->closing &&
+	    !read_input(c))
 		return false;
-	while (c->out_off >= c->out.len && progress) {
+	while (c->out_off >= c->out.len && progress && !c->closing) {
 		if (!process_request(s, c, &progress))
 			return false;
 		if (progress && !flush_output(c))
 			return false;
 	}
+	/* the peer hung up: a request left without its blank line never
+	 * completes, and it may hold a key */
+	if (c->eof && c->out_off >= c->out.len)
+		buf_free(&c->in);
 	c->last_active_ms = now_ms();
-	/* done once the peer hung up and nothing is left to answer */
-	return !(c->eof && c->out_off >= c->out.len);
+	/* done once the peer hung up or the request was malformed, and
+	 * nothing is left to answer */
+	return !((c->eof || c->closing) && c->out_off >= c->out.len);
 }
 
 void uapi_handle(struct uapi_server *s, const struct pollfd *pfd, size_t n)

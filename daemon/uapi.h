@@ -23,8 +23,9 @@ struct uapi_client {
 	int fd;
 	struct buf in, out;
 	size_t out_off;
-	size_t scanned; /* in[0..scanned) holds no blank line */
+	size_t scanned; /* no blank line starts in in[0..scanned) */
 	bool eof;
+	bool closing; /* a malformed request: close once the answer is out */
 	uint64_t last_active_ms;
 };
 

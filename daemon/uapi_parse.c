@@ -129,16 +129,9 @@ bool uapi_parse_endpoint(const char *s, size_t len, union uapi_sockaddr *out)
 		port_len = len - (size_t)(port_str - s);
 		if (!parse_uint(port_str, port_len, 65535, &port))
 			return false;
-		if (IN6_IS_ADDR_V4MAPPED(&out->in6.sin6_addr) && !scope) {
-			struct in_addr v4;
-
-			memcpy(&v4, &out->in6.sin6_addr.s6_addr[12], 4);
-			memset(out, 0, sizeof(*out));
-			out->in4.sin_family = AF_INET;
-			out->in4.sin_addr = v4;
-			out->in4.sin_port = htons((uint16_t)port);
-			return true;
-		}
+		/* An IPv4-mapped address stays IPv6, as in the Linux module
+		 * (it stores the sockaddr_in6 wg sends) and wireguard-go: it
+		 * reads back as written. */
 		out->in6.sin6_family = AF_INET6;
 		out->in6.sin6_port = htons((uint16_t)port);
 		out->in6.sin6_scope_id = scope;
@@ -357,6 +350,9 @@ int uapi_parse_set(const char *body, size_t len, struct uapi_set *out)
 		const char *eq;
 
 		pos += line_len + 1;
+		/* CRLF ends a line too, as in wireguard-go (bufio.ScanLines) */
+		if (nl && line_len > 0 && line[line_len - 1] == '\r')
+			line_len--;
 		if (line_len == 0)
 			break; /* blank line: end of the request */
 		eq = memchr(line, '=', line_len);

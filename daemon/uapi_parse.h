@@ -57,9 +57,8 @@ struct uapi_set {
 	struct uapi_peer *peers;
 };
 
-/* Parses the body of a set request: "key=value\n" lines, without the
- * leading "set=1\n" and without the terminating blank line (a trailing
- * newline is accepted). Returns 0, or a negative errno (-EINVAL for a bad
+/* Parses the body of a set request: "key=value\n" lines (or "\r\n"),
+ * without the leading "set=1\n"; a blank line ends it. Returns 0, or a negative errno (-EINVAL for a bad
  * key or value, -EPROTO for a line without '=', -ENOMEM). On error *out is
  * left empty; on success free it with uapi_set_free. */
 int uapi_parse_set(const char *body, size_t len, struct uapi_set *out);
@@ -70,7 +69,9 @@ void uapi_set_free(struct uapi_set *set);
 /* Small helpers shared with the "get" writer and tests. */
 bool uapi_parse_key(const char *hex, size_t len, uint8_t key[UAPI_KEY_LEN]);
 void uapi_format_key(char out[2 * UAPI_KEY_LEN + 1], const uint8_t key[UAPI_KEY_LEN]);
-/* "1.2.3.4:51820", "[::1]:51820" or "[fe80::1%2]:51820"; false if invalid. */
+/* "1.2.3.4:51820", "[::1]:51820", "[fe80::1%2]:51820" (the zone a number or
+ * an interface name; kept as sin6_scope_id) or "[::ffff:1.2.3.4]:51820"
+ * (stays AF_INET6); false if invalid. */
 bool uapi_parse_endpoint(const char *s, size_t len, union uapi_sockaddr *out);
 /* Writes the same forms; returns false if the buffer is too small. */
 bool uapi_format_endpoint(char *out, size_t size, const struct sockaddr *sa);
