@@ -6,7 +6,8 @@
  *
  * Beyond "no crash", it checks the parser's promises: on success every
  * parsed value re-formats and re-parses to itself; on failure the output
- * is empty. */
+ * is empty; an input without CR parses the same with its lines ended by
+ * CRLF (as wireguard-go reads them). */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -42,6 +43,7 @@ static void check_roundtrip(const struct uapi_set *set)
 			      "endpoint format");
 			check(uapi_parse_endpoint(ep, strlen(ep), &sa), "endpoint reparse");
 			check(sa.sa.sa_family == p->endpoint.sa.sa_family, "endpoint family");
+			check(!memcmp(&sa, &p->endpoint, sizeof(sa)), "endpoint roundtrip");
 		}
 		for (size_t j = 0; j < p->n_allowed_ips; j++) {
 			const struct uapi_allowed_ip *a = &p->allowed_ips[j];
@@ -54,6 +56,37 @@ static void check_roundtrip(const struct uapi_set *set)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
+/* The same input with every LF made CRLF parses to the same result. */
+static void check_crlf(const char *in, size_t size, int want, const struct uapi_set *want_set)
+{
+	char *crlf;
+	size_t n = 0;
+	struct uapi_set set;
+	int ret;
+
+	if (memchr(in, '\r', size) || size > SIZE_MAX / 2)
+		return;
+	crlf = malloc(2 * size + 1);
+	if (!crlf)
+		return;
+	for (size_t i = 0; i < size; i++) {
+		if (in[i] == '\n')
+			crlf[n++] = '\r';
+		crlf[n++] = in[i];
+	}
+	ret = uapi_parse_set(crlf, n, &set);
+	check(ret == want, "CRLF result");
+	if (!ret) {
+		check(set.n_peers == want_set->n_peers, "CRLF peers");
+		check(set.has_private_key == want_set->has_private_key, "CRLF private key");
+		for (size_t i = 0; i < set.n_peers; i++)
+			check(set.peers[i].n_allowed_ips == want_set->peers[i].n_allowed_ips,
+			      "CRLF allowed ips");
+		uapi_set_free(&set);
+	}
+	free(crlf);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct uapi_set set;
@@ -65,6 +98,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	memcpy(copy, data, size);
 	ret = uapi_parse_set(copy, size, &set);
+	check_crlf(copy, size, ret, &set);
 	if (ret == 0) {
 		check_roundtrip(&set);
 		uapi_set_free(&set);
