@@ -266,14 +266,22 @@ static int build_msg(struct udp *u, const struct wg_endpoint *to, struct msghdr 
 		fd = u->fd6;
 		msg->msg_name = (void *)&to->addr.in6;
 		msg->msg_namelen = sizeof(to->addr.in6);
-		if (!no_src && has_source(to)) {
-			struct in6_pktinfo pi = {.ipi6_addr = to->src6};
+		struct in6_pktinfo pi = {0};
+		bool src = !no_src && has_source(to);
 
+		if (src) {
+			pi.ipi6_addr = to->src6;
 			/* the interface matters only for link-local sources */
 			if (IN6_IS_ADDR_LINKLOCAL(&to->src6))
 				pi.ipi6_ifindex = to->src_ifindex;
-			add_cmsg(msg, IPPROTO_IPV6, IPV6_PKTINFO, &pi, sizeof(pi));
 		}
+		/* A zone picks the interface for any address, as the Linux
+		 * module's flowi6_oif; sendmsg honours sin6_scope_id alone for
+		 * link-local addresses only. */
+		if (!pi.ipi6_ifindex)
+			pi.ipi6_ifindex = to->addr.in6.sin6_scope_id;
+		if (src || pi.ipi6_ifindex)
+			add_cmsg(msg, IPPROTO_IPV6, IPV6_PKTINFO, &pi, sizeof(pi));
 	} else {
 		return -EAFNOSUPPORT;
 	}

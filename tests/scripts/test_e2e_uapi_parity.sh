@@ -126,9 +126,14 @@ for x in b c; do
 	ip -n "$ns" link set eth0 addrgenmode none
 	ip -n "$NA" addr add fe80::1/64 dev "to$x" nodad
 	ip -n "$ns" addr add fe80::2/64 dev eth0 nodad
+	ip -n "$ns" addr add 2001:db8:77::2/128 dev eth0 nodad
 	ip -n "$NA" link set "to$x" up
 	ip -n "$ns" link set eth0 up
 done
+# a global address both ends hold too, routed through tob first
+ip -n "$NA" addr add 2001:db8:77::1/128 dev lo
+ip -n "$NA" -6 route add 2001:db8:77::2/128 dev tob metric 100
+ip -n "$NA" -6 route add 2001:db8:77::2/128 dev toc metric 200
 TOB=$(ip netns exec "$NA" cat /sys/class/net/tob/ifindex)
 TOC=$(ip netns exec "$NA" cat /sys/class/net/toc/ifindex)
 genkeys ka
@@ -170,3 +175,14 @@ for _ in $(seq 1 50); do [ "$(cat "$T/c.count")" != 0 ] && break; sleep 0.1; don
 [ "$(wg_field "$NA" "$IA" endpoints kb)" = "[fe80::2%toc]:$PB" ] ||
 	fail "A: endpoint $(wg_field "$NA" "$IA" endpoints kb)"
 ok "after the zone changed to toc ($TOC), C got $(cat "$T/c.count") datagrams"
+
+c0=$(cat "$T/c.count")
+ip netns exec "$NA" wg set "$IA" peer "$(pub kb)" endpoint "[2001:db8:77::2%$TOC]:$PB" ||
+	fail "wg set global endpoint with a zone"
+ep=$(uapi "$IA" $'get=1\n\n' | sed -n 's/^endpoint=//p')
+[ "$ep" = "[2001:db8:77::2%$TOC]:$PB" ] || fail "A: endpoint read back as $ep"
+ip netns exec "$NA" ping -c 3 -i 0.2 -W 1 "$(tun4 2)" >/dev/null 2>&1
+for _ in $(seq 1 50); do [ "$(cat "$T/c.count")" -gt "$c0" ] && break; sleep 0.1; done
+[ "$(cat "$T/c.count")" -gt "$c0" ] ||
+	fail "[2001:db8:77::2%toc] went the route's way (tob), not through toc"
+ok "a zone on a global address picks the link over the route ($(($(cat "$T/c.count") - c0)) datagrams to C)"
