@@ -208,7 +208,8 @@ static int check_rng(struct daemon *d)
 static void run(struct daemon *d)
 {
 	enum { N_FIXED = 5 };
-	struct pollfd pfd[N_FIXED + UAPI_MAX_CLIENTS];
+	/* the UAPI listener and its clients after the fixed ones */
+	struct pollfd pfd[N_FIXED + 1 + UAPI_MAX_CLIENTS];
 
 	for (;;) {
 		size_t n_uapi;
