@@ -8,6 +8,7 @@
 
 #include "device.h"
 #include "peer.h"
+#include "rngwait.h"
 #include "siphash.h"
 #include "timers.h"
 
@@ -45,6 +46,7 @@ struct wg_device *wg_device_new(const struct wg_env *env, const struct wg_io *io
 {
 	struct wg_device *dev;
 	uint8_t rl_key[16];
+	bool weak_keys = false;
 
 	if (!env || !env->now_ns || !env->wall_ns || !io || !io->send || !io->deliver)
 		return NULL;
@@ -54,12 +56,15 @@ struct wg_device *wg_device_new(const struct wg_env *env, const struct wg_io *io
 	dev->env = *env;
 	dev->io = *io;
 	dev->mtu = WG_DEFAULT_MTU;
-	/* Without randomness yet the hash keys stay zero: still correct, only
-	 * weaker against collision flooding. */
-	if (!wg_device_random(dev, dev->peer_hash_key, sizeof(dev->peer_hash_key)))
+	dev->rng_poll_at = WG_TIMER_OFF;
+	/* Without randomness yet the hash keys stay zero until the RNG is
+	 * seeded: still correct, only weaker against collision flooding. */
+	if (!wg_device_random(dev, dev->peer_hash_key, sizeof(dev->peer_hash_key)) ||
+	    !wg_device_random(dev, rl_key, sizeof(rl_key))) {
 		memset(dev->peer_hash_key, 0, sizeof(dev->peer_hash_key));
-	if (!wg_device_random(dev, rl_key, sizeof(rl_key)))
 		memset(rl_key, 0, sizeof(rl_key));
+		weak_keys = true;
+	}
 	dev->ratelimiter = wg_ratelimiter_new(rl_key);
 	dev->allowedips = wg_allowedips_new();
 	dev->peer_buckets = calloc(PEER_INITIAL_BUCKETS, sizeof(*dev->peer_buckets));
@@ -71,6 +76,8 @@ struct wg_device *wg_device_new(const struct wg_env *env, const struct wg_io *io
 		return NULL;
 	}
 	wg_device_clock(dev);
+	if (weak_keys)
+		wg_rng_wait_for_keys(dev);
 	return dev;
 }
 
@@ -108,6 +115,16 @@ struct wg_peer *wg_device_lookup_peer_internal(struct wg_device *dev, const uint
 	return NULL;
 }
 
+/* Chains every peer into buckets (peer_mask + 1 of them, all empty). */
+static void peer_table_fill(struct wg_device *dev, struct wg_peer **buckets)
+{
+	for (struct wg_peer *p = dev->peer_first; p; p = p->list_next) {
+		size_t b = peer_bucket(dev, p->public_key);
+		p->hash_next = buckets[b];
+		buckets[b] = p;
+	}
+}
+
 static void peer_table_grow(struct wg_device *dev)
 {
 	size_t n = (dev->peer_mask + 1) * 2;
@@ -116,13 +133,25 @@ static void peer_table_grow(struct wg_device *dev)
 	if (!nb)
 		return;
 	dev->peer_mask = n - 1;
-	for (struct wg_peer *p = dev->peer_first; p; p = p->list_next) {
-		size_t b = peer_bucket(dev, p->public_key);
-		p->hash_next = nb[b];
-		nb[b] = p;
-	}
+	peer_table_fill(dev, nb);
 	free(dev->peer_buckets);
 	dev->peer_buckets = nb;
+}
+
+bool wg_device_redraw_hash_keys(struct wg_device *dev)
+{
+	uint8_t peer_key[16], rl_key[16];
+
+	if (!wg_device_random(dev, peer_key, sizeof(peer_key)) ||
+	    !wg_device_random(dev, rl_key, sizeof(rl_key)))
+		return false;
+	memcpy(dev->peer_hash_key, peer_key, sizeof(peer_key));
+	memset(dev->peer_buckets, 0, (dev->peer_mask + 1) * sizeof(*dev->peer_buckets));
+	peer_table_fill(dev, dev->peer_buckets);
+	wg_ratelimiter_rekey(dev->ratelimiter, rl_key);
+	zinc_memzero(peer_key, sizeof(peer_key));
+	zinc_memzero(rl_key, sizeof(rl_key));
+	return true;
 }
 
 struct wg_peer *wg_device_peer_lookup(struct wg_device *dev, const uint8_t pub[32])
@@ -295,11 +324,13 @@ uint64_t wg_device_tick(struct wg_device *dev)
 	uint64_t next;
 
 	wg_device_clock(dev);
+	wg_rng_run(dev);
 	if (dev->now >= dev->ratelimiter_gc_at) {
 		wg_ratelimiter_gc(dev->ratelimiter, dev->now);
 		dev->ratelimiter_gc_at = dev->now + WG_NS_PER_SEC;
 	}
-	next = wg_timers_run(dev);
+	wg_timers_run(dev);
+	next = wg_device_next_deadline(dev);
 	if (wg_ratelimiter_count(dev->ratelimiter) && dev->ratelimiter_gc_at < next)
 		next = dev->ratelimiter_gc_at;
 	return next == WG_TIMER_OFF ? UINT64_MAX : next - dev->now;
@@ -307,7 +338,9 @@ uint64_t wg_device_tick(struct wg_device *dev)
 
 uint64_t wg_device_next_deadline(const struct wg_device *dev)
 {
-	return wg_timers_next_deadline(dev);
+	uint64_t timers = wg_timers_next_deadline(dev), rng = wg_rng_deadline(dev);
+
+	return rng < timers ? rng : timers;
 }
 
 bool wg_device_send_to_peer(struct wg_device *dev, struct wg_peer *peer, const uint8_t *pkt,

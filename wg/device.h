@@ -37,6 +37,10 @@ struct wg_device {
 	size_t peer_mask;
 	uint8_t peer_hash_key[16];
 
+	/* rngwait.c: hash keys drawn unseeded; next look at the RNG */
+	bool rng_weak_keys;
+	uint64_t rng_poll_at;
+
 	struct wg_peer **heap; /* timer heap, by peer->deadline */
 	size_t heap_len, heap_cap;
 
@@ -54,6 +58,9 @@ void wg_device_clock(struct wg_device *dev);
 uint64_t wg_device_wall_ns(struct wg_device *dev);
 bool wg_device_random(struct wg_device *dev, void *buf, size_t len);
 bool wg_device_rng_ready(struct wg_device *dev);
+/* New SipHash keys for the peer table and the rate limiter, and everything
+ * keyed by them rehashed; false (keys unchanged) if the RNG fails. */
+bool wg_device_redraw_hash_keys(struct wg_device *dev);
 bool wg_device_under_load(struct wg_device *dev);
 struct wg_peer *wg_device_lookup_peer_internal(struct wg_device *dev, const uint8_t pub[32]);
 /* Sends a datagram to the peer's endpoint, counting tx bytes. */

@@ -53,6 +53,7 @@ struct wg_peer {
 	bool has_sent_handshake;
 	bool need_another_keepalive;
 	bool sent_lastminute_handshake;
+	bool rng_wants_initiation; /* refused while unseeded (rngwait.c) */
 	uint16_t persistent_keepalive;
 
 	uint64_t last_handshake_wall_ns;

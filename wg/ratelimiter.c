@@ -116,6 +116,11 @@ static void gc_locked(struct wg_ratelimiter *rl, uint64_t now_ns)
 	}
 }
 
+static uint32_t bucket_of(const struct wg_ratelimiter *rl, const uint8_t key[9])
+{
+	return (uint32_t)wg_siphash24(rl->hash_key, key, 9) & (NBUCKETS - 1);
+}
+
 bool wg_ratelimiter_allow(struct wg_ratelimiter *rl, const struct sockaddr *src, uint64_t now_ns)
 {
 	uint8_t key[9];
@@ -125,7 +130,7 @@ bool wg_ratelimiter_allow(struct wg_ratelimiter *rl, const struct sockaddr *src,
 
 	if (!rl || !source_key(src, key))
 		return false;
-	b = (uint32_t)wg_siphash24(rl->hash_key, key, sizeof(key)) & (NBUCKETS - 1);
+	b = bucket_of(rl, key);
 
 	pthread_mutex_lock(&rl->lock);
 	for (idx = rl->buckets[b]; idx != NONE; idx = e->next) {
@@ -172,6 +177,34 @@ void wg_ratelimiter_gc(struct wg_ratelimiter *rl, uint64_t now_ns)
 		return;
 	pthread_mutex_lock(&rl->lock);
 	gc_locked(rl, now_ns);
+	pthread_mutex_unlock(&rl->lock);
+}
+
+void wg_ratelimiter_rekey(struct wg_ratelimiter *rl, const uint8_t hash_key[16])
+{
+	uint32_t live = NONE;
+
+	if (!rl)
+		return;
+	pthread_mutex_lock(&rl->lock);
+	/* Unchain every live entry into one list, then chain each again
+	 * under the new key. */
+	for (uint32_t b = 0; b < NBUCKETS; b++) {
+		while (rl->buckets[b] != NONE) {
+			uint32_t idx = rl->buckets[b];
+			rl->buckets[b] = rl->entries[idx].next;
+			rl->entries[idx].next = live;
+			live = idx;
+		}
+	}
+	memcpy(rl->hash_key, hash_key, sizeof(rl->hash_key));
+	while (live != NONE) {
+		struct entry *e = &rl->entries[live];
+		uint32_t idx = live, b = bucket_of(rl, e->key);
+		live = e->next;
+		e->next = rl->buckets[b];
+		rl->buckets[b] = idx;
+	}
 	pthread_mutex_unlock(&rl->lock);
 }
 

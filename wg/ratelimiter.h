@@ -25,6 +25,9 @@ bool wg_ratelimiter_allow(struct wg_ratelimiter *rl, const struct sockaddr *src,
  * would be full again anyway). Call about once a second. */
 void wg_ratelimiter_gc(struct wg_ratelimiter *rl, uint64_t now_ns);
 
+/* A new hash key; the entries are rehashed (their tokens kept). */
+void wg_ratelimiter_rekey(struct wg_ratelimiter *rl, const uint8_t hash_key[16]);
+
 size_t wg_ratelimiter_count(const struct wg_ratelimiter *rl);
 
 #endif

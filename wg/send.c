@@ -8,6 +8,7 @@
 
 #include "device.h"
 #include "peer.h"
+#include "rngwait.h"
 #include "timers.h"
 
 void wg_send_handshake_initiation(struct wg_device *dev, struct wg_peer *peer, bool is_retry)
@@ -18,9 +19,14 @@ void wg_send_handshake_initiation(struct wg_device *dev, struct wg_peer *peer, b
 		peer->handshake_attempts = 0;
 		peer->first_handshake_attempt = dev->now;
 	}
-	/* No initiation from a weak RNG, none without identity or address. */
-	if (peer->dead || !dev->has_identity || !peer->has_endpoint || !wg_device_rng_ready(dev))
+	/* None without identity or address; none from a weak RNG, but then
+	 * one as soon as it is seeded. */
+	if (peer->dead || !dev->has_identity || !peer->has_endpoint)
 		return;
+	if (!wg_device_rng_ready(dev)) {
+		wg_rng_wait_for_initiation(dev, peer);
+		return;
+	}
 	if (!wg_timers_may_initiate(peer, dev->now))
 		return;
 	if (!wg_noise_create_initiation(dev, peer, &msg))

@@ -1,6 +1,7 @@
 /* Engine timers with a fake clock: rekey, reject, retries and give-up,
  * keepalives, new handshake without reply, key erasure, simultaneous
- * initiations, restarted peer. */
+ * initiations, restarted peer, a suspend (the clock jumps). */
+#include "../../wg/device.h"
 #include "../../wg/peer.h"
 #include "engine_harness.h"
 
@@ -285,6 +286,41 @@ static void test_message_limits(void)
 	A.nout = 0;
 }
 
+/* A 10-minute suspend: the daemon's clock (CLOCK_BOOTTIME) jumps by the
+ * time slept, and no timer ran meanwhile. The first packet after resume
+ * finds keys older than REJECT_AFTER_TIME: it is staged and a handshake
+ * starts; nothing is sealed with the old keypair, neither by that send nor
+ * by the timers that fire late, and the new session carries the packet. */
+static void test_suspend(void)
+{
+	const uint64_t suspend = 10 * 60 * SEC;
+	uint32_t old_a, old_b; /* receiver index each side's old keys send to */
+
+	setup();
+	establish();
+	old_a = pA->keypairs.current->remote_index;
+	old_b = pB->keypairs.current->remote_index;
+	A.nout = B.nout = 0;
+	clk.mono += suspend;
+	clk.wall += suspend;
+	B.ndelivered = 0;
+	CHECK(h_send_ip(&A, &B, 100, 7) == WG_STAGED);
+	CHECK(A.nout == 1 && A.out[0].data[0] == WG_MESSAGE_HANDSHAKE_INITIATION);
+	CHECK(h_send_ip(&B, &A, 100, 8) == WG_STAGED);
+	for (size_t i = 0; i < B.nout; i++)
+		CHECK(B.out[i].data[0] != WG_MESSAGE_DATA);
+	/* the overdue timers fire now, then the handshake runs */
+	wg_device_tick(A.dev);
+	wg_device_tick(B.dev);
+	for (size_t i = 0; i < A.nout; i++)
+		CHECK(A.out[i].data[0] != WG_MESSAGE_DATA || wg_le32(A.out[i].data + 4) != old_a);
+	for (size_t i = 0; i < B.nout; i++)
+		CHECK(B.out[i].data[0] != WG_MESSAGE_DATA || wg_le32(B.out[i].data + 4) != old_b);
+	h_advance(&A, &B, WG_REKEY_TIMEOUT + WG_REKEY_TIMEOUT_JITTER_MAX, NULL, NULL);
+	CHECK(B.ndelivered >= 1 && B.delivered[0].len == 100 && B.delivered[0].data[20] == 7);
+	CHECK(pA->keypairs.current && pA->keypairs.current->remote_index != old_a);
+}
+
 int main(void)
 {
 	test_message_limits();
@@ -297,6 +333,7 @@ int main(void)
 	test_zero_keys();
 	test_simultaneous();
 	test_restarted_peer();
+	test_suspend();
 	wg_device_free(A.dev);
 	wg_device_free(B.dev);
 	return test_finish("test_engine_timers");

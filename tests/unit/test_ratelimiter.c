@@ -1,6 +1,6 @@
 /* Rate limiter with a fake clock: burst then refusal, refill rate, IPv6 /64
- * grouping, v4-mapped addresses, expiry and gc, a full table, and two
- * threads at once. */
+ * grouping, v4-mapped addresses, expiry and gc, a full table, a new hash
+ * key (entries kept), and two threads at once. */
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <pthread.h>
@@ -219,12 +219,44 @@ static void test_threads(void)
 	wg_ratelimiter_free(rl);
 }
 
+/* A new key (drawn once the RNG is seeded) keeps every source's bucket:
+ * an exhausted source stays refused, the count is unchanged, and a fresh
+ * source still gets its burst. */
+static void test_rekey(void)
+{
+	static const uint8_t key2[16] = "fedcba9876543210";
+	struct wg_ratelimiter *rl = wg_ratelimiter_new(hkey);
+	uint64_t t = 1000 * SEC;
+	char ip[32];
+	int refused = 0;
+
+	CHECK(rl != NULL);
+	for (int i = 0; i < 200; i++) {
+		snprintf(ip, sizeof(ip), "10.1.%d.%d", i / 100, i % 100);
+		CHECK(burst(rl, ip, t, WG_RATELIMIT_BURST + 1) == WG_RATELIMIT_BURST);
+	}
+	CHECK(wg_ratelimiter_count(rl) == 200);
+	wg_ratelimiter_rekey(rl, key2);
+	CHECK(wg_ratelimiter_count(rl) == 200);
+	for (int i = 0; i < 200; i++) {
+		snprintf(ip, sizeof(ip), "10.1.%d.%d", i / 100, i % 100);
+		refused += !allow(rl, ip, t);
+	}
+	CHECK(refused == 200);
+	CHECK(wg_ratelimiter_count(rl) == 200);
+	CHECK(burst(rl, "10.2.0.1", t, WG_RATELIMIT_BURST + 1) == WG_RATELIMIT_BURST);
+	wg_ratelimiter_gc(rl, t + WG_RATELIMIT_ENTRY_TIMEOUT);
+	CHECK(wg_ratelimiter_count(rl) == 0);
+	wg_ratelimiter_free(rl);
+}
+
 int main(void)
 {
 	test_bucket();
 	test_grouping();
 	test_gc();
 	test_full();
+	test_rekey();
 	test_threads();
 	return test_finish("test_ratelimiter");
 }
