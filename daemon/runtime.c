@@ -22,24 +22,6 @@ enum {
 	TIMER_MIN_SLEEP_NS = 1000000, /* never spin on a deadline that is due */
 };
 
-static uint64_t clock_ns(clockid_t id)
-{
-	struct timespec ts;
-
-	clock_gettime(id, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
-
-uint64_t zt_now_ns(void)
-{
-	return clock_ns(CLOCK_MONOTONIC);
-}
-
-uint64_t zt_wall_ns(void)
-{
-	return clock_ns(CLOCK_REALTIME);
-}
-
 static uint64_t env_now(void *ctx)
 {
 	(void)ctx;
@@ -69,12 +51,12 @@ static void io_deliver(void *ctx, struct wg_peer *from, const uint8_t *pkt, size
 
 void zt_timers_changed(struct zt *zt)
 {
-	/* absolute, on the clock the timer thread's condvar uses */
+	/* absolute, on the clock of the timer thread's timerfd */
 	uint64_t deadline = wg_device_next_deadline(zt->dev);
 
 	if (deadline < zt->timer_deadline) {
 		zt->timer_deadline = deadline;
-		pthread_cond_signal(&zt->timer_cond);
+		zt_alarm_set(zt->timer_fd, deadline);
 	}
 }
 
@@ -90,39 +72,48 @@ void zt_set_mtu(struct zt *zt, uint32_t mtu)
 	pthread_mutex_unlock(&zt->lock);
 }
 
+/* When the timer thread wakes, given the engine's answer next (ns from
+ * its now, not UINT64_MAX). */
+static uint64_t timer_wake_time(struct zt *zt, uint64_t next)
+{
+	uint64_t now = zt_now_ns(), due = wg_device_next_deadline(zt->dev);
+
+	/* The wake-up as the engine's own absolute deadline: "now + next" lies
+	 * a little past it (now is read after the engine's clock), and
+	 * zt_timers_changed would then see the unchanged deadline as earlier
+	 * and re-arm after every send and receive. (next may also be the rate
+	 * limiter's clean-up, which is not in the timer heap: then now + next
+	 * is sooner.) */
+	if (next < TIMER_MIN_SLEEP_NS)
+		next = TIMER_MIN_SLEEP_NS;
+	if (due > now + next)
+		due = now + next;
+	if (due < now + TIMER_MIN_SLEEP_NS)
+		due = now + TIMER_MIN_SLEEP_NS;
+	return due;
+}
+
 static void *timer_main(void *arg)
 {
 	struct zt *zt = arg;
+	struct pollfd pfd[] = {
+	    {.fd = zt->timer_fd, .events = POLLIN},
+	    {.fd = zt->stop_fd, .events = POLLIN},
+	};
 
 	pthread_mutex_lock(&zt->lock);
 	while (!atomic_load(&zt->stopping)) {
 		uint64_t next = wg_device_tick(zt->dev);
 
-		if (next == UINT64_MAX) {
-			zt->timer_deadline = UINT64_MAX;
-			pthread_cond_wait(&zt->timer_cond, &zt->lock);
-			continue;
-		}
-		uint64_t now = zt_now_ns(), due = wg_device_next_deadline(zt->dev);
-
-		/* The wake-up as the engine's own absolute deadline: "now +
-		 * next" lies a little past it (now is read after the engine's
-		 * clock), and zt_timers_changed would then see the unchanged
-		 * deadline as earlier and wake this thread after every send
-		 * and receive. (next may also be the rate limiter's clean-up,
-		 * which is not in the timer heap: then now + next is sooner.) */
-		if (next < TIMER_MIN_SLEEP_NS)
-			next = TIMER_MIN_SLEEP_NS;
-		if (due > now + next)
-			due = now + next;
-		if (due < now + TIMER_MIN_SLEEP_NS)
-			due = now + TIMER_MIN_SLEEP_NS;
-		zt->timer_deadline = due;
-		struct timespec ts = {
-		    .tv_sec = (time_t)(zt->timer_deadline / 1000000000ULL),
-		    .tv_nsec = (long)(zt->timer_deadline % 1000000000ULL),
-		};
-		pthread_cond_timedwait(&zt->timer_cond, &zt->lock, &ts);
+		zt->timer_deadline = next == UINT64_MAX ? ZT_ALARM_OFF : timer_wake_time(zt, next);
+		zt_alarm_set(zt->timer_fd, zt->timer_deadline);
+		pthread_mutex_unlock(&zt->lock);
+		/* zt_timers_changed re-arms the timerfd meanwhile if need be;
+		 * after a suspend it is readable as soon as the machine resumes */
+		while (poll(pfd, sizeof(pfd) / sizeof(pfd[0]), -1) < 0 && errno == EINTR)
+			;
+		zt_alarm_ack(zt->timer_fd);
+		pthread_mutex_lock(&zt->lock);
 	}
 	pthread_mutex_unlock(&zt->lock);
 	return NULL;
@@ -183,24 +174,20 @@ int zt_init(struct zt *zt, int tun_fd, const char *ifname)
 {
 	struct wg_env env = {.now_ns = env_now, .wall_ns = env_wall, .ctx = zt};
 	struct wg_io io = {.send = io_send, .deliver = io_deliver, .ctx = zt};
-	pthread_condattr_t attr;
 	int ret;
 
 	memset(zt, 0, sizeof(*zt));
 	zt->tun_fd = tun_fd;
 	zt->ring.fd = -1;
 	zt->stop_fd = -1;
-	zt->timer_deadline = UINT64_MAX;
+	zt->timer_fd = -1;
+	zt->timer_deadline = ZT_ALARM_OFF;
 	snprintf(zt->ifname, sizeof(zt->ifname), "%s", ifname);
 	zt->ifindex = (int)if_nametoindex(ifname);
 	if (tun_get_mtu(ifname, &zt->mtu))
 		zt->mtu = TUN_DEFAULT_MTU;
 	atomic_init(&zt->stopping, false);
 	pthread_mutex_init(&zt->lock, NULL);
-	pthread_condattr_init(&attr);
-	pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
-	pthread_cond_init(&zt->timer_cond, &attr);
-	pthread_condattr_destroy(&attr);
 	if (fcntl(tun_fd, F_SETFL, fcntl(tun_fd, F_GETFL) | O_NONBLOCK) < 0)
 		return -errno;
 	zt->tunq[0] = (struct zt_tunq){.zt = zt, .fd = tun_fd};
@@ -211,6 +198,9 @@ int zt_init(struct zt *zt, int tun_fd, const char *ifname)
 	zt->stop_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	if (zt->stop_fd < 0)
 		return -errno;
+	zt->timer_fd = zt_alarm_open();
+	if (zt->timer_fd < 0)
+		return zt->timer_fd;
 	ret = hsq_init(&zt->hsq);
 	if (ret)
 		return ret;
@@ -273,9 +263,6 @@ void zt_stop(struct zt *zt)
 {
 	zt_request_stop(zt);
 	hsq_close(&zt->hsq);
-	pthread_mutex_lock(&zt->lock);
-	pthread_cond_broadcast(&zt->timer_cond);
-	pthread_mutex_unlock(&zt->lock);
 	for (int i = 0; i < zt->n_threads; i++)
 		pthread_join(zt->threads[i], NULL);
 	zt->n_threads = 0;
@@ -300,7 +287,8 @@ void zt_destroy(struct zt *zt)
 		close(zt->tun_fd);
 	if (zt->stop_fd >= 0)
 		close(zt->stop_fd);
-	zt->tun_fd = zt->stop_fd = -1;
-	pthread_cond_destroy(&zt->timer_cond);
+	if (zt->timer_fd >= 0)
+		close(zt->timer_fd);
+	zt->tun_fd = zt->stop_fd = zt->timer_fd = -1;
 	pthread_mutex_destroy(&zt->lock);
 }

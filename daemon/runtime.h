@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "clock.h"
 #include "hsqueue.h"
 #include "offload.h"
 #include "tun.h"
@@ -43,8 +44,8 @@ struct zt {
 	struct offload_stats offload_stats; /* TUN packets the segmenter dropped */
 	int stop_fd; /* eventfd, readable once a stop was requested */
 	atomic_bool stopping;
-	pthread_cond_t timer_cond; /* with lock; CLOCK_MONOTONIC */
-	uint64_t timer_deadline;   /* when the timer thread wakes (monotonic ns) */
+	int timer_fd;            /* the timer thread's alarm (clock.h) */
+	uint64_t timer_deadline; /* when it is set to go off (ZT_CLOCK ns) */
 	struct wpool pool; /* crypto workers for both directions */
 	bool rx_fanout;    /* opens spread over the workers too (zt_start) */
 	bool tx_fuse;      /* super-packets sealed as they are segmented */
@@ -52,9 +53,6 @@ struct zt {
 	pthread_t threads[3 + TUN_MAX_QUEUES];
 	int n_threads;
 };
-
-uint64_t zt_now_ns(void);
-uint64_t zt_wall_ns(void);
 
 /* Takes ownership of tun_fd; creates the engine and binds a random port. */
 int zt_init(struct zt *zt, int tun_fd, const char *ifname);

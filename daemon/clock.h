@@ -1,0 +1,29 @@
+/* The daemon's clocks. Every protocol age and timer deadline is on
+ * CLOCK_BOOTTIME, which keeps counting while the machine is suspended (the
+ * Linux module's boot-time clock): after a resume, keys older than
+ * REJECT_AFTER_TIME of real time are never used. CLOCK_REALTIME serves only
+ * the last-handshake time that wg shows. The timer thread sleeps on a
+ * timerfd of the same clock: a pthread condvar cannot wait on BOOTTIME. */
+#ifndef ZT_CLOCK_H
+#define ZT_CLOCK_H
+
+#include <stdint.h>
+#include <time.h>
+
+#define ZT_CLOCK CLOCK_BOOTTIME
+#define ZT_ALARM_OFF UINT64_MAX
+
+/* ZT_CLOCK in nanoseconds (the engine's env.now_ns). */
+uint64_t zt_now_ns(void);
+/* CLOCK_REALTIME in nanoseconds (the engine's env.wall_ns). */
+uint64_t zt_wall_ns(void);
+
+/* A non-blocking timerfd on ZT_CLOCK; -errno on failure. */
+int zt_alarm_open(void);
+/* Readable once ZT_CLOCK reaches deadline (absolute ns, at once if past);
+ * ZT_ALARM_OFF disarms. Replaces any earlier setting. */
+int zt_alarm_set(int fd, uint64_t deadline);
+/* Consumes an expiry so the descriptor is no longer readable. */
+void zt_alarm_ack(int fd);
+
+#endif
