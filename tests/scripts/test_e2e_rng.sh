@@ -10,6 +10,11 @@
 #    (handshakes_dropped_rng, SIGUSR1 stats line) and the daemon logs them
 #    at info level;
 #  - once the file is gone, Q's handshake completes.
+# Then a second zinctun W (namespace 4), a client behind NAT that starts
+# unseeded (early boot): its peers know no endpoint for it, so only W can
+# bring a session up. While unseeded it sends nothing, neither to P
+# (persistent keepalive) nor to Q (a packet staged by one ping); once the
+# file is gone both handshakes complete with no new TUN traffic.
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 set -u
 . "$(dirname "$0")/lib_netns.sh"
@@ -17,7 +22,7 @@ set -u
 command -v tcpdump >/dev/null || fail "tcpdump missing"
 [ -x "$WGGO" ] || fail "wireguard-go missing"
 
-ns_setup 3
+ns_setup 4
 V=$(ns_name 1) P=$(ns_name 2) Q=$(ns_name 3)
 IV=$(ifname v) IP_=$(ifname p) IQ=$(ifname q)
 genkeys kv
@@ -110,4 +115,43 @@ hsq=$(wg_field "$Q" "$IQ" latest-handshakes kv)
 [ "${hsq:-0}" -gt 0 ] || fail "Q shows no handshake"
 ping_ok "$P" "$(tun4 1)" 3 || fail "P lost its session"
 ok "Q's handshake completed after the flip; P still up"
+
+log "W starts with the RNG unseeded"
+W=$(ns_name 4) IW=$(ifname w)
+genkeys kw
+FLAGW=$T/rng-unseeded-w
+touch "$FLAGW"
+start_daemon zinctun "$W" "$IW" ZINC_RNG_UNSEEDED_FILE="$FLAGW"
+conf_iface "$W" "$IW" kw 4
+PPORT=$(listen_port "$P" "$IP_")
+QPORT=$(listen_port "$Q" "$IQ")
+add_peer "$P" "$IP_" kw "$(tun4 4)/32"
+add_peer "$Q" "$IQ" kw "$(tun4 4)/32"
+add_peer "$W" "$IW" kp "$(tun4 2)/32" "$(ul4 2):$PPORT" persistent-keepalive 5
+add_peer "$W" "$IW" kq "$(tun4 3)/32" "$(ul4 3):$QPORT"
+# the one packet for Q, staged: no answer can come while unseeded
+ip netns exec "$W" ping -c 1 -W 1 "$(tun4 3)" >/dev/null 2>&1 &&
+	fail "W reached Q while its RNG was unseeded"
+sleep 3
+for k in kp kq; do
+	tx=$(wg_field "$W" "$IW" transfer "$k" | awk '{print $2}')
+	[ "${tx:-0}" = 0 ] || fail "W sent $tx bytes to $k while unseeded"
+done
+ok "unseeded W sent nothing to P (keepalive) nor to Q (staged packet)"
+
+log "W's RNG seeded"
+rm -f "$FLAGW"
+for _ in $(seq 1 150); do
+	hp=$(wg_field "$W" "$IW" latest-handshakes kp)
+	hq=$(wg_field "$W" "$IW" latest-handshakes kq)
+	[ "${hp:-0}" -gt 0 ] && [ "${hq:-0}" -gt 0 ] && break
+	sleep 0.1
+done
+silent=""
+[ "${hp:-0}" -gt 0 ] || silent="$silent P (persistent keepalive)"
+[ "${hq:-0}" -gt 0 ] || silent="$silent Q (staged packet)"
+[ -z "$silent" ] || fail "once seeded, W did not initiate to:$silent"
+rxq=$(wg_field "$Q" "$IQ" transfer kw | awk '{print $1}')
+[ "${rxq:-0}" -gt 0 ] || fail "Q received nothing from W"
+ok "seeded W initiated to P and Q with no new TUN traffic"
 echo PASS
