@@ -47,16 +47,20 @@ struct wg_endpoint {
 struct wg_device;
 struct wg_peer;
 
-/* Time and randomness, injected. NULL members use the defaults (zinc RNG,
- * CLOCK_MONOTONIC / CLOCK_REALTIME are read by the daemon, never here: the
- * engine requires now_ns and wall_ns). */
+/* Time and randomness, injected. NULL members use the defaults (zinc RNG;
+ * clocks are read by the caller, never here: the engine requires now_ns
+ * and wall_ns). now_ns must count time suspended (the daemon reads
+ * CLOCK_BOOTTIME), or keys could outlive REJECT_AFTER_TIME across a
+ * suspend; wall_ns only dates the last handshake. */
 struct wg_env {
-	uint64_t (*now_ns)(void *ctx);  /* monotonic nanoseconds */
+	uint64_t (*now_ns)(void *ctx);  /* monotonic nanoseconds, suspend included */
 	uint64_t (*wall_ns)(void *ctx); /* nanoseconds since the Unix epoch */
 	/* Non-blocking random bytes; false when the RNG is not ready. NULL:
 	 * zinc_get_random_bytes. */
 	bool (*get_random)(void *ctx, void *buf, size_t len);
-	/* Whether the system RNG is seeded. NULL: zinc_rng_is_initialized. */
+	/* Whether the system RNG is seeded. NULL: zinc_rng_is_initialized.
+	 * While it is not, and a peer waits to initiate, the next deadline
+	 * includes a look at it every 250 ms (see doc/engine.md). */
 	bool (*rng_ready)(void *ctx);
 	void *ctx;
 };
@@ -157,8 +161,8 @@ int wg_device_receive(struct wg_device *dev, const struct wg_endpoint *from, uin
 /* Runs every timer that is due at now; returns nanoseconds until the next
  * deadline (UINT64_MAX: none). Call it again no later than that. */
 uint64_t wg_device_tick(struct wg_device *dev);
-/* Absolute monotonic time (same clock as env.now_ns) of the earliest pending
- * timer, UINT64_MAX if none. Sends and receives can move it earlier, so a
+/* Absolute time (env.now_ns's clock) of the earliest pending timer (or look
+ * at the unseeded RNG), UINT64_MAX if none. Sends and receives can move it earlier, so a
  * daemon that sleeps until the deadline re-reads it after each call. */
 uint64_t wg_device_next_deadline(const struct wg_device *dev);
 
