@@ -25,8 +25,11 @@ ip netns exec "$N1" ping -c 1 -W 2 "$(tun4 2)" >/dev/null 2>&1 &&
 	fail "the old session still sends after the key change"
 ok "old session stopped sending after the key change"
 sleep 1
-ip netns exec "$N2" wg set "$I2" peer "$(pub k1)" remove
+# the new peer first (its allowed IPs move to it), then the old one goes:
+# in between side 2 would have no route and answer its own pings with
+# "unreachable"
 add_peer "$N2" "$I2" k1new "$(tun4 1)/32,$(tun6 1)/128" "$(ul4 1):$P1"
+ip netns exec "$N2" wg set "$I2" peer "$(pub k1)" remove
 wait "$KPING"
 grep -q " 120 received" "$T/keyping.out" ||
 	{ cat "$T/keyping.out"; fail "packets lost across the private key change"; }
