@@ -80,27 +80,27 @@ void zt_timers_changed(struct zt *zt)
 
 void zt_set_mtu(struct zt *zt, uint32_t mtu)
 {
-	pthread_mutex_lock(&zt->lock);
+	zt_lock(zt);
 	if (mtu != zt->mtu) {
 		log_info("MTU of %s is now %u", zt->ifname, mtu);
 		zt->mtu = mtu;
 		atomic_store(&zt->tx_mtu, mtu);
 		wg_device_set_mtu(zt->dev, mtu);
 	}
-	pthread_mutex_unlock(&zt->lock);
+	zt_unlock(zt);
 }
 
 static void *timer_main(void *arg)
 {
 	struct zt *zt = arg;
 
-	pthread_mutex_lock(&zt->lock);
+	zt_lock(zt);
 	while (!atomic_load(&zt->stopping)) {
 		uint64_t next = wg_device_tick(zt->dev);
 
 		if (next == UINT64_MAX) {
 			zt->timer_deadline = UINT64_MAX;
-			pthread_cond_wait(&zt->timer_cond, &zt->lock);
+			zt_lock_wait(zt, &zt->timer_cond);
 			continue;
 		}
 		uint64_t now = zt_now_ns(), due = wg_device_next_deadline(zt->dev);
@@ -122,9 +122,9 @@ static void *timer_main(void *arg)
 		    .tv_sec = (time_t)(zt->timer_deadline / 1000000000ULL),
 		    .tv_nsec = (long)(zt->timer_deadline % 1000000000ULL),
 		};
-		pthread_cond_timedwait(&zt->timer_cond, &zt->lock, &ts);
+		zt_lock_timedwait(zt, &zt->timer_cond, &ts);
 	}
-	pthread_mutex_unlock(&zt->lock);
+	zt_unlock(zt);
 	return NULL;
 }
 
@@ -139,13 +139,13 @@ static void *handshake_main(void *arg)
 		return NULL;
 	}
 	while ((n = hsq_pop(&zt->hsq, items, HS_BATCH, &remaining)) > 0) {
-		pthread_mutex_lock(&zt->lock);
+		zt_lock(zt);
 		wg_device_set_handshake_queue_len(zt->dev, remaining + n);
 		for (size_t i = 0; i < n; i++)
 			wg_device_receive(zt->dev, &items[i].from, items[i].data, items[i].len);
 		wg_device_set_handshake_queue_len(zt->dev, remaining);
 		zt_timers_changed(zt);
-		pthread_mutex_unlock(&zt->lock);
+		zt_unlock(zt);
 	}
 	free(items);
 	return NULL;
@@ -273,9 +273,9 @@ void zt_stop(struct zt *zt)
 {
 	zt_request_stop(zt);
 	hsq_close(&zt->hsq);
-	pthread_mutex_lock(&zt->lock);
+	zt_lock(zt);
 	pthread_cond_broadcast(&zt->timer_cond);
-	pthread_mutex_unlock(&zt->lock);
+	zt_unlock(zt);
 	for (int i = 0; i < zt->n_threads; i++)
 		pthread_join(zt->threads[i], NULL);
 	zt->n_threads = 0;

@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "enginelock.h"
 #include "hsqueue.h"
 #include "offload.h"
 #include "tun.h"
@@ -25,7 +26,8 @@ struct zt_tunq {
 };
 
 struct zt {
-	pthread_mutex_t lock; /* the engine lock: every wg_device_* call */
+	pthread_mutex_t lock; /* the engine lock: every wg_device_* call (enginelock.h) */
+	ZT_LOCKSTAT_DECL
 	struct wg_device *dev;
 	struct udp udp;
 	struct hsqueue hsq; /* incoming handshake messages, bounded */
