@@ -128,13 +128,19 @@ static void *timer_main(void *arg)
 	return NULL;
 }
 
+/* Handshake messages in batches through the engine's split path: admission
+ * under the lock, X25519 and the rest of the crypto without it, the state
+ * change under it again, then the answers are sent without it. */
 static void *handshake_main(void *arg)
 {
 	struct zt *zt = arg;
 	struct hsq_item *items = malloc(HS_BATCH * sizeof(*items));
+	struct wg_handshake_job *jobs = malloc(HS_BATCH * sizeof(*jobs));
 	size_t n, remaining;
 
-	if (!items) {
+	if (!items || !jobs) {
+		free(items);
+		free(jobs);
 		zt_request_stop(zt);
 		return NULL;
 	}
@@ -142,12 +148,23 @@ static void *handshake_main(void *arg)
 		zt_lock(zt);
 		wg_device_set_handshake_queue_len(zt->dev, remaining + n);
 		for (size_t i = 0; i < n; i++)
-			wg_device_receive(zt->dev, &items[i].from, items[i].data, items[i].len);
+			wg_device_prepare_handshake(zt->dev, &items[i].from, items[i].data,
+						    items[i].len, &jobs[i]);
+		zt_unlock(zt);
+		for (size_t i = 0; i < n; i++)
+			wg_handshake_consume(zt->dev, &jobs[i]);
+		zt_lock(zt);
+		for (size_t i = 0; i < n; i++)
+			wg_device_complete_handshake(zt->dev, &jobs[i]);
 		wg_device_set_handshake_queue_len(zt->dev, remaining);
 		zt_timers_changed(zt);
 		zt_unlock(zt);
+		for (size_t i = 0; i < n; i++)
+			if (jobs[i].out_len)
+				io_send(zt, &jobs[i].to, jobs[i].out, jobs[i].out_len);
 	}
 	free(items);
+	free(jobs);
 	return NULL;
 }
 

@@ -80,6 +80,16 @@ static bool make_cookie(struct wg_device *dev, uint8_t cookie[16], const struct 
 	return true;
 }
 
+bool wg_cookie_mac1_valid(const uint8_t mac1_key[32], const uint8_t *msg, size_t len)
+{
+	uint8_t computed[WG_COOKIE_SIZE];
+
+	if (len < 2 * WG_COOKIE_SIZE)
+		return false;
+	compute_mac1(computed, msg, len, mac1_key);
+	return zinc_memeq(computed, msg + len - 2 * WG_COOKIE_SIZE, WG_COOKIE_SIZE);
+}
+
 enum wg_cookie_mac_state wg_cookie_validate(struct wg_device *dev, const uint8_t *msg, size_t len,
 					    const struct wg_endpoint *from, bool check_cookie)
 {
@@ -87,10 +97,7 @@ enum wg_cookie_mac_state wg_cookie_validate(struct wg_device *dev, const uint8_t
 	uint8_t computed[16], cookie[16];
 	enum wg_cookie_mac_state ret = WG_COOKIE_MAC_INVALID;
 
-	if (!dev->has_identity || len < 2 * WG_COOKIE_SIZE)
-		return ret;
-	compute_mac1(computed, msg, len, dev->cookie_checker.mac1_key);
-	if (!zinc_memeq(computed, macs, WG_COOKIE_SIZE))
+	if (!dev->has_identity || !wg_cookie_mac1_valid(dev->cookie_checker.mac1_key, msg, len))
 		return ret;
 	ret = WG_COOKIE_MAC1_VALID;
 	if (!check_cookie || !make_cookie(dev, cookie, from))

@@ -43,6 +43,9 @@ void wg_cookie_checker_wipe(struct wg_cookie_checker *c);
 void wg_cookie_maker_init(struct wg_cookie_maker *m, const uint8_t peer_pub[32]);
 void wg_cookie_maker_wipe(struct wg_cookie_maker *m);
 
+/* Whether msg (a whole handshake message, both macs included) carries the
+ * mac1 for mac1_key (HASH(LABEL_MAC1 || our public key)). Constant time. */
+bool wg_cookie_mac1_valid(const uint8_t mac1_key[32], const uint8_t *msg, size_t len);
 /* msg: a whole handshake message (len includes both macs). */
 enum wg_cookie_mac_state wg_cookie_validate(struct wg_device *dev, const uint8_t *msg, size_t len,
 					    const struct wg_endpoint *from, bool check_cookie);

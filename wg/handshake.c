@@ -1,0 +1,282 @@
+/* Incoming handshake messages on the split path (wg.h, "Split handshake
+ * path"): prepare under the device lock (RNG gate, admission under load),
+ * consume without it (mac1, X25519, Noise), complete under it (replay and
+ * flood checks, state, keypair). wg_device_receive() runs the three in a row. */
+#include <stddef.h>
+#include <string.h>
+
+#include <zinc/curve25519.h>
+#include <zinc/memzero.h>
+
+#include "device.h"
+#include "peer.h"
+#include "timers.h"
+
+/* What is left to do with a job (job->s.stage). */
+enum wg_handshake_stage {
+	WG_HS_DECIDED, /* prepare decided: job->s.result, already counted */
+	WG_HS_CONSUME, /* the crypto is to be done */
+	WG_HS_COMMIT,  /* the crypto passed: commit under the lock */
+	WG_HS_FAILED,  /* the crypto failed: invalid */
+};
+
+static const uint8_t *msg_field(const struct wg_handshake_job_state *s, size_t offset)
+{
+	return s->msg + offset;
+}
+
+/* ---- Prepare (under the lock) ---- */
+
+/* Under load only messages with a valid mac2 (a cookie for their source)
+ * are admitted, within the per-source rate; a valid mac1 alone earns a
+ * cookie reply, returned in the job. */
+static bool admit_under_load(struct wg_device *dev, struct wg_handshake_job *job)
+{
+	struct wg_handshake_job_state *s = &job->s;
+	struct wg_message_handshake_cookie reply;
+	enum wg_cookie_mac_state mac = wg_cookie_validate(dev, s->msg, s->len, &s->from, true);
+
+	if (mac == WG_COOKIE_MAC_INVALID) {
+		dev->stats.packets_invalid++;
+		return false;
+	}
+	if (mac == WG_COOKIE_MAC1_VALID) {
+		/* Both message types carry their sender index at offset 4. */
+		if (wg_cookie_create_reply(dev, &reply, s->msg, s->len, wg_le32(s->msg + 4),
+					   &s->from)) {
+			memcpy(job->out, &reply, sizeof(reply));
+			job->out_len = sizeof(reply);
+			job->to = s->from;
+			dev->stats.cookie_replies_sent++;
+		}
+		return false;
+	}
+	if (!wg_ratelimiter_allow(dev->ratelimiter, &s->from.addr.sa, dev->now)) {
+		dev->stats.handshakes_ratelimited++;
+		return false;
+	}
+	s->mac1_checked = true;
+	return true;
+}
+
+/* A response answers our initiation: copy what reading it needs. */
+static bool prepare_response(struct wg_device *dev, struct wg_handshake_job_state *s)
+{
+	uint32_t index = wg_le32(msg_field(s, offsetof(struct wg_message_handshake_response,
+							receiver_index)));
+	struct wg_index_entry *e = wg_index_lookup(&dev->index, index, WG_INDEX_HANDSHAKE);
+	struct wg_handshake *hs;
+
+	if (!e)
+		return false;
+	hs = &e->peer->handshake;
+	if (hs->state != WG_HANDSHAKE_CREATED_INITIATION)
+		return false;
+	s->peer = e->peer;
+	wg_peer_get(s->peer);
+	s->serial = hs->serial;
+	s->core = hs->core;
+	memcpy(s->e_priv, hs->ephemeral_private, 32);
+	memcpy(s->psk, s->peer->preshared_key, 32);
+	return true;
+}
+
+void wg_device_prepare_handshake(struct wg_device *dev, const struct wg_endpoint *from,
+				 const uint8_t *pkt, size_t len, struct wg_handshake_job *job)
+{
+	struct wg_handshake_job_state *s = &job->s;
+	int type = wg_message_type(pkt, len);
+
+	memset(job, 0, sizeof(*job));
+	s->stage = WG_HS_DECIDED;
+	s->result = WG_ERR_DROPPED;
+	wg_device_clock(dev);
+	if (type < WG_MESSAGE_HANDSHAKE_INITIATION || type > WG_MESSAGE_HANDSHAKE_COOKIE || !from) {
+		dev->stats.packets_invalid++;
+		s->result = WG_ERR_INVALID;
+		return;
+	}
+	s->type = type;
+	s->from = *from;
+	s->len = len;
+	memcpy(s->msg, pkt, len);
+	/* Before any work: an answer must never come from weak randomness. */
+	if (!wg_device_rng_ready(dev)) {
+		dev->stats.handshakes_dropped_rng++;
+		return;
+	}
+	if (type == WG_MESSAGE_HANDSHAKE_COOKIE) {
+		/* one XChaCha20-Poly1305 of 16 bytes: not worth a round trip */
+		struct wg_message_handshake_cookie msg;
+
+		memcpy(&msg, pkt, sizeof(msg));
+		if (wg_cookie_consume_reply(dev, &msg))
+			s->result = WG_OK;
+		else
+			dev->stats.packets_invalid++;
+		return;
+	}
+	if (!dev->identity) {
+		dev->stats.packets_invalid++;
+		return;
+	}
+	if (wg_device_under_load(dev) && !admit_under_load(dev, job))
+		return;
+	if (type == WG_MESSAGE_HANDSHAKE_RESPONSE && !prepare_response(dev, s)) {
+		dev->stats.packets_invalid++;
+		return;
+	}
+	s->id = dev->identity;
+	wg_identity_get(s->id);
+	s->stage = WG_HS_CONSUME;
+}
+
+/* ---- Consume (any thread, no lock) ---- */
+
+static bool consume_initiation(const struct wg_device *dev, struct wg_handshake_job_state *s)
+{
+	const struct wg_identity *id = s->id;
+	const size_t eph = offsetof(struct wg_message_handshake_initiation, unencrypted_ephemeral);
+	const size_t ts = offsetof(struct wg_message_handshake_initiation, encrypted_timestamp);
+	uint8_t ss[32], e_priv[32];
+	bool ok;
+
+	wg_noise_core_init(&s->core, (const uint8_t *)WG_IDENTIFIER, sizeof(WG_IDENTIFIER) - 1,
+			   id->static_public);
+	/* DH(static, static) again rather than the peer's precomputed one: the
+	 * peer table is the lock's. A zero result fails as in Linux. */
+	ok = wg_noise_core_read_msg1_static(&s->core, msg_field(s, eph), id->static_private,
+					    s->remote_ephemeral, s->remote_static) &&
+	     zinc_curve25519(ss, id->static_private, s->remote_static) &&
+	     wg_noise_core_read_msg1_payload(&s->core, msg_field(s, ts),
+					     WG_TIMESTAMP_SIZE + WG_AUTHTAG_SIZE, ss, s->timestamp);
+	/* Authentic (only the peer's static key makes that timestamp): the
+	 * response's X25519 work too, so that complete has only hashing left. */
+	ok = ok && wg_device_random(dev, e_priv, sizeof(e_priv)) &&
+	     wg_noise_keypair_from_random(e_priv, s->resp_e_pub) &&
+	     wg_noise_msg2_dh(s->resp_e_pub, s->resp_ee, s->resp_se, e_priv, s->remote_ephemeral,
+			      s->remote_static);
+	zinc_memzero(ss, sizeof(ss));
+	zinc_memzero(e_priv, sizeof(e_priv));
+	return ok;
+}
+
+static bool consume_response(struct wg_handshake_job_state *s)
+{
+	const size_t eph = offsetof(struct wg_message_handshake_response, unencrypted_ephemeral);
+	uint8_t empty[1];
+
+	return wg_noise_core_read_msg2(&s->core, msg_field(s, eph), 32 + WG_AUTHTAG_SIZE,
+				       s->e_priv, s->id->static_private, s->psk, empty);
+}
+
+void wg_handshake_consume(const struct wg_device *dev, struct wg_handshake_job *job)
+{
+	struct wg_handshake_job_state *s = &job->s;
+	bool ok;
+
+	if (s->stage != WG_HS_CONSUME)
+		return;
+	ok = s->mac1_checked || wg_cookie_mac1_valid(s->id->mac1_key, s->msg, s->len);
+	if (ok && s->type == WG_MESSAGE_HANDSHAKE_INITIATION)
+		ok = consume_initiation(dev, s);
+	else if (ok)
+		ok = consume_response(s);
+	s->stage = ok ? WG_HS_COMMIT : WG_HS_FAILED;
+}
+
+/* ---- Complete (under the lock) ---- */
+
+static void after_handshake_received(struct wg_device *dev, struct wg_peer *peer, size_t len)
+{
+	peer->rx_bytes += len;
+	wg_timers_any_authenticated_packet_received(dev, peer);
+	wg_timers_any_authenticated_packet_traversal(dev, peer);
+}
+
+/* The response, returned in the job rather than sent (wg.h). */
+static void respond(struct wg_device *dev, struct wg_peer *peer, struct wg_handshake_job *job)
+{
+	struct wg_message_handshake_response msg;
+
+	peer->last_sent_handshake = dev->now;
+	peer->has_sent_handshake = true;
+	if (!wg_noise_create_response(dev, peer, &job->s, &msg))
+		return;
+	wg_cookie_add_macs(dev, peer, (uint8_t *)&msg, sizeof(msg));
+	if (!wg_noise_begin_session(dev, peer))
+		return;
+	wg_timers_session_derived(dev, peer);
+	wg_timers_any_authenticated_packet_traversal(dev, peer);
+	wg_timers_any_authenticated_packet_sent(dev, peer);
+	if (!peer->has_endpoint)
+		return;
+	memcpy(job->out, &msg, sizeof(msg));
+	job->out_len = sizeof(msg);
+	job->to = peer->endpoint;
+	peer->tx_bytes += sizeof(msg);
+}
+
+static int commit_initiation(struct wg_device *dev, struct wg_handshake_job *job)
+{
+	struct wg_peer *peer = wg_noise_commit_initiation(dev, &job->s);
+
+	if (!peer)
+		return WG_ERR_DROPPED;
+	wg_peer_set_endpoint_from(peer, &job->s.from);
+	respond(dev, peer, job);
+	after_handshake_received(dev, peer, job->s.len);
+	return WG_OK;
+}
+
+static int commit_response(struct wg_device *dev, struct wg_handshake_job *job)
+{
+	struct wg_peer *peer = job->s.peer;
+
+	if (!wg_noise_commit_response(&job->s))
+		return WG_ERR_DROPPED;
+	wg_peer_set_endpoint_from(peer, &job->s.from);
+	if (wg_noise_begin_session(dev, peer)) {
+		wg_timers_session_derived(dev, peer);
+		wg_timers_handshake_complete(dev, peer);
+		/* Staged packets confirm the session; a keepalive if there are none. */
+		wg_send_keepalive(dev, peer);
+	}
+	after_handshake_received(dev, peer, job->s.len);
+	return WG_OK;
+}
+
+int wg_device_complete_handshake(struct wg_device *dev, struct wg_handshake_job *job)
+{
+	struct wg_handshake_job_state *s = &job->s;
+	int r = WG_ERR_DROPPED;
+
+	wg_device_clock(dev);
+	if (s->stage == WG_HS_DECIDED) {
+		r = s->result;
+	} else if (s->stage == WG_HS_COMMIT && s->id == dev->identity) {
+		/* (a job computed with a private key since replaced is refused) */
+		r = s->type == WG_MESSAGE_HANDSHAKE_INITIATION ? commit_initiation(dev, job)
+							       : commit_response(dev, job);
+	}
+	if (s->stage != WG_HS_DECIDED && r != WG_OK)
+		dev->stats.packets_invalid++;
+	wg_identity_put(s->id);
+	wg_peer_put(s->peer);
+	zinc_memzero(s, sizeof(*s));
+	return r;
+}
+
+int wg_receive_handshake(struct wg_device *dev, const struct wg_endpoint *from, const uint8_t *pkt,
+			 size_t len)
+{
+	struct wg_handshake_job job;
+	int r;
+
+	wg_device_prepare_handshake(dev, from, pkt, len, &job);
+	wg_handshake_consume(dev, &job);
+	r = wg_device_complete_handshake(dev, &job);
+	if (job.out_len)
+		dev->io.send(dev->io.ctx, &job.to, job.out, job.out_len);
+	return r;
+}
