@@ -152,9 +152,10 @@ static bool consume_initiation(const struct wg_device *dev, struct wg_handshake_
 					     WG_TIMESTAMP_SIZE + WG_AUTHTAG_SIZE, ss, s->timestamp);
 	/* Authentic (only the peer's static key makes that timestamp): the
 	 * response's X25519 work too, so that complete has only hashing left. */
-	ok = ok && wg_device_random(dev, e_priv, sizeof(e_priv)) &&
-	     wg_noise_keypair_from_random(e_priv, s->resp_e_pub) &&
-	     wg_noise_msg2_dh(s->resp_e_pub, s->resp_ee, s->resp_se, e_priv, s->remote_ephemeral,
+	ok = ok && wg_device_random(dev, e_priv, sizeof(e_priv));
+	if (ok)
+		zinc_curve25519_clamp_secret(e_priv);
+	ok = ok && wg_noise_msg2_dh(s->resp_e_pub, s->resp_ee, s->resp_se, e_priv, s->remote_ephemeral,
 			      s->remote_static);
 	zinc_memzero(ss, sizeof(ss));
 	zinc_memzero(e_priv, sizeof(e_priv));
