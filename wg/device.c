@@ -255,8 +255,7 @@ void wg_device_identity_renew(struct wg_device *dev)
 	wg_identity_put(dev->identity);
 	/* Out of memory: handshakes are refused until the key is set again. */
 	dev->identity = dev->has_identity ? wg_identity_new(dev->static_private,
-							    dev->static_public,
-							    dev->cookie_checker.mac1_key)
+							    dev->static_public, &dev->cookie_checker)
 					  : NULL;
 }
 

@@ -1,7 +1,8 @@
 /* Incoming handshake messages on the split path (wg.h, "Split handshake
  * path"): prepare under the device lock (RNG gate, admission under load),
- * consume without it (mac1, X25519, Noise), complete under it (replay and
- * flood checks, state, keypair). wg_device_receive() runs the three in a row. */
+ * consume without it (mac1, cookie reply, X25519, Noise), complete under it
+ * (replay and flood checks, state, keypair). wg_device_receive() runs the
+ * three in a row. */
 #include <stddef.h>
 #include <string.h>
 
@@ -16,8 +17,10 @@
 enum wg_handshake_stage {
 	WG_HS_DECIDED, /* prepare decided: job->s.result, already counted */
 	WG_HS_CONSUME, /* the crypto is to be done */
+	WG_HS_COOKIE,  /* under load without a valid mac2: a cookie reply if mac1 is valid */
 	WG_HS_COMMIT,  /* the crypto passed: commit under the lock */
-	WG_HS_FAILED,  /* the crypto failed: invalid */
+	WG_HS_REPLIED, /* a cookie reply is in job->out */
+	WG_HS_FAILED,  /* a mac or the crypto failed: invalid */
 };
 
 static const uint8_t *msg_field(const struct wg_handshake_job_state *s, size_t offset)
@@ -28,34 +31,20 @@ static const uint8_t *msg_field(const struct wg_handshake_job_state *s, size_t o
 /* ---- Prepare (under the lock) ---- */
 
 /* Under load only messages with a valid mac2 (a cookie for their source)
- * are admitted, within the per-source rate; a valid mac1 alone earns a
- * cookie reply, returned in the job. */
-static bool admit_under_load(struct wg_device *dev, struct wg_handshake_job *job)
+ * are admitted, within the per-source rate; the others get a cookie reply
+ * from consume if their mac1 is valid. False: dropped. */
+static bool admit_under_load(struct wg_device *dev, struct wg_handshake_job_state *s)
 {
-	struct wg_handshake_job_state *s = &job->s;
-	struct wg_message_handshake_cookie reply;
-	enum wg_cookie_mac_state mac = wg_cookie_validate(dev, s->msg, s->len, &s->from, true);
-
-	if (mac == WG_COOKIE_MAC_INVALID) {
-		dev->stats.packets_invalid++;
+	if (!wg_cookie_make(dev, s->cookie, &s->from))
 		return false;
-	}
-	if (mac == WG_COOKIE_MAC1_VALID) {
-		/* Both message types carry their sender index at offset 4. */
-		if (wg_cookie_create_reply(dev, &reply, s->msg, s->len, wg_le32(s->msg + 4),
-					   &s->from)) {
-			memcpy(job->out, &reply, sizeof(reply));
-			job->out_len = sizeof(reply);
-			job->to = s->from;
-			dev->stats.cookie_replies_sent++;
-		}
-		return false;
+	if (!wg_cookie_mac2_valid(s->cookie, s->msg, s->len)) {
+		s->stage = WG_HS_COOKIE;
+		return true;
 	}
 	if (!wg_ratelimiter_allow(dev->ratelimiter, &s->from.addr.sa, dev->now)) {
 		dev->stats.handshakes_ratelimited++;
 		return false;
 	}
-	s->mac1_checked = true;
 	return true;
 }
 
@@ -120,15 +109,19 @@ void wg_device_prepare_handshake(struct wg_device *dev, const struct wg_endpoint
 		dev->stats.packets_invalid++;
 		return;
 	}
-	if (wg_device_under_load(dev) && !admit_under_load(dev, job))
+	s->stage = WG_HS_CONSUME;
+	if (wg_device_under_load(dev) && !admit_under_load(dev, s)) {
+		s->stage = WG_HS_DECIDED;
 		return;
-	if (type == WG_MESSAGE_HANDSHAKE_RESPONSE && !prepare_response(dev, s)) {
+	}
+	if (s->stage == WG_HS_CONSUME && type == WG_MESSAGE_HANDSHAKE_RESPONSE &&
+	    !prepare_response(dev, s)) {
+		s->stage = WG_HS_DECIDED;
 		dev->stats.packets_invalid++;
 		return;
 	}
 	s->id = dev->identity;
 	wg_identity_get(s->id);
-	s->stage = WG_HS_CONSUME;
 }
 
 /* ---- Consume (any thread, no lock) ---- */
@@ -171,19 +164,36 @@ static bool consume_response(struct wg_handshake_job_state *s)
 				       s->e_priv, s->id->static_private, s->psk, empty);
 }
 
+/* The cookie reply, when mac1 shows the sender knows our public key. */
+static bool consume_cookie(const struct wg_device *dev, struct wg_handshake_job *job)
+{
+	struct wg_handshake_job_state *s = &job->s;
+	struct wg_message_handshake_cookie reply;
+	uint8_t nonce[WG_COOKIE_NONCE_SIZE];
+
+	if (!wg_device_random(dev, nonce, sizeof(nonce)))
+		return false;
+	wg_cookie_seal_reply(&reply, s->msg, s->len, s->cookie, s->id->cookie_key, nonce);
+	memcpy(job->out, &reply, sizeof(reply));
+	job->out_len = sizeof(reply);
+	job->to = s->from;
+	return true;
+}
+
 void wg_handshake_consume(const struct wg_device *dev, struct wg_handshake_job *job)
 {
 	struct wg_handshake_job_state *s = &job->s;
-	bool ok;
 
-	if (s->stage != WG_HS_CONSUME)
+	if (s->stage != WG_HS_CONSUME && s->stage != WG_HS_COOKIE)
 		return;
-	ok = s->mac1_checked || wg_cookie_mac1_valid(s->id->mac1_key, s->msg, s->len);
-	if (ok && s->type == WG_MESSAGE_HANDSHAKE_INITIATION)
-		ok = consume_initiation(dev, s);
-	else if (ok)
-		ok = consume_response(s);
-	s->stage = ok ? WG_HS_COMMIT : WG_HS_FAILED;
+	if (!wg_cookie_mac1_valid(s->id->mac1_key, s->msg, s->len))
+		s->stage = WG_HS_FAILED;
+	else if (s->stage == WG_HS_COOKIE)
+		s->stage = consume_cookie(dev, job) ? WG_HS_REPLIED : WG_HS_DECIDED;
+	else if (s->type == WG_MESSAGE_HANDSHAKE_INITIATION)
+		s->stage = consume_initiation(dev, s) ? WG_HS_COMMIT : WG_HS_FAILED;
+	else
+		s->stage = consume_response(s) ? WG_HS_COMMIT : WG_HS_FAILED;
 }
 
 /* ---- Complete (under the lock) ---- */
@@ -253,15 +263,25 @@ int wg_device_complete_handshake(struct wg_device *dev, struct wg_handshake_job 
 	int r = WG_ERR_DROPPED;
 
 	wg_device_clock(dev);
-	if (s->stage == WG_HS_DECIDED) {
+	switch (s->stage) {
+	case WG_HS_DECIDED:
 		r = s->result;
-	} else if (s->stage == WG_HS_COMMIT && s->id == dev->identity) {
-		/* (a job computed with a private key since replaced is refused) */
-		r = s->type == WG_MESSAGE_HANDSHAKE_INITIATION ? commit_initiation(dev, job)
-							       : commit_response(dev, job);
-	}
-	if (s->stage != WG_HS_DECIDED && r != WG_OK)
+		break;
+	case WG_HS_REPLIED:
+		dev->stats.cookie_replies_sent++;
+		break;
+	case WG_HS_COMMIT:
+		/* a job computed with a private key since replaced is refused */
+		if (s->id == dev->identity)
+			r = s->type == WG_MESSAGE_HANDSHAKE_INITIATION ? commit_initiation(dev, job)
+								       : commit_response(dev, job);
+		if (r != WG_OK)
+			dev->stats.packets_invalid++;
+		break;
+	default: /* WG_HS_FAILED; WG_HS_CONSUME and _COOKIE: consume was not called */
 		dev->stats.packets_invalid++;
+		break;
+	}
 	wg_identity_put(s->id);
 	wg_peer_put(s->peer);
 	zinc_memzero(s, sizeof(*s));

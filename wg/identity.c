@@ -7,7 +7,7 @@
 #include "identity.h"
 
 struct wg_identity *wg_identity_new(const uint8_t priv[32], const uint8_t pub[32],
-				    const uint8_t mac1_key[32])
+				    const struct wg_cookie_checker *keys)
 {
 	struct wg_identity *id = calloc(1, sizeof(*id));
 
@@ -16,7 +16,8 @@ struct wg_identity *wg_identity_new(const uint8_t priv[32], const uint8_t pub[32
 	id->refcount = 1;
 	memcpy(id->static_private, priv, 32);
 	memcpy(id->static_public, pub, 32);
-	memcpy(id->mac1_key, mac1_key, 32);
+	memcpy(id->mac1_key, keys->mac1_key, 32);
+	memcpy(id->cookie_key, keys->cookie_key, 32);
 	return id;
 }
 

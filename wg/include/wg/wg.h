@@ -239,16 +239,16 @@ int wg_device_complete_rx(struct wg_device *dev, struct wg_rx_job *job, const ui
  * the initiator's static key and timestamp, mac1) runs outside the lock:
  *
  * wg_device_prepare_handshake(), under the lock: the RNG gate and the load
- *   state; under load also mac1, mac2, the cookie reply and the per-source
- *   rate limiter (admission is device state, and each check is one BLAKE2s).
- *   Copies the message, takes a reference on the device's static identity
- *   (an immutable snapshot, replaced when the private key changes) and, for
- *   a response, copies the state of our initiation it answers.
+ *   state; under load also the source's cookie, mac2 and, with a valid
+ *   mac2, the per-source rate limiter (admission is device state; two small
+ *   BLAKE2s). Copies the message, takes a reference on the device's static
+ *   identity (an immutable snapshot, replaced when the private key changes)
+ *   and, for a response, copies the state of our initiation it answers.
  * wg_handshake_consume(), on any thread, without the lock: reads only the
  *   job, the identity snapshot and dev's immutable env (env.get_random must
- *   then be thread-safe; the default is). mac1 when prepare did not check it,
- *   then Noise message 1 (and, for a valid one, the response's ephemeral and
- *   its two DH results) or message 2.
+ *   then be thread-safe; the default is). mac1; under load without a valid
+ *   mac2 the cookie reply; else Noise message 1 (and, for a valid one, the
+ *   response's ephemeral and its two DH results) or message 2.
  * wg_device_complete_handshake(), under the lock: refuses the job if the
  *   device's identity is no longer the job's (the private key was changed or
  *   removed meanwhile), if its peer is gone or, for a response, if our
@@ -290,6 +290,7 @@ struct wg_handshake_job {
 		struct wg_endpoint from;
 		size_t len;
 		uint8_t msg[WG_HANDSHAKE_MAX_LEN];
+		uint8_t cookie[16];   /* under load: the cookie of `from` */
 		struct wg_identity *id;
 		struct wg_peer *peer; /* response: the initiator's peer (a reference) */
 		uint32_t serial;      /* response: our initiation's serial */
