@@ -13,6 +13,12 @@
 #include "peer.h"
 #include "timers.h"
 
+/* The job's public sizes (wg.h) against the wire's (messages.h). */
+_Static_assert(WG_HANDSHAKE_MAX_LEN == sizeof(struct wg_message_handshake_initiation),
+	       "largest handshake message");
+_Static_assert((int)WG_HANDSHAKE_TIMESTAMP_LEN == (int)WG_TIMESTAMP_SIZE, "timestamp size");
+_Static_assert((int)WG_HANDSHAKE_COOKIE_LEN == (int)WG_COOKIE_SIZE, "cookie size");
+
 /* What is left to do with a job (job->s.stage). */
 enum wg_handshake_stage {
 	WG_HS_DECIDED, /* prepare decided: job->s.result, already counted */

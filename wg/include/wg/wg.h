@@ -264,9 +264,13 @@ int wg_device_complete_rx(struct wg_device *dev, struct wg_rx_job *job, const ui
  * these never go through io.send. Complete's other sends (staged data, or a
  * keepalive, once our initiation was answered) are data and do, as the
  * data path's own do. Jobs are independent: consume them on any threads,
- * complete them in any order (of two initiations of one peer, the later
- * timestamp wins; a completed older one is then refused as a replay). */
-enum { WG_HANDSHAKE_MAX_LEN = 148 }; /* the largest handshake message */
+ * complete them in any order (if a peer's newer initiation completes
+ * first, an older one in flight is then refused as a replay). */
+enum {
+	WG_HANDSHAKE_MAX_LEN = 148, /* the largest handshake message */
+	WG_HANDSHAKE_TIMESTAMP_LEN = 12,
+	WG_HANDSHAKE_COOKIE_LEN = 16,
+};
 
 struct wg_identity;
 /* The engine's Noise state (chaining key, hash), embedded in jobs. */
@@ -286,20 +290,19 @@ struct wg_handshake_job {
 		int type;   /* message type 1-3 */
 		int stage;  /* what is left to do (enum in wg/handshake.c) */
 		int result; /* the verdict once decided */
-		bool mac1_checked;
 		struct wg_endpoint from;
 		size_t len;
 		uint8_t msg[WG_HANDSHAKE_MAX_LEN];
-		uint8_t cookie[16];   /* under load: the cookie of `from` */
+		uint8_t cookie[WG_HANDSHAKE_COOKIE_LEN]; /* under load: the cookie of `from` */
 		struct wg_identity *id;
-		struct wg_peer *peer; /* response: the initiator's peer (a reference) */
+		struct wg_peer *peer; /* response: whose initiation it answers (a reference) */
 		uint32_t serial;      /* response: our initiation's serial */
 		struct wg_noise_core core;
 		uint8_t e_priv[WG_KEY_LEN];	    /* response: our initiation's ephemeral */
 		uint8_t psk[WG_KEY_LEN];	    /* response: the peer's PSK */
 		uint8_t remote_ephemeral[WG_KEY_LEN]; /* initiation */
 		uint8_t remote_static[WG_KEY_LEN];
-		uint8_t timestamp[12];
+		uint8_t timestamp[WG_HANDSHAKE_TIMESTAMP_LEN];
 		/* initiation: our response's ephemeral and DH(e, re), DH(e, rs) */
 		uint8_t resp_e_pub[WG_KEY_LEN], resp_ee[WG_KEY_LEN], resp_se[WG_KEY_LEN];
 	} s;
@@ -310,8 +313,9 @@ void wg_device_prepare_handshake(struct wg_device *dev, const struct wg_endpoint
 				 const uint8_t *pkt, size_t len, struct wg_handshake_job *job);
 /* The crypto. Thread-safe on distinct jobs; no lock. */
 void wg_handshake_consume(const struct wg_device *dev, struct wg_handshake_job *job);
-/* Commits the result to the device. Under the lock. WG_OK or WG_ERR_DROPPED;
- * job->out_len tells whether to send job->out to job->to. */
+/* Commits the result to the device. Under the lock. WG_OK, WG_ERR_DROPPED or
+ * (not a handshake message) WG_ERR_INVALID; job->out_len tells whether to
+ * send job->out to job->to. */
 int wg_device_complete_handshake(struct wg_device *dev, struct wg_handshake_job *job);
 
 #endif
