@@ -69,7 +69,7 @@ int config_get(struct zt *zt, struct buf *out)
 	char hex[2 * UAPI_KEY_LEN + 1];
 	struct wg_peer *peer = NULL;
 
-	pthread_mutex_lock(&zt->lock);
+	zt_lock(zt);
 	if (wg_device_get_private_key(zt->dev, key)) {
 		uapi_format_key(hex, key);
 		buf_printf(out, "private_key=%s\n", hex);
@@ -82,7 +82,7 @@ int config_get(struct zt *zt, struct buf *out)
 		buf_printf(out, "fwmark=%u\n", zt->udp.fwmark);
 	while ((peer = wg_device_peer_next(zt->dev, peer)) && !out->overflow)
 		write_peer(out, peer);
-	pthread_mutex_unlock(&zt->lock);
+	zt_unlock(zt);
 	return out->overflow ? -ENOMEM : 0;
 }
 
@@ -170,7 +170,7 @@ int config_set(struct zt *zt, const char *body, size_t len)
 		log_info("UAPI set rejected: %s", strerror(-ret));
 		return ret;
 	}
-	pthread_mutex_lock(&zt->lock);
+	zt_lock(zt);
 	if (too_many_peers(zt, &set)) {
 		ret = -ENOSPC;
 		goto out;
@@ -207,14 +207,14 @@ int config_set(struct zt *zt, const char *body, size_t len)
 		 * short sleep. The set is committed already and only this
 		 * thread changes the configuration. */
 		if (i % CONFIG_PEERS_PER_LOCK == CONFIG_PEERS_PER_LOCK - 1) {
-			pthread_mutex_unlock(&zt->lock);
+			zt_unlock(zt);
 			nanosleep(&(struct timespec){ .tv_nsec = CONFIG_HANDOFF_NS }, NULL);
-			pthread_mutex_lock(&zt->lock);
+			zt_lock(zt);
 		}
 	}
 	zt_timers_changed(zt);
 out:
-	pthread_mutex_unlock(&zt->lock);
+	zt_unlock(zt);
 	uapi_set_free(&set);
 	/* outside the lock: trimming a large heap takes milliseconds */
 	if (removals_since_trim >= CONFIG_TRIM_AFTER_REMOVALS) {

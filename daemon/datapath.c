@@ -227,7 +227,7 @@ static void tx_prepare(struct tx *t, int end)
 
 	if (t->prepared >= end)
 		return;
-	pthread_mutex_lock(&zt->lock);
+	zt_lock(zt);
 	for (int i = t->prepared; i < end; i++) {
 		struct tx_slot *s = &t->slot[i];
 
@@ -237,7 +237,7 @@ static void tx_prepare(struct tx *t, int end)
 			s->result = WG_ERR_INVALID;
 	}
 	zt_timers_changed(zt);
-	pthread_mutex_unlock(&zt->lock);
+	zt_unlock(zt);
 	t->prepared = end;
 }
 
@@ -458,13 +458,13 @@ static void tx_flush(struct tx *t)
 	if (n_runs)
 		udp_send_runs(&zt->udp, t->runs, n_runs);
 
-	pthread_mutex_lock(&zt->lock);
+	zt_lock(zt);
 	for (int i = 0; i < t->n; i++) {
 		if (t->job[i].keypair)
 			wg_device_complete_tx(zt->dev, &t->job[i], t->slot[i].result == WG_OK);
 	}
 	zt_timers_changed(zt);
-	pthread_mutex_unlock(&zt->lock);
+	zt_unlock(zt);
 	t->n = 0;
 	t->prepared = 0;
 	t->cur = 0;
@@ -657,14 +657,14 @@ static void rx_batch(struct rx *x, int nb)
 		return;
 	for (int k = 0; k < n; k++)
 		bytes += x->item[k].len;
-	pthread_mutex_lock(&zt->lock);
+	zt_lock(zt);
 	for (int k = 0; k < n; k++)
 		x->item[k].result = wg_device_prepare_rx(zt->dev, &b->ep[x->item[k].ep],
 							 x->item[k].pkt, x->item[k].len, &x->job[k]);
-	pthread_mutex_unlock(&zt->lock);
+	zt_unlock(zt);
 	wpool_run(&zt->pool, rx_open_slice, x, n, zt->rx_fanout ? slice_for(n, bytes) : n + 1);
 	/* the replay window and delivery in arrival order */
-	pthread_mutex_lock(&zt->lock);
+	zt_lock(zt);
 	for (int k = 0; k < n; k++) {
 		const uint8_t *out = NULL;
 		size_t out_len = 0;
@@ -680,7 +680,7 @@ static void rx_batch(struct rx *x, int nb)
 		}
 	}
 	zt_timers_changed(zt);
-	pthread_mutex_unlock(&zt->lock);
+	zt_unlock(zt);
 	if (np)
 		tun_write_plan(x, np);
 }

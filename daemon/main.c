@@ -155,14 +155,25 @@ static bool link_alive(struct daemon *d, int fd)
 	return true;
 }
 
-/* SIGUSR1: one line of engine counters (the flood test reads it). */
+/* SIGUSR1: one line of engine counters (the flood test reads it); in a
+ * bench build the engine lock's hold times first. */
 static void log_stats(struct daemon *d)
 {
 	struct wg_device_stats st;
 
-	pthread_mutex_lock(&d->zt.lock);
+#ifdef ZT_LOCK_STATS
+	struct zt_lockstat ls;
+#endif
+
+	zt_lock(&d->zt);
 	wg_device_get_stats(d->zt.dev, &st);
-	pthread_mutex_unlock(&d->zt.lock);
+#ifdef ZT_LOCK_STATS
+	ls = zt_lockstat_take(&d->zt.lockstat);
+#endif
+	zt_unlock(&d->zt);
+#ifdef ZT_LOCK_STATS
+	zt_lockstat_log(&ls);
+#endif
 	log_info("stats: cookie_replies_sent=%llu handshakes_ratelimited=%llu "
 		 "packets_invalid=%llu handshakes_dropped_rng=%llu handshake_queue=%zu "
 		 "udp_gso_refused=%llu tun_malformed=%llu",
@@ -193,9 +204,9 @@ static int check_rng(struct daemon *d)
 	struct wg_device_stats st;
 
 	if (rnglog_due(&d->rnglog, now)) {
-		pthread_mutex_lock(&d->zt.lock);
+		zt_lock(&d->zt);
 		wg_device_get_stats(d->zt.dev, &st);
-		pthread_mutex_unlock(&d->zt.lock);
+		zt_unlock(&d->zt);
 		if (!rnglog_update(&d->rnglog, st.handshakes_dropped_rng, now) &&
 		    zinc_rng_is_initialized()) {
 			d->rnglog.next_ms = 0; /* check again at the next wake-up */
@@ -413,6 +424,7 @@ int main(int argc, char **argv)
 	}
 	run(&d);
 	zt_stop(&d.zt);
+	log_stats(&d); /* the last figures (bench builds: lock hold times) */
 	uapi_close(&d.uapi);
 	linkmon_close(&d.link);
 	zt_destroy(&d.zt);

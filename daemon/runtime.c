@@ -62,14 +62,14 @@ void zt_timers_changed(struct zt *zt)
 
 void zt_set_mtu(struct zt *zt, uint32_t mtu)
 {
-	pthread_mutex_lock(&zt->lock);
+	zt_lock(zt);
 	if (mtu != zt->mtu) {
 		log_info("MTU of %s is now %u", zt->ifname, mtu);
 		zt->mtu = mtu;
 		atomic_store(&zt->tx_mtu, mtu);
 		wg_device_set_mtu(zt->dev, mtu);
 	}
-	pthread_mutex_unlock(&zt->lock);
+	zt_unlock(zt);
 }
 
 /* When the timer thread wakes, given the engine's answer next (ns from
@@ -101,44 +101,61 @@ static void *timer_main(void *arg)
 	    {.fd = zt->stop_fd, .events = POLLIN},
 	};
 
-	pthread_mutex_lock(&zt->lock);
+	zt_lock(zt);
 	while (!atomic_load(&zt->stopping)) {
 		uint64_t next = wg_device_tick(zt->dev);
 
 		zt->timer_deadline = next == UINT64_MAX ? ZT_ALARM_OFF : timer_wake_time(zt, next);
 		zt_alarm_set(zt->timer_fd, zt->timer_deadline);
-		pthread_mutex_unlock(&zt->lock);
+		zt_unlock(zt);
 		/* zt_timers_changed re-arms the timerfd meanwhile if need be;
 		 * after a suspend it is readable as soon as the machine resumes */
 		while (poll(pfd, sizeof(pfd) / sizeof(pfd[0]), -1) < 0 && errno == EINTR)
 			;
 		zt_alarm_ack(zt->timer_fd);
-		pthread_mutex_lock(&zt->lock);
+		zt_lock(zt);
 	}
-	pthread_mutex_unlock(&zt->lock);
+	zt_unlock(zt);
 	return NULL;
 }
 
+/* Handshake messages in batches through the engine's split path: admission
+ * under the lock, X25519 and the rest of the crypto without it, the state
+ * change under it again, then the answers are sent without it. */
 static void *handshake_main(void *arg)
 {
 	struct zt *zt = arg;
 	struct hsq_item *items = malloc(HS_BATCH * sizeof(*items));
+	struct wg_handshake_job *jobs = malloc(HS_BATCH * sizeof(*jobs));
 	size_t n, remaining;
 
-	if (!items) {
+	if (!items || !jobs) {
+		free(items);
+		free(jobs);
 		zt_request_stop(zt);
 		return NULL;
 	}
 	while ((n = hsq_pop(&zt->hsq, items, HS_BATCH, &remaining)) > 0) {
-		pthread_mutex_lock(&zt->lock);
+		zt_lock(zt);
 		wg_device_set_handshake_queue_len(zt->dev, remaining + n);
 		for (size_t i = 0; i < n; i++)
-			wg_device_receive(zt->dev, &items[i].from, items[i].data, items[i].len);
+			wg_device_prepare_handshake(zt->dev, &items[i].from, items[i].data,
+						    items[i].len, &jobs[i]);
+		zt_unlock(zt);
+		for (size_t i = 0; i < n; i++)
+			wg_handshake_consume(zt->dev, &jobs[i]);
+		zt_lock(zt);
+		for (size_t i = 0; i < n; i++)
+			wg_device_complete_handshake(zt->dev, &jobs[i]);
 		wg_device_set_handshake_queue_len(zt->dev, remaining);
 		zt_timers_changed(zt);
-		pthread_mutex_unlock(&zt->lock);
+		zt_unlock(zt);
+		for (size_t i = 0; i < n; i++)
+			if (jobs[i].out_len)
+				io_send(zt, &jobs[i].to, jobs[i].out, jobs[i].out_len);
 	}
 	free(items);
+	free(jobs);
 	return NULL;
 }
 

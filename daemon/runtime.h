@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "clock.h"
+#include "enginelock.h"
 #include "hsqueue.h"
 #include "offload.h"
 #include "tun.h"
@@ -26,7 +27,8 @@ struct zt_tunq {
 };
 
 struct zt {
-	pthread_mutex_t lock; /* the engine lock: every wg_device_* call */
+	pthread_mutex_t lock; /* the engine lock: every wg_device_* call (enginelock.h) */
+	ZT_LOCKSTAT_DECL
 	struct wg_device *dev;
 	struct udp udp;
 	struct hsqueue hsq; /* incoming handshake messages, bounded */

@@ -54,7 +54,7 @@ static void compute_mac2(uint8_t out[16], const uint8_t *msg, size_t len, const 
 }
 
 /* cookie = MAC(R, source address || source port), R renewed when stale. */
-static bool make_cookie(struct wg_device *dev, uint8_t cookie[16], const struct wg_endpoint *from)
+bool wg_cookie_make(struct wg_device *dev, uint8_t cookie[16], const struct wg_endpoint *from)
 {
 	struct wg_cookie_checker *c = &dev->cookie_checker;
 	struct zinc_blake2s_state s;
@@ -80,26 +80,24 @@ static bool make_cookie(struct wg_device *dev, uint8_t cookie[16], const struct 
 	return true;
 }
 
-enum wg_cookie_mac_state wg_cookie_validate(struct wg_device *dev, const uint8_t *msg, size_t len,
-					    const struct wg_endpoint *from, bool check_cookie)
+bool wg_cookie_mac1_valid(const uint8_t mac1_key[32], const uint8_t *msg, size_t len)
 {
-	const uint8_t *macs = msg + len - 2 * WG_COOKIE_SIZE;
-	uint8_t computed[16], cookie[16];
-	enum wg_cookie_mac_state ret = WG_COOKIE_MAC_INVALID;
+	uint8_t computed[WG_COOKIE_SIZE];
 
-	if (!dev->has_identity || len < 2 * WG_COOKIE_SIZE)
-		return ret;
-	compute_mac1(computed, msg, len, dev->cookie_checker.mac1_key);
-	if (!zinc_memeq(computed, macs, WG_COOKIE_SIZE))
-		return ret;
-	ret = WG_COOKIE_MAC1_VALID;
-	if (!check_cookie || !make_cookie(dev, cookie, from))
-		return ret;
+	if (len < 2 * WG_COOKIE_SIZE)
+		return false;
+	compute_mac1(computed, msg, len, mac1_key);
+	return zinc_memeq(computed, msg + len - 2 * WG_COOKIE_SIZE, WG_COOKIE_SIZE);
+}
+
+bool wg_cookie_mac2_valid(const uint8_t cookie[16], const uint8_t *msg, size_t len)
+{
+	uint8_t computed[WG_COOKIE_SIZE];
+
+	if (len < 2 * WG_COOKIE_SIZE)
+		return false;
 	compute_mac2(computed, msg, len, cookie);
-	if (zinc_memeq(computed, macs + WG_COOKIE_SIZE, WG_COOKIE_SIZE))
-		ret = WG_COOKIE_MAC2_VALID;
-	zinc_memzero(cookie, sizeof(cookie));
-	return ret;
+	return zinc_memeq(computed, msg + len - WG_COOKIE_SIZE, WG_COOKIE_SIZE);
 }
 
 void wg_cookie_add_macs(struct wg_device *dev, struct wg_peer *peer, uint8_t *msg, size_t len)
@@ -118,23 +116,19 @@ void wg_cookie_add_macs(struct wg_device *dev, struct wg_peer *peer, uint8_t *ms
 		memset(mac2, 0, WG_COOKIE_SIZE);
 }
 
-bool wg_cookie_create_reply(struct wg_device *dev, struct wg_message_handshake_cookie *out,
-			    const uint8_t *msg, size_t len, uint32_t sender_index,
-			    const struct wg_endpoint *from)
+void wg_cookie_seal_reply(struct wg_message_handshake_cookie *out, const uint8_t *msg,
+			  size_t len, const uint8_t cookie[16], const uint8_t cookie_key[32],
+			  const uint8_t nonce[WG_COOKIE_NONCE_SIZE])
 {
 	const uint8_t *mac1 = msg + len - 2 * WG_COOKIE_SIZE;
-	uint8_t cookie[16];
 
 	memset(out, 0, sizeof(*out));
 	out->header.type = WG_MESSAGE_HANDSHAKE_COOKIE;
-	wg_put_le32(out->receiver_index, sender_index);
-	if (!wg_device_random(dev, out->nonce, sizeof(out->nonce)) ||
-	    !make_cookie(dev, cookie, from))
-		return false;
-	zinc_xchacha20poly1305_encrypt(out->encrypted_cookie, cookie, sizeof(cookie), mac1,
-				       WG_COOKIE_SIZE, out->nonce, dev->cookie_checker.cookie_key);
-	zinc_memzero(cookie, sizeof(cookie));
-	return true;
+	/* Both handshake message types carry their sender index at offset 4. */
+	memcpy(out->receiver_index, msg + 4, sizeof(out->receiver_index));
+	memcpy(out->nonce, nonce, WG_COOKIE_NONCE_SIZE);
+	zinc_xchacha20poly1305_encrypt(out->encrypted_cookie, cookie, WG_COOKIE_SIZE, mac1,
+				       WG_COOKIE_SIZE, out->nonce, cookie_key);
 }
 
 bool wg_cookie_consume_reply(struct wg_device *dev, const struct wg_message_handshake_cookie *msg)

@@ -32,27 +32,25 @@ struct wg_cookie_maker {
 	uint8_t last_mac1_sent[WG_COOKIE_SIZE];
 };
 
-enum wg_cookie_mac_state {
-	WG_COOKIE_MAC_INVALID,
-	WG_COOKIE_MAC1_VALID, /* mac2 not checked, or invalid */
-	WG_COOKIE_MAC2_VALID,
-};
-
 void wg_cookie_checker_precompute(struct wg_cookie_checker *c, const uint8_t our_pub[32]);
 void wg_cookie_checker_wipe(struct wg_cookie_checker *c);
 void wg_cookie_maker_init(struct wg_cookie_maker *m, const uint8_t peer_pub[32]);
 void wg_cookie_maker_wipe(struct wg_cookie_maker *m);
 
-/* msg: a whole handshake message (len includes both macs). */
-enum wg_cookie_mac_state wg_cookie_validate(struct wg_device *dev, const uint8_t *msg, size_t len,
-					    const struct wg_endpoint *from, bool check_cookie);
+/* Checking incoming messages (the split handshake path, handshake.c). msg is
+ * a whole handshake message, both macs included; comparisons are constant
+ * time. Under the device lock: the cookie of a source (false if the RNG
+ * fails or the address is not IP). Without it: the macs, and a cookie reply
+ * to msg under cookie_key (HASH(LABEL_COOKIE || our public key)). */
+bool wg_cookie_make(struct wg_device *dev, uint8_t cookie[WG_COOKIE_SIZE],
+		    const struct wg_endpoint *from);
+bool wg_cookie_mac1_valid(const uint8_t mac1_key[32], const uint8_t *msg, size_t len);
+bool wg_cookie_mac2_valid(const uint8_t cookie[WG_COOKIE_SIZE], const uint8_t *msg, size_t len);
+void wg_cookie_seal_reply(struct wg_message_handshake_cookie *out, const uint8_t *msg,
+			  size_t len, const uint8_t cookie[WG_COOKIE_SIZE],
+			  const uint8_t cookie_key[32], const uint8_t nonce[WG_COOKIE_NONCE_SIZE]);
 /* Fills mac1 (and mac2 when a fresh cookie is held) of an outgoing message. */
 void wg_cookie_add_macs(struct wg_device *dev, struct wg_peer *peer, uint8_t *msg, size_t len);
-/* Builds a cookie reply to msg (a handshake message from `from` whose sender
- * index is sender_index). False if the RNG fails. */
-bool wg_cookie_create_reply(struct wg_device *dev, struct wg_message_handshake_cookie *out,
-			    const uint8_t *msg, size_t len, uint32_t sender_index,
-			    const struct wg_endpoint *from);
 /* Accepts a reply only for a message we sent and still await. */
 bool wg_cookie_consume_reply(struct wg_device *dev, const struct wg_message_handshake_cookie *msg);
 

@@ -26,7 +26,7 @@ uint64_t wg_device_wall_ns(struct wg_device *dev)
 	return dev->env.wall_ns(dev->env.ctx);
 }
 
-bool wg_device_random(struct wg_device *dev, void *buf, size_t len)
+bool wg_device_random(const struct wg_device *dev, void *buf, size_t len)
 {
 	if (dev->env.get_random)
 		return dev->env.get_random(dev->env.ctx, buf, len);
@@ -90,6 +90,7 @@ void wg_device_free(struct wg_device *dev)
 	wg_ratelimiter_free(dev->ratelimiter);
 	wg_allowedips_free(dev->allowedips);
 	wg_index_destroy(&dev->index);
+	wg_identity_put(dev->identity);
 	free(dev->peer_buckets);
 	free(dev->heap);
 	if (dev->scratch) {
@@ -270,11 +271,21 @@ void wg_device_set_private_key(struct wg_device *dev, const uint8_t key[32])
 		zinc_memzero(priv, sizeof(priv));
 	}
 	wg_cookie_checker_precompute(&dev->cookie_checker, dev->static_public);
+	wg_device_identity_renew(dev);
 	for (peer = dev->peer_first; peer; peer = next) {
 		next = peer->list_next;
 		wg_noise_precompute_static_static(dev, peer);
 		wg_noise_expire_current_keypairs(dev, peer);
 	}
+}
+
+void wg_device_identity_renew(struct wg_device *dev)
+{
+	wg_identity_put(dev->identity);
+	/* Out of memory: handshakes are refused until the key is set again. */
+	dev->identity = dev->has_identity ? wg_identity_new(dev->static_private,
+							    dev->static_public, &dev->cookie_checker)
+					  : NULL;
 }
 
 bool wg_device_get_private_key(const struct wg_device *dev, uint8_t key[32])

@@ -9,6 +9,7 @@
 #include "wg/wg.h"
 #include "allowedips.h"
 #include "cookie.h"
+#include "identity.h"
 #include "index.h"
 #include "messages.h"
 #include "ratelimiter.h"
@@ -23,6 +24,7 @@ struct wg_device {
 	bool has_identity;
 	uint8_t static_private[32];
 	uint8_t static_public[32];
+	struct wg_identity *identity; /* their snapshot (identity.h); NULL without */
 	uint32_t mtu;
 
 	struct wg_cookie_checker cookie_checker;
@@ -56,11 +58,13 @@ enum { WG_SCRATCH_SIZE = 16 + WG_MAX_PACKET + 16 + 16 };
 /* Refreshes dev->now from the injected clock. */
 void wg_device_clock(struct wg_device *dev);
 uint64_t wg_device_wall_ns(struct wg_device *dev);
-bool wg_device_random(struct wg_device *dev, void *buf, size_t len);
+bool wg_device_random(const struct wg_device *dev, void *buf, size_t len);
 bool wg_device_rng_ready(struct wg_device *dev);
 /* New SipHash keys for the peer table and the rate limiter, and everything
  * keyed by them rehashed; false (keys unchanged) if the RNG fails. */
 bool wg_device_redraw_hash_keys(struct wg_device *dev);
+/* Makes dev->identity a snapshot of the current static key (set_private_key). */
+void wg_device_identity_renew(struct wg_device *dev);
 bool wg_device_under_load(struct wg_device *dev);
 struct wg_peer *wg_device_lookup_peer_internal(struct wg_device *dev, const uint8_t pub[32]);
 /* Sends a datagram to the peer's endpoint, counting tx bytes. */
@@ -73,9 +77,13 @@ bool wg_ip_addr(const uint8_t *pkt, size_t len, bool src, int *family, const uin
 /* The peer that owns addr in allowed IPs, or NULL. */
 struct wg_peer *wg_device_route(struct wg_device *dev, int family, const uint8_t *addr);
 
+/* handshake.c: a handshake message through the split path, in one call;
+ * answers go out through io.send. */
+int wg_receive_handshake(struct wg_device *dev, const struct wg_endpoint *from, const uint8_t *pkt,
+			 size_t len);
+
 /* send.c */
 void wg_send_handshake_initiation(struct wg_device *dev, struct wg_peer *peer, bool is_retry);
-void wg_send_handshake_response(struct wg_device *dev, struct wg_peer *peer);
 void wg_send_keepalive(struct wg_device *dev, struct wg_peer *peer);
 /* Sends staged packets with the current keypair, or starts a handshake. */
 void wg_send_staged(struct wg_device *dev, struct wg_peer *peer);

@@ -1,4 +1,5 @@
 /* Noise IKpsk2 handshake and keypairs (see PROTOCOL.md "Handshake"). */
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -181,23 +182,42 @@ bool wg_noise_core_read_msg1_payload(struct wg_noise_core *st, const uint8_t *in
 	return ok;
 }
 
-bool wg_noise_core_write_msg2(struct wg_noise_core *st, uint8_t *out, const uint8_t e_priv[32],
-			      const uint8_t re_pub[32], const uint8_t rs_pub[32],
-			      const uint8_t psk[32], const uint8_t *payload, size_t plen)
+bool wg_noise_msg2_dh(uint8_t e_pub[32], uint8_t ee[32], uint8_t se[32], const uint8_t e_priv[32],
+		      const uint8_t re_pub[32], const uint8_t rs_pub[32])
+{
+	return zinc_curve25519_generate_public(e_pub, e_priv) &&
+	       zinc_curve25519(ee, e_priv, re_pub) && zinc_curve25519(se, e_priv, rs_pub);
+}
+
+bool wg_noise_core_write_msg2_dh(struct wg_noise_core *st, uint8_t *out, const uint8_t e_pub[32],
+				 const uint8_t ee[32], const uint8_t se[32], const uint8_t psk[32],
+				 const uint8_t *payload, size_t plen)
 {
 	uint8_t key[32];
 	bool ok = false;
 
-	if (!zinc_curve25519_generate_public(out, e_priv))
-		goto out;
+	memcpy(out, e_pub, 32);
 	mix_ephemeral(st, out);
-	if (!mix_dh(st, key, e_priv, re_pub) || !mix_dh(st, key, e_priv, rs_pub))
+	if (!mix_shared(st, key, ee) || !mix_shared(st, key, se))
 		goto out;
 	mix_psk(st, key, psk);
 	encrypt_and_hash(st, out + 32, payload, plen, key);
 	ok = true;
 out:
 	zinc_memzero(key, sizeof(key));
+	return ok;
+}
+
+bool wg_noise_core_write_msg2(struct wg_noise_core *st, uint8_t *out, const uint8_t e_priv[32],
+			      const uint8_t re_pub[32], const uint8_t rs_pub[32],
+			      const uint8_t psk[32], const uint8_t *payload, size_t plen)
+{
+	uint8_t e_pub[32], ee[32], se[32];
+	bool ok = wg_noise_msg2_dh(e_pub, ee, se, e_priv, re_pub, rs_pub) &&
+		  wg_noise_core_write_msg2_dh(st, out, e_pub, ee, se, psk, payload, plen);
+
+	zinc_memzero(ee, sizeof(ee));
+	zinc_memzero(se, sizeof(se));
 	return ok;
 }
 
@@ -254,6 +274,7 @@ static void handshake_zero(struct wg_handshake *hs)
 	zinc_memzero(&hs->core, sizeof(hs->core));
 	hs->remote_index = 0;
 	hs->state = WG_HANDSHAKE_ZEROED;
+	hs->serial++;
 }
 
 void wg_noise_handshake_init(struct wg_peer *peer)
@@ -314,54 +335,36 @@ bool wg_noise_create_initiation(struct wg_device *dev, struct wg_peer *peer,
 	return true;
 }
 
-struct wg_peer *wg_noise_consume_initiation(struct wg_device *dev,
-					    const struct wg_message_handshake_initiation *msg)
+struct wg_peer *wg_noise_commit_initiation(struct wg_device *dev,
+					   const struct wg_handshake_job_state *s)
 {
-	struct wg_noise_core core;
-	uint8_t re[32], rs[32], t[WG_TIMESTAMP_SIZE];
-	struct wg_peer *peer = NULL;
+	struct wg_peer *peer = wg_device_lookup_peer_internal(dev, s->remote_static);
 	struct wg_handshake *hs;
 	bool replay, flood;
 
-	if (!dev->has_identity)
-		return NULL;
-	wg_noise_core_init(&core, (const uint8_t *)WG_IDENTIFIER, sizeof(WG_IDENTIFIER) - 1,
-			   dev->static_public);
-	if (!wg_noise_core_read_msg1_static(&core, msg->unencrypted_ephemeral, dev->static_private,
-					    re, rs))
-		goto fail;
-	peer = wg_device_lookup_peer_internal(dev, rs);
 	if (!peer)
-		goto fail;
-	if (!wg_noise_core_read_msg1_payload(&core, msg->encrypted_timestamp,
-					     sizeof(msg->encrypted_timestamp), peer->precomputed_ss,
-					     t))
-		goto fail;
+		return NULL;
 	hs = &peer->handshake;
-	replay = memcmp(t, hs->latest_timestamp, sizeof(t)) <= 0;
+	replay = memcmp(s->timestamp, hs->latest_timestamp, WG_TIMESTAMP_SIZE) <= 0;
 	flood = hs->has_consumed_initiation &&
 		dev->now - hs->last_initiation_consumption < WG_HANDSHAKE_INITIATION_RATE;
 	if (replay || flood)
-		goto fail;
+		return NULL;
 
 	handshake_zero(hs);
-	memcpy(hs->remote_ephemeral, re, 32);
-	hs->core = core;
-	hs->remote_index = wg_le32(msg->sender_index);
-	memcpy(hs->latest_timestamp, t, sizeof(t));
+	memcpy(hs->remote_ephemeral, s->remote_ephemeral, 32);
+	hs->core = s->core;
+	hs->remote_index = wg_le32(s->msg + offsetof(struct wg_message_handshake_initiation,
+						     sender_index));
+	memcpy(hs->latest_timestamp, s->timestamp, WG_TIMESTAMP_SIZE);
 	hs->last_initiation_consumption = dev->now;
 	hs->has_consumed_initiation = true;
 	hs->state = WG_HANDSHAKE_CONSUMED_INITIATION;
-	zinc_memzero(&core, sizeof(core));
-	zinc_memzero(re, sizeof(re));
 	return peer;
-fail:
-	zinc_memzero(&core, sizeof(core));
-	zinc_memzero(re, sizeof(re));
-	return NULL;
 }
 
 bool wg_noise_create_response(struct wg_device *dev, struct wg_peer *peer,
+			      const struct wg_handshake_job_state *s,
 			      struct wg_message_handshake_response *msg)
 {
 	struct wg_handshake *hs = &peer->handshake;
@@ -373,53 +376,30 @@ bool wg_noise_create_response(struct wg_device *dev, struct wg_peer *peer,
 	memset(msg, 0, sizeof(*msg));
 	msg->header.type = WG_MESSAGE_HANDSHAKE_RESPONSE;
 	wg_put_le32(msg->receiver_index, hs->remote_index);
-	if (!generate_ephemeral(dev, hs->ephemeral_private) ||
-	    !wg_noise_core_write_msg2(&hs->core, msg->unencrypted_ephemeral, hs->ephemeral_private,
-				      hs->remote_ephemeral, peer->public_key, peer->preshared_key,
-				      empty, 0) ||
+	if (!wg_noise_core_write_msg2_dh(&hs->core, msg->unencrypted_ephemeral, s->resp_e_pub,
+					 s->resp_ee, s->resp_se, peer->preshared_key, empty, 0) ||
 	    !wg_index_insert_new(dev, &hs->entry)) {
 		wg_noise_handshake_clear(dev, peer);
 		return false;
 	}
 	wg_put_le32(msg->sender_index, hs->entry.index);
-	zinc_memzero(hs->ephemeral_private, 32);
 	hs->state = WG_HANDSHAKE_CREATED_RESPONSE;
 	return true;
 }
 
-struct wg_peer *wg_noise_consume_response(struct wg_device *dev,
-					  const struct wg_message_handshake_response *msg)
+bool wg_noise_commit_response(const struct wg_handshake_job_state *s)
 {
-	struct wg_index_entry *e;
-	struct wg_noise_core core;
-	struct wg_handshake *hs;
-	struct wg_peer *peer;
-	uint8_t empty[1];
-	bool ok;
+	struct wg_handshake *hs = &s->peer->handshake;
 
-	if (!dev->has_identity)
-		return NULL;
-	e = wg_index_lookup(&dev->index, wg_le32(msg->receiver_index), WG_INDEX_HANDSHAKE);
-	if (!e)
-		return NULL;
-	peer = e->peer;
-	hs = &peer->handshake;
-	if (hs->state != WG_HANDSHAKE_CREATED_INITIATION)
-		return NULL;
-	core = hs->core;
-	ok = wg_noise_core_read_msg2(&core, msg->unencrypted_ephemeral,
-				     32 + sizeof(msg->encrypted_nothing), hs->ephemeral_private,
-				     dev->static_private, peer->preshared_key, empty);
-	if (!ok) {
-		zinc_memzero(&core, sizeof(core));
-		return NULL;
-	}
-	hs->core = core;
-	zinc_memzero(&core, sizeof(core));
+	if (s->peer->dead || hs->state != WG_HANDSHAKE_CREATED_INITIATION ||
+	    hs->serial != s->serial)
+		return false;
+	hs->core = s->core;
 	zinc_memzero(hs->ephemeral_private, 32);
-	hs->remote_index = wg_le32(msg->sender_index);
+	hs->remote_index = wg_le32(s->msg + offsetof(struct wg_message_handshake_response,
+						     sender_index));
 	hs->state = WG_HANDSHAKE_CONSUMED_RESPONSE;
-	return peer;
+	return true;
 }
 
 /* ---- Keypairs ---- */

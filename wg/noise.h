@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "wg/wg.h"
 #include "index.h"
 #include "messages.h"
 #include "replay.h"
@@ -15,11 +16,9 @@
 struct wg_device;
 struct wg_peer;
 
-/* ---- Generic core: symmetric state of one handshake ---- */
-struct wg_noise_core {
-	uint8_t ck[WG_HASH_SIZE]; /* chaining key */
-	uint8_t h[WG_HASH_SIZE];  /* handshake hash */
-};
+/* ---- Generic core: symmetric state of one handshake ----
+ * struct wg_noise_core (chaining key ck, handshake hash h) is in wg/wg.h:
+ * the split handshake path's jobs embed it. */
 
 /* ck = HASH(CONSTRUCTION); h = HASH(ck || prologue); h = HASH(h || responder_pub). */
 void wg_noise_core_init(struct wg_noise_core *st, const uint8_t *prologue, size_t prologue_len,
@@ -44,6 +43,15 @@ bool wg_noise_core_read_msg1_payload(struct wg_noise_core *st, const uint8_t *in
 bool wg_noise_core_write_msg2(struct wg_noise_core *st, uint8_t *out, const uint8_t e_priv[32],
 			      const uint8_t re_pub[32], const uint8_t rs_pub[32],
 			      const uint8_t psk[32], const uint8_t *payload, size_t plen);
+/* The same in two steps, so that the X25519 work can be done before the
+ * handshake state is at hand: the ephemeral's public key and its two DH
+ * results (ee with the initiator's ephemeral, se with its static; false if
+ * one is zero), then the message from them. */
+bool wg_noise_msg2_dh(uint8_t e_pub[32], uint8_t ee[32], uint8_t se[32], const uint8_t e_priv[32],
+		      const uint8_t re_pub[32], const uint8_t rs_pub[32]);
+bool wg_noise_core_write_msg2_dh(struct wg_noise_core *st, uint8_t *out, const uint8_t e_pub[32],
+				 const uint8_t ee[32], const uint8_t se[32], const uint8_t psk[32],
+				 const uint8_t *payload, size_t plen);
 /* Initiator reads message 2: in = e || enc(payload), in_len = 32 + plen + 16. */
 bool wg_noise_core_read_msg2(struct wg_noise_core *st, const uint8_t *in, size_t in_len,
 			     const uint8_t e_priv[32], const uint8_t s_priv[32],
@@ -70,6 +78,7 @@ enum wg_handshake_state {
 struct wg_handshake {
 	struct wg_index_entry entry; /* our (sender) index */
 	uint8_t state;
+	uint32_t serial; /* changes whenever the state is reset (split path's check) */
 	bool has_consumed_initiation;
 	uint8_t latest_timestamp[WG_TIMESTAMP_SIZE];
 	uint32_t remote_index;
@@ -107,12 +116,19 @@ void wg_noise_precompute_static_static(struct wg_device *dev, struct wg_peer *pe
 
 bool wg_noise_create_initiation(struct wg_device *dev, struct wg_peer *peer,
 				struct wg_message_handshake_initiation *msg);
-struct wg_peer *wg_noise_consume_initiation(struct wg_device *dev,
-					    const struct wg_message_handshake_initiation *msg);
+/* Incoming messages are read on the split path (handshake.c); these commit
+ * a consumed job under the lock. The initiation: the peer whose static key
+ * it carried, if its timestamp is newer than the last and the last came at
+ * least WG_HANDSHAKE_INITIATION_RATE ago; NULL otherwise. */
+struct wg_peer *wg_noise_commit_initiation(struct wg_device *dev,
+					   const struct wg_handshake_job_state *s);
+/* The response to a committed initiation, from the job's DH results. */
 bool wg_noise_create_response(struct wg_device *dev, struct wg_peer *peer,
+			      const struct wg_handshake_job_state *s,
 			      struct wg_message_handshake_response *msg);
-struct wg_peer *wg_noise_consume_response(struct wg_device *dev,
-					  const struct wg_message_handshake_response *msg);
+/* The response to our initiation: false if that initiation was replaced or
+ * answered since the job was prepared. */
+bool wg_noise_commit_response(const struct wg_handshake_job_state *s);
 /* Derives a keypair from a finished handshake and installs it (initiator:
  * current; responder: next, unconfirmed). */
 bool wg_noise_begin_session(struct wg_device *dev, struct wg_peer *peer);

@@ -1,5 +1,5 @@
-/* Incoming: message classification, handshake processing (RNG gate, macs,
- * cookies, rate limit), transport data (simple and split paths). */
+/* Incoming: message classification, transport data (simple and split
+ * paths); handshake messages go to handshake.c. */
 #include <string.h>
 
 #include <zinc/chacha20poly1305.h>
@@ -26,98 +26,6 @@ int wg_message_type(const uint8_t *pkt, size_t len)
 	}
 }
 
-static void after_handshake_received(struct wg_device *dev, struct wg_peer *peer, size_t len)
-{
-	peer->rx_bytes += len;
-	wg_timers_any_authenticated_packet_received(dev, peer);
-	wg_timers_any_authenticated_packet_traversal(dev, peer);
-}
-
-static int receive_initiation(struct wg_device *dev, const struct wg_endpoint *from,
-			      const uint8_t *pkt, size_t len)
-{
-	struct wg_message_handshake_initiation msg;
-	struct wg_peer *peer;
-
-	memcpy(&msg, pkt, sizeof(msg));
-	peer = wg_noise_consume_initiation(dev, &msg);
-	if (!peer)
-		return WG_ERR_DROPPED;
-	wg_peer_set_endpoint_from(peer, from);
-	wg_send_handshake_response(dev, peer);
-	after_handshake_received(dev, peer, len);
-	return WG_OK;
-}
-
-static int receive_response(struct wg_device *dev, const struct wg_endpoint *from,
-			    const uint8_t *pkt, size_t len)
-{
-	struct wg_message_handshake_response msg;
-	struct wg_peer *peer;
-
-	memcpy(&msg, pkt, sizeof(msg));
-	peer = wg_noise_consume_response(dev, &msg);
-	if (!peer)
-		return WG_ERR_DROPPED;
-	wg_peer_set_endpoint_from(peer, from);
-	if (wg_noise_begin_session(dev, peer)) {
-		wg_timers_session_derived(dev, peer);
-		wg_timers_handshake_complete(dev, peer);
-		/* Staged packets confirm the session; a keepalive if there are none. */
-		wg_send_keepalive(dev, peer);
-	}
-	after_handshake_received(dev, peer, len);
-	return WG_OK;
-}
-
-static int receive_handshake(struct wg_device *dev, const struct wg_endpoint *from,
-			     const uint8_t *pkt, size_t len, int type)
-{
-	struct wg_message_handshake_cookie reply;
-	enum wg_cookie_mac_state mac;
-	bool under_load;
-	int r;
-
-	/* Before any work: an answer must never come from weak randomness. */
-	if (!wg_device_rng_ready(dev)) {
-		dev->stats.handshakes_dropped_rng++;
-		return WG_ERR_DROPPED;
-	}
-	if (type == WG_MESSAGE_HANDSHAKE_COOKIE) {
-		struct wg_message_handshake_cookie msg;
-		memcpy(&msg, pkt, sizeof(msg));
-		if (wg_cookie_consume_reply(dev, &msg))
-			return WG_OK;
-		dev->stats.packets_invalid++;
-		return WG_ERR_DROPPED;
-	}
-	under_load = wg_device_under_load(dev);
-	mac = wg_cookie_validate(dev, pkt, len, from, under_load);
-	if (mac == WG_COOKIE_MAC_INVALID) {
-		dev->stats.packets_invalid++;
-		return WG_ERR_DROPPED;
-	}
-	if (under_load && mac == WG_COOKIE_MAC1_VALID) {
-		/* Both message types carry their sender index at offset 4. */
-		if (wg_cookie_create_reply(dev, &reply, pkt, len, wg_le32(pkt + 4), from)) {
-			dev->io.send(dev->io.ctx, from, (const uint8_t *)&reply, sizeof(reply));
-			dev->stats.cookie_replies_sent++;
-		}
-		return WG_ERR_DROPPED;
-	}
-	if (under_load && !wg_ratelimiter_allow(dev->ratelimiter, &from->addr.sa, dev->now)) {
-		dev->stats.handshakes_ratelimited++;
-		return WG_ERR_DROPPED;
-	}
-	if (type == WG_MESSAGE_HANDSHAKE_INITIATION)
-		r = receive_initiation(dev, from, pkt, len);
-	else
-		r = receive_response(dev, from, pkt, len);
-	if (r != WG_OK)
-		dev->stats.packets_invalid++;
-	return r;
-}
-
 int wg_device_receive(struct wg_device *dev, const struct wg_endpoint *from, uint8_t *pkt,
 		      size_t len)
 {
@@ -131,7 +39,7 @@ int wg_device_receive(struct wg_device *dev, const struct wg_endpoint *from, uin
 		return WG_ERR_INVALID;
 	}
 	if (type != WG_MESSAGE_DATA)
-		return receive_handshake(dev, from, pkt, len, type);
+		return wg_receive_handshake(dev, from, pkt, len);
 	r = wg_device_prepare_rx(dev, from, pkt, len, &job);
 	if (r != WG_OK)
 		return r;

@@ -40,23 +40,6 @@ void wg_send_handshake_initiation(struct wg_device *dev, struct wg_peer *peer, b
 	wg_timers_handshake_initiated(dev, peer);
 }
 
-void wg_send_handshake_response(struct wg_device *dev, struct wg_peer *peer)
-{
-	struct wg_message_handshake_response msg;
-
-	peer->last_sent_handshake = dev->now;
-	peer->has_sent_handshake = true;
-	if (!wg_noise_create_response(dev, peer, &msg))
-		return;
-	wg_cookie_add_macs(dev, peer, (uint8_t *)&msg, sizeof(msg));
-	if (!wg_noise_begin_session(dev, peer))
-		return;
-	wg_timers_session_derived(dev, peer);
-	wg_timers_any_authenticated_packet_traversal(dev, peer);
-	wg_timers_any_authenticated_packet_sent(dev, peer);
-	wg_device_send_to_peer(dev, peer, (const uint8_t *)&msg, sizeof(msg));
-}
-
 /* Plaintext padded to 16, but not past the MTU (the last MTU-sized unit of
  * an oversized packet is what gets padded, as in Linux). */
 static size_t padded_len(size_t len, uint32_t mtu)

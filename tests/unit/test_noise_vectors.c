@@ -1,6 +1,7 @@
 /* The engine's Noise core against the cacophony Noise_IKpsk2 vector: fixed
- * prologue, statics, ephemerals, PSK and payloads, then transport messages
- * with the split keys. */
+ * prologue, statics, ephemerals, PSK and payloads (message 2 also as the
+ * split handshake path writes it: DH results first), then transport
+ * messages with the split keys. */
 #include <zinc/chacha20poly1305.h>
 #include <zinc/curve25519.h>
 
@@ -60,6 +61,18 @@ int main(void)
 	plen = unhex(payload, sizeof(payload), nv_messages[1].payload);
 	clen = unhex(ct, sizeof(ct), nv_messages[1].ciphertext);
 	CHECK(clen == 32 + plen + 16);
+	{
+		/* In two steps, as the split handshake path writes it: the
+		 * X25519 work first (without the lock), the message after. */
+		struct wg_noise_core res2 = res;
+		uint8_t e_pub[32], ee[32], se[32];
+
+		CHECK(wg_noise_msg2_dh(e_pub, ee, se, nv_resp_ephemeral, re, rs));
+		memset(out, 0, sizeof(out));
+		CHECK(wg_noise_core_write_msg2_dh(&res2, out, e_pub, ee, se, nv_psk, payload, plen));
+		CHECK_MEM(out, ct, clen, "message 2 ciphertext, DH first");
+		CHECK_MEM(res2.h, nv_handshake_hash, 32, "handshake hash, DH first");
+	}
 	CHECK(
 	    wg_noise_core_write_msg2(&res, out, nv_resp_ephemeral, re, rs, nv_psk, payload, plen));
 	CHECK_MEM(out, ct, clen, "message 2 ciphertext");

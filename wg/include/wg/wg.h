@@ -7,9 +7,10 @@
  *    tunnel, wg_device_receive() with datagrams from its socket and
  *    wg_device_tick() when wg_device_tick() said the next timer is due;
  *  - a multi-threaded daemon calls the same functions under one lock, or the
- *    split data path at the bottom of this file: reserve nonces under the lock,
- *    do the crypto on any thread, complete under the lock (replay window,
- *    source check, timers).
+ *    split paths at the bottom of this file: for data, reserve nonces under
+ *    the lock, do the crypto on any thread, complete under the lock (replay
+ *    window, source check, timers); for handshake messages, the same with
+ *    the Noise and MAC computations in the middle.
  *
  * Unless a function says otherwise, calls on one device must be serialized by
  * the caller (a mutex in the daemon). Callbacks run inside those calls.
@@ -153,8 +154,9 @@ void wg_peer_get_info(const struct wg_peer *peer, struct wg_peer_info *info);
 int wg_device_send(struct wg_device *dev, const uint8_t *ip_pkt, size_t len);
 
 /* A datagram from the network. Handshake messages are processed (answers go
- * out through io.send); transport data is decrypted in place (pkt is
- * modified) and delivered through io.deliver. */
+ * out through io.send; it is the split handshake path below, in one call);
+ * transport data is decrypted in place (pkt is modified) and delivered
+ * through io.deliver. */
 int wg_device_receive(struct wg_device *dev, const struct wg_endpoint *from, uint8_t *pkt,
 		      size_t len);
 
@@ -235,5 +237,89 @@ bool wg_rx_open(struct wg_rx_job *job, uint8_t *pkt, size_t len);
  * when out is non-NULL and does not deliver). Drops the job's reference. */
 int wg_device_complete_rx(struct wg_device *dev, struct wg_rx_job *job, const uint8_t **out,
 			  size_t *out_len);
+
+/* ---- Split handshake path (multi-threaded daemon) ----
+ * The costly part of an incoming handshake message (X25519, decryption of
+ * the initiator's static key and timestamp, mac1) runs outside the lock:
+ *
+ * wg_device_prepare_handshake(), under the lock: the RNG gate and the load
+ *   state; under load also the source's cookie, mac2 and, with a valid
+ *   mac2, the per-source rate limiter (admission is device state; two small
+ *   BLAKE2s). Copies the message, takes a reference on the device's static
+ *   identity (an immutable snapshot, replaced when the private key changes)
+ *   and, for a response, copies the state of our initiation it answers.
+ * wg_handshake_consume(), on any thread, without the lock: reads only the
+ *   job, the identity snapshot and dev's immutable env (env.get_random must
+ *   then be thread-safe; the default is). mac1; under load without a valid
+ *   mac2 the cookie reply; else Noise message 1 (and, for a valid one, the
+ *   response's ephemeral and its two DH results) or message 2.
+ * wg_device_complete_handshake(), under the lock: refuses the job if the
+ *   device's identity is no longer the job's (the private key was changed or
+ *   removed meanwhile), if its peer is gone or, for a response, if our
+ *   initiation was replaced or answered meanwhile; then peer lookup,
+ *   timestamp replay and initiation flood checks, index, keypair, timers,
+ *   endpoint. Drops the job's references and wipes its secrets.
+ *
+ * Every prepared job goes through the three calls in this order, even when
+ * prepare has decided already (consume then does nothing). Complete returns
+ * what wg_device_receive() would (which is these three calls and a send).
+ * A datagram to answer with (the response to an initiation, a cookie reply)
+ * is returned in the job, for the caller to send after dropping the lock:
+ * these never go through io.send. Complete's other sends (staged data, or a
+ * keepalive, once our initiation was answered) are data and do, as the
+ * data path's own do. Jobs are independent: consume them on any threads,
+ * complete them in any order (if a peer's newer initiation completes
+ * first, an older one in flight is then refused as a replay). */
+enum {
+	WG_HANDSHAKE_MAX_LEN = 148, /* the largest handshake message */
+	WG_HANDSHAKE_TIMESTAMP_LEN = 12,
+	WG_HANDSHAKE_COOKIE_LEN = 16,
+};
+
+struct wg_identity;
+/* The engine's Noise state (chaining key, hash), embedded in jobs. */
+struct wg_noise_core {
+	uint8_t ck[WG_KEY_LEN];
+	uint8_t h[WG_KEY_LEN];
+};
+
+struct wg_handshake_job {
+	/* Output: send out[0..out_len) to `to` (out_len 0: nothing to send). */
+	struct wg_endpoint to;
+	size_t out_len;
+	uint8_t out[WG_HANDSHAKE_MAX_LEN];
+
+	/* The engine's; opaque to callers. */
+	struct wg_handshake_job_state {
+		int type;   /* message type 1-3 */
+		int stage;  /* what is left to do (enum in wg/handshake.c) */
+		int result; /* the verdict once decided */
+		struct wg_endpoint from;
+		size_t len;
+		uint8_t msg[WG_HANDSHAKE_MAX_LEN];
+		uint8_t cookie[WG_HANDSHAKE_COOKIE_LEN]; /* under load: the cookie of `from` */
+		struct wg_identity *id;
+		struct wg_peer *peer; /* response: whose initiation it answers (a reference) */
+		uint32_t serial;      /* response: our initiation's serial */
+		struct wg_noise_core core;
+		uint8_t e_priv[WG_KEY_LEN];	    /* response: our initiation's ephemeral */
+		uint8_t psk[WG_KEY_LEN];	    /* response: the peer's PSK */
+		uint8_t remote_ephemeral[WG_KEY_LEN]; /* initiation */
+		uint8_t remote_static[WG_KEY_LEN];
+		uint8_t timestamp[WG_HANDSHAKE_TIMESTAMP_LEN];
+		/* initiation: our response's ephemeral and DH(e, re), DH(e, rs) */
+		uint8_t resp_e_pub[WG_KEY_LEN], resp_ee[WG_KEY_LEN], resp_se[WG_KEY_LEN];
+	} s;
+};
+
+/* A handshake datagram (types 1-3, wg_message_type) into job. Under the lock. */
+void wg_device_prepare_handshake(struct wg_device *dev, const struct wg_endpoint *from,
+				 const uint8_t *pkt, size_t len, struct wg_handshake_job *job);
+/* The crypto. Thread-safe on distinct jobs; no lock. */
+void wg_handshake_consume(const struct wg_device *dev, struct wg_handshake_job *job);
+/* Commits the result to the device. Under the lock. WG_OK, WG_ERR_DROPPED or
+ * (not a handshake message) WG_ERR_INVALID; job->out_len tells whether to
+ * send job->out to job->to. */
+int wg_device_complete_handshake(struct wg_device *dev, struct wg_handshake_job *job);
 
 #endif

@@ -1,0 +1,57 @@
+/* The engine lock (struct zt.lock), taken through zt_lock()/zt_unlock().
+ *
+ * A bench build (-DZT_LOCK_STATS, scripts/bench-handshake) also records how
+ * long each hold lasts, in wall time and in the holder's CPU time (which
+ * leaves out the time it was preempted, on a loaded machine most of a long
+ * wall-time hold): the longest of each and where the lock was taken, the
+ * number of holds and of holds over ZT_LOCK_SLOW_NS. SIGUSR1 logs and resets
+ * them, and they are logged at exit. The shipped binary has plain mutex calls. */
+#ifndef ZT_ENGINELOCK_H
+#define ZT_ENGINELOCK_H
+
+#include <pthread.h>
+#include <stdint.h>
+#include <time.h>
+
+#ifdef ZT_LOCK_STATS
+#define ZT_LOCK_SLOW_NS 50000ULL /* the handshake path's target (issue 13) */
+
+/* Written only by the thread that holds the lock. */
+struct zt_lockstat {
+	uint64_t since, since_cpu; /* when the current hold began (wall, thread CPU) */
+	const char *where;	   /* where it was taken: "file:line" */
+	uint64_t max_ns, max_cpu_ns;
+	const char *max_where, *max_cpu_where;
+	uint64_t holds, slow, slow_cpu;
+};
+
+void zt_lockstat_acquired(struct zt_lockstat *s, const char *where);
+void zt_lockstat_released(struct zt_lockstat *s);
+/* With the lock held: the counters so far, which then start again. */
+struct zt_lockstat zt_lockstat_take(struct zt_lockstat *s);
+/* One log line (without the lock: logging is slow). */
+void zt_lockstat_log(const struct zt_lockstat *s);
+
+#define ZT_LOCKSTAT_DECL struct zt_lockstat lockstat;
+#define ZT_LOCK_STR2(x) #x
+#define ZT_LOCK_STR(x) ZT_LOCK_STR2(x)
+#define ZT_LOCK_WHERE __FILE__ ":" ZT_LOCK_STR(__LINE__)
+#define zt_lock(zt)                                                                            \
+	(pthread_mutex_lock(&(zt)->lock), zt_lockstat_acquired(&(zt)->lockstat, ZT_LOCK_WHERE))
+#define zt_unlock(zt)                                                                          \
+	(zt_lockstat_released(&(zt)->lockstat), pthread_mutex_unlock(&(zt)->lock))
+#define zt_lock_wait(zt, cond)                                                                 \
+	(zt_lockstat_released(&(zt)->lockstat), pthread_cond_wait(cond, &(zt)->lock),          \
+	 zt_lockstat_acquired(&(zt)->lockstat, ZT_LOCK_WHERE))
+#define zt_lock_timedwait(zt, cond, ts)                                                        \
+	(zt_lockstat_released(&(zt)->lockstat), pthread_cond_timedwait(cond, &(zt)->lock, ts), \
+	 zt_lockstat_acquired(&(zt)->lockstat, ZT_LOCK_WHERE))
+#else
+#define ZT_LOCKSTAT_DECL
+#define zt_lock(zt) pthread_mutex_lock(&(zt)->lock)
+#define zt_unlock(zt) pthread_mutex_unlock(&(zt)->lock)
+#define zt_lock_wait(zt, cond) pthread_cond_wait(cond, &(zt)->lock)
+#define zt_lock_timedwait(zt, cond, ts) pthread_cond_timedwait(cond, &(zt)->lock, ts)
+#endif
+
+#endif

@@ -1,0 +1,309 @@
+/* Incoming handshake messages on the split path (wg.h, "Split handshake
+ * path"): prepare under the device lock (RNG gate, admission under load),
+ * consume without it (mac1, cookie reply, X25519, Noise), complete under it
+ * (replay and flood checks, state, keypair). wg_device_receive() runs the
+ * three in a row. */
+#include <stddef.h>
+#include <string.h>
+
+#include <zinc/curve25519.h>
+#include <zinc/memzero.h>
+
+#include "device.h"
+#include "peer.h"
+#include "timers.h"
+
+/* The job's public sizes (wg.h) against the wire's (messages.h). */
+_Static_assert(WG_HANDSHAKE_MAX_LEN == sizeof(struct wg_message_handshake_initiation),
+	       "largest handshake message");
+_Static_assert((int)WG_HANDSHAKE_TIMESTAMP_LEN == (int)WG_TIMESTAMP_SIZE, "timestamp size");
+_Static_assert((int)WG_HANDSHAKE_COOKIE_LEN == (int)WG_COOKIE_SIZE, "cookie size");
+
+/* What is left to do with a job (job->s.stage). */
+enum wg_handshake_stage {
+	WG_HS_DECIDED, /* prepare decided: job->s.result, already counted */
+	WG_HS_CONSUME, /* the crypto is to be done */
+	WG_HS_COOKIE,  /* under load without a valid mac2: a cookie reply if mac1 is valid */
+	WG_HS_COMMIT,  /* the crypto passed: commit under the lock */
+	WG_HS_REPLIED, /* a cookie reply is in job->out */
+	WG_HS_FAILED,  /* a mac or the crypto failed: invalid */
+};
+
+static const uint8_t *msg_field(const struct wg_handshake_job_state *s, size_t offset)
+{
+	return s->msg + offset;
+}
+
+/* ---- Prepare (under the lock) ---- */
+
+/* Under load only messages with a valid mac2 (a cookie for their source)
+ * are admitted, within the per-source rate; the others get a cookie reply
+ * from consume if their mac1 is valid. False: dropped. */
+static bool admit_under_load(struct wg_device *dev, struct wg_handshake_job_state *s)
+{
+	if (!wg_cookie_make(dev, s->cookie, &s->from))
+		return false;
+	if (!wg_cookie_mac2_valid(s->cookie, s->msg, s->len)) {
+		s->stage = WG_HS_COOKIE;
+		return true;
+	}
+	if (!wg_ratelimiter_allow(dev->ratelimiter, &s->from.addr.sa, dev->now)) {
+		dev->stats.handshakes_ratelimited++;
+		return false;
+	}
+	return true;
+}
+
+/* A response answers our initiation: copy what reading it needs. */
+static bool prepare_response(struct wg_device *dev, struct wg_handshake_job_state *s)
+{
+	uint32_t index = wg_le32(msg_field(s, offsetof(struct wg_message_handshake_response,
+							receiver_index)));
+	struct wg_index_entry *e = wg_index_lookup(&dev->index, index, WG_INDEX_HANDSHAKE);
+	struct wg_handshake *hs;
+
+	if (!e)
+		return false;
+	hs = &e->peer->handshake;
+	if (hs->state != WG_HANDSHAKE_CREATED_INITIATION)
+		return false;
+	s->peer = e->peer;
+	wg_peer_get(s->peer);
+	s->serial = hs->serial;
+	s->core = hs->core;
+	memcpy(s->e_priv, hs->ephemeral_private, 32);
+	memcpy(s->psk, s->peer->preshared_key, 32);
+	return true;
+}
+
+void wg_device_prepare_handshake(struct wg_device *dev, const struct wg_endpoint *from,
+				 const uint8_t *pkt, size_t len, struct wg_handshake_job *job)
+{
+	struct wg_handshake_job_state *s = &job->s;
+	int type = wg_message_type(pkt, len);
+
+	memset(job, 0, sizeof(*job));
+	s->stage = WG_HS_DECIDED;
+	s->result = WG_ERR_DROPPED;
+	wg_device_clock(dev);
+	if (type < WG_MESSAGE_HANDSHAKE_INITIATION || type > WG_MESSAGE_HANDSHAKE_COOKIE || !from) {
+		dev->stats.packets_invalid++;
+		s->result = WG_ERR_INVALID;
+		return;
+	}
+	s->type = type;
+	s->from = *from;
+	s->len = len;
+	memcpy(s->msg, pkt, len);
+	/* Before any work: an answer must never come from weak randomness. */
+	if (!wg_device_rng_ready(dev)) {
+		dev->stats.handshakes_dropped_rng++;
+		return;
+	}
+	if (type == WG_MESSAGE_HANDSHAKE_COOKIE) {
+		/* one XChaCha20-Poly1305 of 16 bytes: not worth a round trip */
+		struct wg_message_handshake_cookie msg;
+
+		memcpy(&msg, pkt, sizeof(msg));
+		if (wg_cookie_consume_reply(dev, &msg))
+			s->result = WG_OK;
+		else
+			dev->stats.packets_invalid++;
+		return;
+	}
+	if (!dev->identity) {
+		dev->stats.packets_invalid++;
+		return;
+	}
+	s->stage = WG_HS_CONSUME;
+	if (wg_device_under_load(dev) && !admit_under_load(dev, s)) {
+		s->stage = WG_HS_DECIDED;
+		return;
+	}
+	if (s->stage == WG_HS_CONSUME && type == WG_MESSAGE_HANDSHAKE_RESPONSE &&
+	    !prepare_response(dev, s)) {
+		s->stage = WG_HS_DECIDED;
+		dev->stats.packets_invalid++;
+		return;
+	}
+	s->id = dev->identity;
+	wg_identity_get(s->id);
+}
+
+/* ---- Consume (any thread, no lock) ---- */
+
+static bool consume_initiation(const struct wg_device *dev, struct wg_handshake_job_state *s)
+{
+	const struct wg_identity *id = s->id;
+	const size_t eph = offsetof(struct wg_message_handshake_initiation, unencrypted_ephemeral);
+	const size_t ts = offsetof(struct wg_message_handshake_initiation, encrypted_timestamp);
+	uint8_t ss[32], e_priv[32];
+	bool ok;
+
+	wg_noise_core_init(&s->core, (const uint8_t *)WG_IDENTIFIER, sizeof(WG_IDENTIFIER) - 1,
+			   id->static_public);
+	/* DH(static, static) again rather than the peer's precomputed one: the
+	 * peer table is the lock's. A zero result fails as in Linux. */
+	ok = wg_noise_core_read_msg1_static(&s->core, msg_field(s, eph), id->static_private,
+					    s->remote_ephemeral, s->remote_static) &&
+	     zinc_curve25519(ss, id->static_private, s->remote_static) &&
+	     wg_noise_core_read_msg1_payload(&s->core, msg_field(s, ts),
+					     WG_TIMESTAMP_SIZE + WG_AUTHTAG_SIZE, ss, s->timestamp);
+	/* Authentic (only the peer's static key makes that timestamp): the
+	 * response's X25519 work too, so that complete has only hashing left. */
+	ok = ok && wg_device_random(dev, e_priv, sizeof(e_priv));
+	if (ok)
+		zinc_curve25519_clamp_secret(e_priv);
+	ok = ok && wg_noise_msg2_dh(s->resp_e_pub, s->resp_ee, s->resp_se, e_priv, s->remote_ephemeral,
+			      s->remote_static);
+	zinc_memzero(ss, sizeof(ss));
+	zinc_memzero(e_priv, sizeof(e_priv));
+	return ok;
+}
+
+static bool consume_response(struct wg_handshake_job_state *s)
+{
+	const size_t eph = offsetof(struct wg_message_handshake_response, unencrypted_ephemeral);
+	uint8_t empty[1];
+
+	return wg_noise_core_read_msg2(&s->core, msg_field(s, eph), 32 + WG_AUTHTAG_SIZE,
+				       s->e_priv, s->id->static_private, s->psk, empty);
+}
+
+/* The cookie reply, when mac1 shows the sender knows our public key. */
+static bool consume_cookie(const struct wg_device *dev, struct wg_handshake_job *job)
+{
+	struct wg_handshake_job_state *s = &job->s;
+	struct wg_message_handshake_cookie reply;
+	uint8_t nonce[WG_COOKIE_NONCE_SIZE];
+
+	if (!wg_device_random(dev, nonce, sizeof(nonce)))
+		return false;
+	wg_cookie_seal_reply(&reply, s->msg, s->len, s->cookie, s->id->cookie_key, nonce);
+	memcpy(job->out, &reply, sizeof(reply));
+	job->out_len = sizeof(reply);
+	job->to = s->from;
+	return true;
+}
+
+void wg_handshake_consume(const struct wg_device *dev, struct wg_handshake_job *job)
+{
+	struct wg_handshake_job_state *s = &job->s;
+
+	if (s->stage != WG_HS_CONSUME && s->stage != WG_HS_COOKIE)
+		return;
+	if (!wg_cookie_mac1_valid(s->id->mac1_key, s->msg, s->len))
+		s->stage = WG_HS_FAILED;
+	else if (s->stage == WG_HS_COOKIE)
+		s->stage = consume_cookie(dev, job) ? WG_HS_REPLIED : WG_HS_DECIDED;
+	else if (s->type == WG_MESSAGE_HANDSHAKE_INITIATION)
+		s->stage = consume_initiation(dev, s) ? WG_HS_COMMIT : WG_HS_FAILED;
+	else
+		s->stage = consume_response(s) ? WG_HS_COMMIT : WG_HS_FAILED;
+}
+
+/* ---- Complete (under the lock) ---- */
+
+static void after_handshake_received(struct wg_device *dev, struct wg_peer *peer, size_t len)
+{
+	peer->rx_bytes += len;
+	wg_timers_any_authenticated_packet_received(dev, peer);
+	wg_timers_any_authenticated_packet_traversal(dev, peer);
+}
+
+/* The response, returned in the job rather than sent (wg.h). */
+static void respond(struct wg_device *dev, struct wg_peer *peer, struct wg_handshake_job *job)
+{
+	struct wg_message_handshake_response msg;
+
+	peer->last_sent_handshake = dev->now;
+	peer->has_sent_handshake = true;
+	if (!wg_noise_create_response(dev, peer, &job->s, &msg))
+		return;
+	wg_cookie_add_macs(dev, peer, (uint8_t *)&msg, sizeof(msg));
+	if (!wg_noise_begin_session(dev, peer))
+		return;
+	wg_timers_session_derived(dev, peer);
+	wg_timers_any_authenticated_packet_traversal(dev, peer);
+	wg_timers_any_authenticated_packet_sent(dev, peer);
+	if (!peer->has_endpoint)
+		return;
+	memcpy(job->out, &msg, sizeof(msg));
+	job->out_len = sizeof(msg);
+	job->to = peer->endpoint;
+	peer->tx_bytes += sizeof(msg);
+}
+
+static int commit_initiation(struct wg_device *dev, struct wg_handshake_job *job)
+{
+	struct wg_peer *peer = wg_noise_commit_initiation(dev, &job->s);
+
+	if (!peer)
+		return WG_ERR_DROPPED;
+	wg_peer_set_endpoint_from(peer, &job->s.from);
+	respond(dev, peer, job);
+	after_handshake_received(dev, peer, job->s.len);
+	return WG_OK;
+}
+
+static int commit_response(struct wg_device *dev, struct wg_handshake_job *job)
+{
+	struct wg_peer *peer = job->s.peer;
+
+	if (!wg_noise_commit_response(&job->s))
+		return WG_ERR_DROPPED;
+	wg_peer_set_endpoint_from(peer, &job->s.from);
+	if (wg_noise_begin_session(dev, peer)) {
+		wg_timers_session_derived(dev, peer);
+		wg_timers_handshake_complete(dev, peer);
+		/* Staged packets confirm the session; a keepalive if there are none. */
+		wg_send_keepalive(dev, peer);
+	}
+	after_handshake_received(dev, peer, job->s.len);
+	return WG_OK;
+}
+
+int wg_device_complete_handshake(struct wg_device *dev, struct wg_handshake_job *job)
+{
+	struct wg_handshake_job_state *s = &job->s;
+	int r = WG_ERR_DROPPED;
+
+	wg_device_clock(dev);
+	switch (s->stage) {
+	case WG_HS_DECIDED:
+		r = s->result;
+		break;
+	case WG_HS_REPLIED:
+		dev->stats.cookie_replies_sent++;
+		break;
+	case WG_HS_COMMIT:
+		/* a job computed with a private key since replaced is refused */
+		if (s->id == dev->identity)
+			r = s->type == WG_MESSAGE_HANDSHAKE_INITIATION ? commit_initiation(dev, job)
+								       : commit_response(dev, job);
+		if (r != WG_OK)
+			dev->stats.packets_invalid++;
+		break;
+	default: /* WG_HS_FAILED; WG_HS_CONSUME and _COOKIE: consume was not called */
+		dev->stats.packets_invalid++;
+		break;
+	}
+	wg_identity_put(s->id);
+	wg_peer_put(s->peer);
+	zinc_memzero(s, sizeof(*s));
+	return r;
+}
+
+int wg_receive_handshake(struct wg_device *dev, const struct wg_endpoint *from, const uint8_t *pkt,
+			 size_t len)
+{
+	struct wg_handshake_job job;
+	int r;
+
+	wg_device_prepare_handshake(dev, from, pkt, len, &job);
+	wg_handshake_consume(dev, &job);
+	r = wg_device_complete_handshake(dev, &job);
+	if (job.out_len)
+		dev->io.send(dev->io.ctx, &job.to, job.out, job.out_len);
+	return r;
+}
