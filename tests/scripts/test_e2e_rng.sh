@@ -28,7 +28,11 @@ IV=$(ifname v) IP_=$(ifname p) IQ=$(ifname q)
 genkeys kv
 genkeys kp
 genkeys kq
-FLAG=$T/rng-unseeded
+# the daemon runs as nobody: the flag lives where nobody may look
+FLAGDIR=$(mktemp -d /tmp/zt-rng.XXXXXX)
+chmod 0755 "$FLAGDIR"
+trap 'rm -rf "$FLAGDIR"; cleanup' EXIT
+FLAG=$FLAGDIR/rng-unseeded
 PORT=51820
 
 start_daemon zinctun "$V" "$IV" LOG_LEVEL=info ZINC_RNG_UNSEEDED_FILE="$FLAG"
