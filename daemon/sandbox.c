@@ -20,6 +20,7 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
+#include <sys/ioctl.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -248,7 +249,7 @@ static const uint32_t allowed_syscalls[] = {
 #endif
 	/* other I/O on descriptors that exist */
 	__NR_pread64, __NR_pwrite64, __NR_close, __NR_lseek, __NR_fstat, __NR_newfstatat,
-	__NR_fcntl, __NR_dup, __NR_dup3, __NR_ioctl, __NR_fsync, __NR_fdatasync,
+	__NR_fcntl, __NR_dup, __NR_dup3, __NR_fsync, __NR_fdatasync,
 	__NR_pipe2, __NR_eventfd2, __NR_timerfd_create, __NR_timerfd_settime,
 	__NR_timerfd_gettime, __NR_signalfd4,
 	/* sockets (socket and clone are checked below; no connect: UDP is
@@ -295,6 +296,11 @@ static const uint32_t allowed_families[] = { AF_INET, AF_INET6 };
 /* glibc's if_nametoindex() (link-local endpoint scopes) tries AF_UNIX
  * first and falls back to AF_INET: refused, never killed. */
 static const uint32_t refused_families[] = { AF_UNIX };
+
+/* ioctl requests refused (all others pass: TUN, interface queries):
+ * typing into a terminal, which a foreground daemon may share with a root
+ * shell. */
+static const uint32_t refused_ioctls[] = { TIOCSTI, TIOCLINUX };
 
 /* prctl options that only read state or name threads. */
 static const uint32_t allowed_prctls[] = {
@@ -350,6 +356,18 @@ static void allow_if_arg_in(struct filter *f, uint32_t nr, unsigned arg, const u
 	ret(f, SECCOMP_RET_ALLOW);
 }
 
+/* nr allowed unless the low 32 bits of argument arg are in values. */
+static void allow_unless_arg_in(struct filter *f, uint32_t nr, unsigned arg,
+				const uint32_t *values, unsigned n, uint32_t deny)
+{
+	emit(f, BPF_JMP | BPF_JEQ | BPF_K, nr, 0, (uint8_t)(n + 3));
+	emit(f, BPF_LD | BPF_W | BPF_ABS, ARG_LO(arg), 0, 0);
+	for (unsigned i = 0; i < n; i++)
+		emit(f, BPF_JMP | BPF_JEQ | BPF_K, values[i], (uint8_t)(n - i), 0);
+	ret(f, SECCOMP_RET_ALLOW);
+	ret(f, deny);
+}
+
 #define N_OF(a) ((unsigned)(sizeof(a) / sizeof((a)[0])))
 
 static int build_filter(struct filter *f, uint32_t deny)
@@ -380,6 +398,8 @@ static int build_filter(struct filter *f, uint32_t deny)
 	allow_if_arg_in(f, __NR_socket, 0, allowed_families, N_OF(allowed_families),
 			refused_families, N_OF(refused_families), deny);
 	allow_if_arg_in(f, __NR_prctl, 0, allowed_prctls, N_OF(allowed_prctls), NULL, 0, deny);
+	/* the request is an unsigned int to the kernel: 32 bits are all of it */
+	allow_unless_arg_in(f, __NR_ioctl, 1, refused_ioctls, N_OF(refused_ioctls), deny);
 	/* signals to this process only (raise, abort; no kill() at all) */
 	allow_if_arg_in(f, __NR_tgkill, 0, &self, 1, NULL, 0, deny);
 	/* clone: threads only (CLONE_THREAD in flags, the first argument on

@@ -15,6 +15,7 @@
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
+#include <sys/ioctl.h>
 #include <sys/mount.h>
 #include <sys/ptrace.h>
 #include <sys/socket.h>
@@ -144,6 +145,11 @@ static void case_filter_errno(void)
 	CHECK_ERRNO(connect(fd, (struct sockaddr *)&sun, sizeof(sun)), EPERM);
 	close(fd);
 	CHECK_ERRNO(kill(getpid(), 0), EPERM);
+	/* typing into a terminal (ENOTTY on a socket without the filter) */
+	fd = socket(AF_INET, SOCK_DGRAM, 0);
+	CHECK_ERRNO(ioctl(fd, TIOCSTI, "x"), EPERM);
+	CHECK(ioctl(fd, FIONREAD, &flag) == 0); /* other requests pass */
+	close(fd);
 	CHECK_ERRNO(syscall(SYS_tgkill, getppid(), getppid(), 0), EPERM);
 	CHECK_ERRNO(execve("/bin/true", argv, NULL), EPERM);
 	CHECK_ERRNO(ptrace(PTRACE_TRACEME, 0, NULL, NULL), EPERM);
