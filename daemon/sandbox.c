@@ -273,7 +273,7 @@ static const uint32_t allowed_syscalls[] = {
 	__NR_sigaltstack, __NR_restart_syscall,
 	/* threads */
 	__NR_set_robust_list, __NR_get_robust_list, __NR_rseq, __NR_sched_getaffinity,
-	__NR_prlimit64, __NR_membarrier, __NR_exit, __NR_exit_group,
+	__NR_membarrier, __NR_exit, __NR_exit_group,
 #if defined(__x86_64__)
 	__NR_select, __NR_dup2, __NR_pipe, __NR_time, __NR_arch_prctl,
 #endif
@@ -378,6 +378,7 @@ static int build_filter(struct filter *f, uint32_t deny)
 	return -1;
 #else
 	const uint32_t self = (uint32_t)getpid();
+	const uint32_t self_or_0[] = { 0, self };
 
 	f->n = 0;
 	f->overflow = false;
@@ -400,8 +401,10 @@ static int build_filter(struct filter *f, uint32_t deny)
 	allow_if_arg_in(f, __NR_prctl, 0, allowed_prctls, N_OF(allowed_prctls), NULL, 0, deny);
 	/* the request is an unsigned int to the kernel: 32 bits are all of it */
 	allow_unless_arg_in(f, __NR_ioctl, 1, refused_ioctls, N_OF(refused_ioctls), deny);
-	/* signals to this process only (raise, abort; no kill() at all) */
+	/* signals and resource limits of this process only (raise, abort,
+	 * getrlimit; no kill() at all): not of others running as nobody */
 	allow_if_arg_in(f, __NR_tgkill, 0, &self, 1, NULL, 0, deny);
+	allow_if_arg_in(f, __NR_prlimit64, 0, self_or_0, N_OF(self_or_0), NULL, 0, deny);
 	/* clone: threads only (CLONE_THREAD in flags, the first argument on
 	 * both supported ABIs), so no fork and no new namespaces. */
 	emit(f, BPF_JMP | BPF_JEQ | BPF_K, __NR_clone, 0, 4);

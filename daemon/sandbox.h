@@ -17,7 +17,8 @@
  * (listen port changes); connect, execve, fork, ptrace, mount, module
  * loading, raw packet sockets and every call that names a file (open,
  * chmod, chown, unlink, mkdir, rename, link, symlink, ...) are gone; signals
- * reach this process only; ioctl cannot type into a terminal (TIOCSTI). clone3 fails with ENOSYS so that libc falls back
+ * and resource limits concern this process only; ioctl cannot type into a
+ * terminal (TIOCSTI). clone3 fails with ENOSYS so that libc falls back
  * to clone, whose flags the filter can check (threads only); open/openat,
  * unlink/unlinkat and socket(AF_UNIX) fail with EPERM even in kill mode
  * (libc and the exit path try them and cope).

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -193,6 +194,20 @@ static long try_kill_init(void)
 	return syscall(SYS_kill, 1, 0);
 }
 
+/* signal 0 to init's main thread */
+static long try_tgkill_init(void)
+{
+	return syscall(SYS_tgkill, 1, 1, 0);
+}
+
+/* only reads init's descriptor limit: permission is what counts */
+static long try_prlimit_init(void)
+{
+	struct rlimit old;
+
+	return syscall(SYS_prlimit64, 1, RLIMIT_NOFILE, NULL, &old);
+}
+
 static const struct attempt {
 	const char *name;
 	long (*fn)(void);
@@ -211,7 +226,8 @@ static const struct attempt {
 	{ "link", try_link, false },		{ "symlink", try_symlink, false },
 #endif
 	{ "unix-connect", try_unix_connect, false }, { "unix-socket", try_unix_socket, false },
-	{ "kill-init", try_kill_init, false },
+	{ "kill-init", try_kill_init, false },	{ "tgkill-init", try_tgkill_init, false },
+	{ "prlimit-init", try_prlimit_init, false },
 };
 
 /* async-signal-safe output: no stdio in a handler */

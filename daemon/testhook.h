@@ -2,9 +2,10 @@
  * shipped zinctun has none of this). With ZINCTUN_TEST_ESCAPE=DIR in the
  * environment, SIGUSR2 makes the running daemon try, on files in DIR, what
  * a compromised daemon would (open, chmod, chown, unlink, mkdir, rename,
- * link, symlink, connect to a unix socket, signal init) and write one line
- * per attempt to stderr: "zinctun-testhook: NAME refused errno=N" or
- * "zinctun-testhook: NAME ALLOWED", then "zinctun-testhook: done uid=N".
+ * link, symlink, connect to a unix socket, signal init or read its limits)
+ * and write one line per attempt to stderr: "zinctun-testhook: NAME
+ * refused errno=N" or "zinctun-testhook: NAME ALLOWED", then
+ * "zinctun-testhook: done uid=N".
  * tests/scripts/test_e2e_sandbox.sh lays DIR out and checks the results. */
 #ifndef ZT_TESTHOOK_H
 #define ZT_TESTHOOK_H

@@ -4,7 +4,7 @@
 # once running, what an attacker with code execution in it would: open,
 # create, chmod (setuid), chown, truncate, unlink, mkdir, rename, link,
 # symlink and mknod on root's files, connect to a root-only unix socket,
-# signal init. In the default mode (no user given, as wg-quick starts it)
+# signal init or read its limits. In the default mode (no user given, as wg-quick starts it)
 # every attempt fails and every file is untouched; each layer alone (the
 # filter with --user root, the user nobody with the filter off) refuses
 # too; with both off the same attempts succeed (so the hook can tell).
@@ -96,7 +96,7 @@ run_hook() {
 }
 
 ATTEMPTS="open-read open-write open-create fchmodat fchownat truncate mkdirat unlinkat
-renameat2 linkat symlinkat mknodat unix-connect unix-socket kill-init"
+renameat2 linkat symlinkat mknodat unix-connect unix-socket kill-init tgkill-init prlimit-init"
 [ "$(uname -m)" = x86_64 ] && ATTEMPTS="$ATTEMPTS open chmod chown mkdir unlink rename link symlink"
 
 all_refused() { # NAME
@@ -127,7 +127,7 @@ ok "filter off (user nobody alone): every escape refused"
 
 # control: neither layer; the same attempts now do harm
 run_hook open ZINCTUN_USER=root ZINCTUN_SECCOMP=0
-for a in open-read chmod fchmodat mkdirat unlinkat unix-connect kill-init; do
+for a in open-read chmod fchmodat mkdirat unlinkat unix-connect kill-init tgkill-init prlimit-init; do
 	case " $(echo $ATTEMPTS) " in *" $a "*) ;; *) continue ;; esac
 	grep -q "^zinctun-testhook: $a ALLOWED" "$T/open.hook" || fail "control: $a was refused"
 done

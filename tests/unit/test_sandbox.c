@@ -17,6 +17,7 @@
 #include <signal.h>
 #include <sys/ioctl.h>
 #include <sys/mount.h>
+#include <sys/resource.h>
 #include <sys/ptrace.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -104,6 +105,7 @@ static void case_filter_errno(void)
 	char *const argv[] = { "/bin/true", NULL };
 	pthread_t th;
 	int fd, flag = 0, sv[2];
+	struct rlimit lim;
 
 	CHECK(enter(&cfg) == 0);
 
@@ -151,6 +153,8 @@ static void case_filter_errno(void)
 	CHECK(ioctl(fd, FIONREAD, &flag) == 0); /* other requests pass */
 	close(fd);
 	CHECK_ERRNO(syscall(SYS_tgkill, getppid(), getppid(), 0), EPERM);
+	CHECK_ERRNO(prlimit(getppid(), RLIMIT_NOFILE, NULL, &lim), EPERM);
+	CHECK(prlimit(0, RLIMIT_NOFILE, NULL, &lim) == 0 && getrlimit(RLIMIT_NOFILE, &lim) == 0);
 	CHECK_ERRNO(execve("/bin/true", argv, NULL), EPERM);
 	CHECK_ERRNO(ptrace(PTRACE_TRACEME, 0, NULL, NULL), EPERM);
 	CHECK_ERRNO(fork(), EPERM);
