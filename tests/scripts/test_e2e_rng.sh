@@ -123,7 +123,7 @@ ok "Q's handshake completed after the flip; P still up"
 log "W starts with the RNG unseeded"
 W=$(ns_name 4) IW=$(ifname w)
 genkeys kw
-FLAGW=$T/rng-unseeded-w
+FLAGW=$FLAGDIR/rng-unseeded-w
 touch "$FLAGW"
 start_daemon zinctun "$W" "$IW" ZINC_RNG_UNSEEDED_FILE="$FLAGW"
 conf_iface "$W" "$IW" kw 4
