@@ -32,7 +32,8 @@ endif
 
 ZINC_SRC   := $(sort $(wildcard zinc/*.c zinc/x86/*.c zinc/x86/*.S))
 WG_SRC     := $(sort $(wildcard wg/*.c))
-DAEMON_SRC := $(sort $(wildcard daemon/*.c))
+# testhook.c: test builds only (zinctun-testhooks, below)
+DAEMON_SRC := $(filter-out daemon/testhook.c,$(sort $(wildcard daemon/*.c)))
 UNIT_SRC   := $(sort $(wildcard tests/unit/test_*.c))
 TOOL_SRC   := $(sort $(wildcard tests/tools/*.c))
 BENCH_SRC  := $(sort $(wildcard bench/*.c))
@@ -80,6 +81,18 @@ $(LIBWG_A): $(WG_OBJ)
 $(ZINCTUN): $(DAEMON_OBJ) $(LIBWG_A) $(LIBZINC_A)
 	$(CC) $(ALLCFLAGS) $(DAEMON_LDFLAGS) $(DAEMON_OBJ) $(LIBWG_A) $(LIBZINC_A) -lpthread -o $@
 
+# zinctun-testhooks: the daemon plus daemon/testhook.c's escape attempts
+# (ZINCTUN_TEST_HOOKS, see testhook.h), for test_e2e_sandbox only; the
+# shipped zinctun is built without them.
+HOOK_SRC := daemon/sandbox.c daemon/testhook.c
+HOOK_OBJ := $(patsubst %.c,$(BUILD)/obj-testhooks/%.o,$(HOOK_SRC))
+$(BUILD)/obj-testhooks/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ALLCFLAGS) -DZINCTUN_TEST_HOOKS -MMD -MP -c $< -o $@
+
+$(ZINCTUN)-testhooks: $(filter-out $(call obj,$(HOOK_SRC)),$(DAEMON_OBJ)) $(HOOK_OBJ) $(LIBWG_A) $(LIBZINC_A)
+	$(CC) $(ALLCFLAGS) $(DAEMON_LDFLAGS) $^ -lpthread -o $@
+
 # Generated test data: tests/gen/NAME.py writes a C header to stdout.
 $(BUILD)/gen/%.h: tests/gen/%.py $(wildcard tests/vectors/*/*)
 	@mkdir -p $(dir $@)
@@ -118,7 +131,7 @@ $(BUILD)/bench/%: $(BUILD)/obj/bench/%.o $(LIBWG_A) $(LIBZINC_A)
 deps:
 	@scripts/install-deps
 
-tests: all $(UNIT_BIN) $(TOOL_BIN)
+tests: all $(UNIT_BIN) $(TOOL_BIN) $(ZINCTUN)-testhooks
 
 # Naming the generated headers in an explicit rule makes them "ought to
 # exist", so make picks the tests/ pattern rule (which lists them) for test objects.
@@ -219,4 +232,4 @@ clean:
 .PHONY: all deps gen tests check check-sanitize check-tsan bench bench-tunnel bench-flood bench-handshake fuzz demo install clean
 .SECONDARY:
 
--include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)
+-include $(shell find $(BUILD)/obj $(BUILD)/obj-testhooks -name '*.d' 2>/dev/null)

@@ -47,8 +47,8 @@ static void usage(FILE *f, const char *prog)
 		"Environment: LOG_LEVEL=error|info|debug, WG_PROCESS_FOREGROUND=1,\n"
 		"WG_TUN_FD and WG_UAPI_FD (inherited descriptors).\n"
 		"Once the interface and sockets exist the daemon keeps only CAP_NET_ADMIN\n"
-		"(and CAP_NET_BIND_SERVICE unless ZINCTUN_BIND_SERVICE=0), runs as NAME if\n"
-		"--user NAME or ZINCTUN_USER=NAME is given, and installs a seccomp filter\n"
+		"(and CAP_NET_BIND_SERVICE unless ZINCTUN_BIND_SERVICE=0), runs as nobody or\n"
+		"as --user NAME / ZINCTUN_USER=NAME (root: stay root), and installs a seccomp filter\n"
 		"(ZINCTUN_SECCOMP=0 turns it off, ZINCTUN_SECCOMP=kill kills on a forbidden call).\n",
 		prog, prog);
 }
@@ -327,7 +327,7 @@ static int enter_sandbox(const struct zt_cli *cli)
 		log_err("Failed to drop privileges: %s", err);
 		return -1;
 	}
-	log_debug("Privileges dropped (user %s, seccomp %s)", cfg.user ? cfg.user : "unchanged",
+	log_debug("Privileges dropped (uid %u, seccomp %s)", (unsigned)getuid(),
 		  cfg.seccomp ? (cfg.seccomp_kill ? "kill" : "on") : "off");
 	return 0;
 }

@@ -2,6 +2,7 @@
  * libcap, no libseccomp): the capability and seccomp ABIs are small. */
 #include "sandbox.h"
 #include "passwd.h"
+#include "testhook.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -19,6 +20,7 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
+#include <sys/ioctl.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -185,13 +187,31 @@ static int count_own_threads(void)
 }
 #endif
 
-static int switch_user(const char *user, char *err, size_t errlen)
+/* Which ids to run as: user, or by default (NULL) nobody when started as
+ * root. *change false: keep the current ids (a root user asked for, or a
+ * default start without root, which is unprivileged already). */
+static int resolve_user(const char *user, uid_t *uid, gid_t *gid, bool *change, char *err,
+			size_t errlen)
 {
-	uid_t uid, r, e, s;
-	gid_t gid;
-
-	if (zt_passwd_lookup(ZT_PASSWD_FILE, user, &uid, &gid))
+	*change = false;
+	if (!user) {
+		if (getuid() != 0 && geteuid() != 0)
+			return 0;
+		if (zt_passwd_lookup(ZT_PASSWD_FILE, ZT_SANDBOX_DEFAULT_USER, uid, gid)) {
+			*uid = ZT_SANDBOX_DEFAULT_ID;
+			*gid = ZT_SANDBOX_DEFAULT_ID;
+		}
+	} else if (zt_passwd_lookup(ZT_PASSWD_FILE, user, uid, gid)) {
 		return fail(err, errlen, "unknown user %s (not in " ZT_PASSWD_FILE ")", user);
+	}
+	*change = *uid != 0;
+	return 0;
+}
+
+static int switch_user(uid_t uid, gid_t gid, char *err, size_t errlen)
+{
+	uid_t r, e, s;
+
 	/* Keep the permitted set across the uid change; effective is cleared
 	 * by the kernel and restored by the capset that follows. */
 	if (prctl(PR_SET_KEEPCAPS, 1, 0, 0, 0))
@@ -205,7 +225,7 @@ static int switch_user(const char *user, char *err, size_t errlen)
 		return fail(err, errlen, "setresuid(%u): %s", (unsigned)uid,
 			    strerror(errno));
 	if (getresuid(&r, &e, &s) || r != uid || e != uid || s != uid)
-		return fail(err, errlen, "uid change to %s did not take", user);
+		return fail(err, errlen, "uid change to %u did not take", (unsigned)uid);
 	prctl(PR_SET_KEEPCAPS, 0, 0, 0, 0);
 	return 0;
 }
@@ -214,7 +234,10 @@ static int switch_user(const char *user, char *err, size_t errlen)
 
 /* Plain allowlist: the calls a daemon of this shape makes once running
  * (strace -f of zinctun under the e2e tests), nothing that creates
- * processes, opens files, changes mounts, loads code or inspects others. */
+ * processes, names a file (open, chmod, unlink, mkdir, rename, link,
+ * symlink, chown, ...), connects, changes mounts, loads code or inspects
+ * others. newfstatat stays: libc's fstat() is built on it, and the filter
+ * cannot tell an empty path from another; looking at a path changes nothing. */
 static const uint32_t allowed_syscalls[] = {
 	/* the data path first: a kernel without the seccomp action cache
 	 * walks this list on every call */
@@ -226,14 +249,13 @@ static const uint32_t allowed_syscalls[] = {
 #endif
 	/* other I/O on descriptors that exist */
 	__NR_pread64, __NR_pwrite64, __NR_close, __NR_lseek, __NR_fstat, __NR_newfstatat,
-	__NR_statx, __NR_fcntl, __NR_dup, __NR_dup3, __NR_ioctl, __NR_fsync, __NR_fdatasync,
+	__NR_fcntl, __NR_dup, __NR_dup3, __NR_fsync, __NR_fdatasync,
 	__NR_pipe2, __NR_eventfd2, __NR_timerfd_create, __NR_timerfd_settime,
 	__NR_timerfd_gettime, __NR_signalfd4,
-	/* sockets (socket and clone are checked below) */
-	__NR_bind, __NR_listen, __NR_connect, __NR_accept, __NR_accept4, __NR_shutdown,
+	/* sockets (socket and clone are checked below; no connect: UDP is
+	 * answered with sendto, and the config socket is already listening) */
+	__NR_bind, __NR_listen, __NR_accept, __NR_accept4, __NR_shutdown,
 	__NR_setsockopt, __NR_getsockopt, __NR_getsockname, __NR_getpeername,
-	/* config socket re-creation */
-	__NR_unlinkat, __NR_mkdirat, __NR_fchmod, __NR_fchmodat, __NR_umask,
 	/* waiting */
 	__NR_pselect6, __NR_epoll_create1, __NR_epoll_ctl,
 #ifdef __NR_epoll_pwait2
@@ -246,20 +268,39 @@ static const uint32_t allowed_syscalls[] = {
 	__NR_getresuid, __NR_getresgid, __NR_getgroups, __NR_uname, __NR_capget,
 	/* memory */
 	__NR_mmap, __NR_munmap, __NR_mprotect, __NR_mremap, __NR_brk, __NR_madvise,
-	/* signals (to ourselves only: tgkill is what raise/abort use) */
+	/* signals (tgkill, what raise/abort use, is checked below) */
 	__NR_rt_sigaction, __NR_rt_sigprocmask, __NR_rt_sigreturn, __NR_rt_sigtimedwait,
-	__NR_sigaltstack, __NR_restart_syscall, __NR_tgkill,
+	__NR_sigaltstack, __NR_restart_syscall,
 	/* threads */
 	__NR_set_robust_list, __NR_get_robust_list, __NR_rseq, __NR_sched_getaffinity,
-	__NR_prlimit64, __NR_membarrier, __NR_exit, __NR_exit_group,
+	__NR_membarrier, __NR_exit, __NR_exit_group,
 #if defined(__x86_64__)
-	__NR_select, __NR_stat, __NR_lstat, __NR_dup2, __NR_pipe, __NR_unlink, __NR_mkdir,
-	__NR_chmod, __NR_time, __NR_arch_prctl,
+	__NR_select, __NR_dup2, __NR_pipe, __NR_time, __NR_arch_prctl,
 #endif
 };
 
-/* Socket families the daemon may still create after start-up. */
-static const uint32_t allowed_families[] = { AF_UNIX, AF_INET, AF_INET6 };
+/* Refused with EPERM even in kill mode: calls libc or our own exit path
+ * makes and copes with their failure. glibc's malloc opens
+ * /proc/sys/vm/overcommit_memory when it first trims a thread arena;
+ * uapi_close() tries to remove the socket file at exit. */
+static const uint32_t refused_syscalls[] = {
+	__NR_openat, __NR_unlinkat,
+#if defined(__x86_64__)
+	__NR_open, __NR_unlink,
+#endif
+};
+
+/* Socket families the daemon may still create after start-up: UDP for
+ * listen port changes. No AF_UNIX: no path to bind or connect to. */
+static const uint32_t allowed_families[] = { AF_INET, AF_INET6 };
+/* glibc's if_nametoindex() (link-local endpoint scopes) tries AF_UNIX
+ * first and falls back to AF_INET: refused, never killed. */
+static const uint32_t refused_families[] = { AF_UNIX };
+
+/* ioctl requests refused (all others pass: TUN, interface queries):
+ * typing into a terminal, which a foreground daemon may share with a root
+ * shell. */
+static const uint32_t refused_ioctls[] = { TIOCSTI, TIOCLINUX };
 
 /* prctl options that only read state or name threads. */
 static const uint32_t allowed_prctls[] = {
@@ -295,18 +336,39 @@ static void ret(struct filter *f, uint32_t action)
 #define ARG_LO(i) ((uint32_t)offsetof(struct seccomp_data, args[i]) + 4)
 #endif
 
-/* nr allowed only when the low 32 bits of argument arg are in values.
- * Both outcomes return, so A (the syscall number) need not be reloaded. */
-static void allow_if_arg_in(struct filter *f, uint32_t nr, unsigned arg, const uint32_t *values,
-			    unsigned n, uint32_t deny)
+/* nr allowed only when the low 32 bits of argument arg are in allowed;
+ * refused with EPERM (never killed) when in refused; else deny. Every
+ * outcome returns, so A (the syscall number) need not be reloaded. */
+static void allow_if_arg_in(struct filter *f, uint32_t nr, unsigned arg, const uint32_t *allowed,
+			    unsigned n, const uint32_t *refused, unsigned m, uint32_t deny)
+{
+	const unsigned soft = m ? 1 : 0; /* the EPERM return exists */
+
+	emit(f, BPF_JMP | BPF_JEQ | BPF_K, nr, 0, (uint8_t)(n + m + soft + 3));
+	emit(f, BPF_LD | BPF_W | BPF_ABS, ARG_LO(arg), 0, 0);
+	for (unsigned i = 0; i < n; i++)
+		emit(f, BPF_JMP | BPF_JEQ | BPF_K, allowed[i], (uint8_t)(n + m + soft - i), 0);
+	for (unsigned j = 0; j < m; j++)
+		emit(f, BPF_JMP | BPF_JEQ | BPF_K, refused[j], (uint8_t)(m - j), 0);
+	ret(f, deny);
+	if (soft)
+		ret(f, SECCOMP_RET_ERRNO | EPERM);
+	ret(f, SECCOMP_RET_ALLOW);
+}
+
+/* nr allowed unless the low 32 bits of argument arg are in values. */
+static void allow_unless_arg_in(struct filter *f, uint32_t nr, unsigned arg,
+				const uint32_t *values, unsigned n, uint32_t deny)
 {
 	emit(f, BPF_JMP | BPF_JEQ | BPF_K, nr, 0, (uint8_t)(n + 3));
 	emit(f, BPF_LD | BPF_W | BPF_ABS, ARG_LO(arg), 0, 0);
 	for (unsigned i = 0; i < n; i++)
 		emit(f, BPF_JMP | BPF_JEQ | BPF_K, values[i], (uint8_t)(n - i), 0);
-	ret(f, deny);
 	ret(f, SECCOMP_RET_ALLOW);
+	ret(f, deny);
 }
+
+#define N_OF(a) ((unsigned)(sizeof(a) / sizeof((a)[0])))
 
 static int build_filter(struct filter *f, uint32_t deny)
 {
@@ -315,6 +377,9 @@ static int build_filter(struct filter *f, uint32_t deny)
 	(void)deny;
 	return -1;
 #else
+	const uint32_t self = (uint32_t)getpid();
+	const uint32_t self_or_0[] = { 0, self };
+
 	f->n = 0;
 	f->overflow = false;
 	/* Syscall numbers mean something only for the expected ABI. */
@@ -327,14 +392,19 @@ static int build_filter(struct filter *f, uint32_t deny)
 	emit(f, BPF_JMP | BPF_JGE | BPF_K, 0x40000000U, 0, 1);
 	ret(f, deny);
 #endif
-	for (size_t i = 0; i < sizeof(allowed_syscalls) / sizeof(allowed_syscalls[0]); i++) {
+	for (unsigned i = 0; i < N_OF(allowed_syscalls); i++) {
 		emit(f, BPF_JMP | BPF_JEQ | BPF_K, allowed_syscalls[i], 0, 1);
 		ret(f, SECCOMP_RET_ALLOW);
 	}
-	allow_if_arg_in(f, __NR_socket, 0, allowed_families,
-			sizeof(allowed_families) / sizeof(allowed_families[0]), deny);
-	allow_if_arg_in(f, __NR_prctl, 0, allowed_prctls,
-			sizeof(allowed_prctls) / sizeof(allowed_prctls[0]), deny);
+	allow_if_arg_in(f, __NR_socket, 0, allowed_families, N_OF(allowed_families),
+			refused_families, N_OF(refused_families), deny);
+	allow_if_arg_in(f, __NR_prctl, 0, allowed_prctls, N_OF(allowed_prctls), NULL, 0, deny);
+	/* the request is an unsigned int to the kernel: 32 bits are all of it */
+	allow_unless_arg_in(f, __NR_ioctl, 1, refused_ioctls, N_OF(refused_ioctls), deny);
+	/* signals and resource limits of this process only (raise, abort,
+	 * getrlimit; no kill() at all): not of others running as nobody */
+	allow_if_arg_in(f, __NR_tgkill, 0, &self, 1, NULL, 0, deny);
+	allow_if_arg_in(f, __NR_prlimit64, 0, self_or_0, N_OF(self_or_0), NULL, 0, deny);
 	/* clone: threads only (CLONE_THREAD in flags, the first argument on
 	 * both supported ABIs), so no fork and no new namespaces. */
 	emit(f, BPF_JMP | BPF_JEQ | BPF_K, __NR_clone, 0, 4);
@@ -346,15 +416,10 @@ static int build_filter(struct filter *f, uint32_t deny)
 	 * makes libc fall back to clone. */
 	emit(f, BPF_JMP | BPF_JEQ | BPF_K, __NR_clone3, 0, 1);
 	ret(f, SECCOMP_RET_ERRNO | ENOSYS);
-	/* Opening files fails, but never kills: glibc's malloc opens
-	 * /proc/sys/vm/overcommit_memory when it first trims a thread arena
-	 * and copes with the failure. */
-	emit(f, BPF_JMP | BPF_JEQ | BPF_K, __NR_openat, 0, 1);
-	ret(f, SECCOMP_RET_ERRNO | EPERM);
-#ifdef __x86_64__
-	emit(f, BPF_JMP | BPF_JEQ | BPF_K, __NR_open, 0, 1);
-	ret(f, SECCOMP_RET_ERRNO | EPERM);
-#endif
+	for (unsigned i = 0; i < N_OF(refused_syscalls); i++) {
+		emit(f, BPF_JMP | BPF_JEQ | BPF_K, refused_syscalls[i], 0, 1);
+		ret(f, SECCOMP_RET_ERRNO | EPERM);
+	}
 	ret(f, deny);
 	return f->overflow ? -1 : 0;
 #endif
@@ -382,10 +447,15 @@ int zt_sandbox_enter(const struct zt_sandbox_config *cfg, char *err, size_t errl
 	uint64_t keep = CAP_BIT(CAP_NET_ADMIN);
 	struct caps have, now;
 	int threads = count_own_threads();
+	bool change_user;
+	uid_t uid;
+	gid_t gid;
 
 	if (threads != 1)
 		return fail(err, errlen, "sandbox must be entered before any thread starts (%d)",
 			    threads);
+	if (resolve_user(cfg->user, &uid, &gid, &change_user, err, errlen))
+		return -1;
 	if (caps_get(&have))
 		return fail(err, errlen, "capget: %s", strerror(errno));
 	if (cfg->need_bind_service)
@@ -396,7 +466,7 @@ int zt_sandbox_enter(const struct zt_sandbox_config *cfg, char *err, size_t errl
 		return -1;
 	if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) && errno != EINVAL)
 		return fail(err, errlen, "clearing ambient capabilities: %s", strerror(errno));
-	if (cfg->user && switch_user(cfg->user, err, errlen))
+	if (change_user && switch_user(uid, gid, err, errlen))
 		return -1;
 
 	now = (struct caps){ .effective = keep, .permitted = keep, .inheritable = 0 };
@@ -408,6 +478,9 @@ int zt_sandbox_enter(const struct zt_sandbox_config *cfg, char *err, size_t errl
 	/* libc reads the time zone file on first use: do it while open()
 	 * still works, so log time stamps stay local. */
 	tzset();
+#ifdef ZINCTUN_TEST_HOOKS
+	zt_testhook_arm();
+#endif
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))
 		return fail(err, errlen, "PR_SET_NO_NEW_PRIVS: %s", strerror(errno));
 	if (cfg->seccomp && install_filter(cfg->seccomp_kill, err, errlen))

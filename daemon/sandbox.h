@@ -10,14 +10,18 @@
  * What remains: CAP_NET_ADMIN (SO_MARK for fwmark, interface ioctls) and,
  * when asked, CAP_NET_BIND_SERVICE (listen ports < 1024), permitted and
  * effective; every other capability is dropped from all sets, including the
- * bounding set; no_new_privs is set; then a syscall allowlist is installed:
- * anything else fails with EPERM, or kills the process (SIGSYS) with
- * seccomp_kill. Sockets can still be made for AF_UNIX, AF_INET, AF_INET6 and
- * AF_NETLINK (listen port changes, config socket re-creation); execve,
- * fork, ptrace, mount, module loading, raw packet sockets and file opening
- * are gone. clone3 fails with ENOSYS so that libc falls back to clone,
- * whose flags the filter can check (threads only); open/openat fail with
- * EPERM even in kill mode (glibc's malloc tries one /proc file at run time).
+ * bounding set; the user becomes nobody unless told otherwise (a user that
+ * is root keeps uid 0); no_new_privs is set; then a syscall allowlist is
+ * installed: anything else fails with EPERM, or kills the process (SIGSYS)
+ * with seccomp_kill. Only AF_INET and AF_INET6 sockets can still be made
+ * (listen port changes); connect, execve, fork, ptrace, mount, module
+ * loading, raw packet sockets and every call that names a file (open,
+ * chmod, chown, unlink, mkdir, rename, link, symlink, ...) are gone; signals
+ * and resource limits concern this process only; ioctl cannot type into a
+ * terminal (TIOCSTI). clone3 fails with ENOSYS so that libc falls back
+ * to clone, whose flags the filter can check (threads only); open/openat,
+ * unlink/unlinkat and socket(AF_UNIX) fail with EPERM even in kill mode
+ * (libc and the exit path try them and cope).
  */
 #ifndef ZT_SANDBOX_H
 #define ZT_SANDBOX_H
@@ -25,8 +29,17 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+/* The user by default. nobody owns no files; the daemon, holding
+ * capabilities that other nobody processes lack, cannot be traced by them
+ * (and becomes non-dumpable when its ids change), and the filter keeps it
+ * from signalling them. Where /etc/passwd has no nobody: the kernel's
+ * overflow id, which is what nobody is everywhere. */
+#define ZT_SANDBOX_DEFAULT_USER "nobody"
+#define ZT_SANDBOX_DEFAULT_ID 65534
+
 struct zt_sandbox_config {
-	const char *user;       /* NULL: stay root (uid 0, capabilities reduced) */
+	const char *user;       /* NULL: ZT_SANDBOX_DEFAULT_USER when root; a name
+				 * or number; one with uid 0 stays root */
 	bool need_bind_service; /* keep CAP_NET_BIND_SERVICE */
 	bool seccomp;           /* install the syscall filter */
 	bool seccomp_kill;      /* forbidden syscall kills instead of EPERM */

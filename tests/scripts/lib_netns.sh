@@ -109,12 +109,33 @@ start_daemon() {
 	wait_sock "$ifn" || fail "$impl $ifn: no socket"
 }
 
+# wait_sock IFNAME: true once the socket answers (a stale file left by an
+# earlier daemon of that name does not count)
 wait_sock() {
 	for _ in $(seq 1 50); do
-		[ -S "$SOCKDIR/$1.sock" ] && return 0
+		[ -S "$SOCKDIR/$1.sock" ] && sock_answers "$1" && return 0
 		sleep 0.1
 	done
 	return 1
+}
+
+sock_answers() { # IFNAME: something accepts connections on its socket
+	python3 -c 'import socket, sys; socket.socket(socket.AF_UNIX).connect(sys.argv[1])' \
+		"$SOCKDIR/$1.sock" 2>/dev/null
+}
+
+# sock_released IFNAME: after the daemon exited, its socket file is gone, or
+# (a daemon that is not root cannot remove it) nothing answers it any more
+# and wg removes it on its next look, as it does for any stale socket.
+sock_released() {
+	for _ in $(seq 1 30); do
+		[ -e "$SOCKDIR/$1.sock" ] || return 0
+		sock_answers "$1" || break
+		sleep 0.1
+	done
+	sock_answers "$1" && return 1
+	wg show "$1" >/dev/null 2>&1
+	[ ! -e "$SOCKDIR/$1.sock" ]
 }
 
 # wait_gone PID: true once the process has exited (max ~5 s)

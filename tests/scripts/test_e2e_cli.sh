@@ -49,7 +49,9 @@ ok "bad interface names refused ($(head -1 "$T/bad.out"))"
 I1=$(ifname a) I2=$(ifname b)
 genkeys k1
 genkeys k2
-start_daemon zinctun "$N1" "$I1"
+# I1 stays root: the descriptor limit part lowers its RLIMIT_NOFILE with
+# prlimit, which on another user's process needs CAP_SYS_RESOURCE
+start_daemon zinctun "$N1" "$I1" ZINCTUN_USER=root
 start_daemon zinctun "$N2" "$I2"
 conf_iface "$N1" "$I1" k1 1
 conf_iface "$N2" "$I2" k2 2

@@ -3,7 +3,7 @@
 # and config socket stay there), its interface is moved into another with
 # `ip link set IF netns X`. The daemon keeps serving traffic through the
 # moved link (ping, iperf3), follows an MTU set inside X, and still exits,
-# removing its socket, when the link is deleted in X or X itself is deleted.
+# releasing its socket, when the link is deleted in X or X itself is deleted.
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 set -u
 . "$(dirname "$0")/lib_netns.sh"
@@ -18,7 +18,6 @@ for c in $C1 $C2 $C3; do
 done
 P=$(eval echo "\$PID_$I1")
 
-sock_gone() { for _ in $(seq 1 50); do [ -e "$SOCKDIR/$1.sock" ] || return 0; sleep 0.1; done; return 1; }
 # wait_exit PID SECONDS: a namespace is torn down by a kernel worker, later
 wait_exit() { for _ in $(seq 1 $(($2 * 10))); do kill -0 "$1" 2>/dev/null || return 0; sleep 0.1; done; return 1; }
 wait_log() { for _ in $(seq 1 50); do grep -q "$2" "$T/$1.log" && return 0; sleep 0.1; done; return 1; }
@@ -68,7 +67,7 @@ ok "moved back to $N1 and out again, MTU followed each time"
 # -- deleting the link in the container stops the daemon
 ip -n "$C1" link del "$I1" || fail "ip -n $C1 link del"
 wait_exit "$P" 10 || fail "daemon still running after its link was deleted in $C1"
-sock_gone "$I1" || fail "socket left after link deletion in $C1"
+sock_released "$I1" || fail "socket still answered after link deletion in $C1"
 ok "exit on link deletion in $C1"
 
 # -- moved on from the container to a namespace the daemon's has no id
@@ -82,7 +81,7 @@ wait_log "$I3" "has no id" || fail "move out of sight not logged"
 kill -0 "$P3" 2>/dev/null || fail "daemon exited when its link was moved on to $C3"
 ip netns del "$C3"
 wait_exit "$P3" 30 || fail "daemon still running after $C3 was deleted"
-sock_gone "$I3" || fail "socket left after $C3 was deleted"
+sock_released "$I3" || fail "socket still answered after $C3 was deleted"
 ok "exit on deletion of the namespace $C3"
 
 # -- the same with a namespace the daemon's namespace has an id for
@@ -93,7 +92,7 @@ ip -n "$N1" link set "$I5" netns "$C2" || fail "move $I5 to $C2"
 wait_log "$I5" "interface $I5 moved to network namespace id" || fail "move to $C2 not logged"
 ip netns del "$C2"
 wait_exit "$P5" 30 || fail "daemon still running after $C2 was deleted"
-sock_gone "$I5" || fail "socket left after $C2 was deleted"
+sock_released "$I5" || fail "socket still answered after $C2 was deleted"
 ok "exit on deletion of the namespace $C2"
 
 # -- plain deletion in the daemon's own namespace still stops it at once
@@ -102,5 +101,5 @@ start_daemon zinctun "$N1" "$I4"
 P4=$LAST_PID
 ip -n "$N1" link del "$I4"
 wait_gone "$P4" || fail "still running after ip link del in its own namespace"
-sock_gone "$I4" || fail "socket left after ip link del"
+sock_released "$I4" || fail "socket still answered after ip link del"
 ok "exit on link deletion in the daemon's namespace"

@@ -2,8 +2,9 @@
 # The configuration socket answers only root and the daemon's own user
 # (SO_PEERCRED), even when the socket file's mode would let others in:
 # the file is made 0666 here so that only the credential check stands in
-# the way. Twice: a daemon running as root (nobody and uid 12345 refused),
-# and one that dropped to nobody (nobody and root served, 12345 refused).
+# the way. Twice: a daemon told to stay root (--user root; nobody and uid
+# 12345 refused), and one that dropped to nobody, the default (nobody and
+# root served, 12345 refused).
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 set -u
 . "$(dirname "$0")/lib_netns.sh"
@@ -79,10 +80,10 @@ check_daemon() { # IFNAME OWN_UID (the daemon's euid)
 }
 
 IA=$(ifname a)
-start_daemon zinctun "$N" "$IA"
+start_daemon zinctun "$N" "$IA" ZINCTUN_USER=root
 check_daemon "$IA" 0
 
 IB=$(ifname b)
-start_daemon zinctun "$N" "$IB" ZINCTUN_USER=nobody
+start_daemon zinctun "$N" "$IB"
 check_daemon "$IB" 65534
 echo PASS

@@ -28,7 +28,11 @@ IV=$(ifname v) IP_=$(ifname p) IQ=$(ifname q)
 genkeys kv
 genkeys kp
 genkeys kq
-FLAG=$T/rng-unseeded
+# the daemon runs as nobody: the flag lives where nobody may look
+FLAGDIR=$(mktemp -d /tmp/zt-rng.XXXXXX)
+chmod 0755 "$FLAGDIR"
+trap 'rm -rf "$FLAGDIR"; cleanup' EXIT
+FLAG=$FLAGDIR/rng-unseeded
 PORT=51820
 
 start_daemon zinctun "$V" "$IV" LOG_LEVEL=info ZINC_RNG_UNSEEDED_FILE="$FLAG"
@@ -119,7 +123,7 @@ ok "Q's handshake completed after the flip; P still up"
 log "W starts with the RNG unseeded"
 W=$(ns_name 4) IW=$(ifname w)
 genkeys kw
-FLAGW=$T/rng-unseeded-w
+FLAGW=$FLAGDIR/rng-unseeded-w
 touch "$FLAGW"
 start_daemon zinctun "$W" "$IW" ZINC_RNG_UNSEEDED_FILE="$FLAGW"
 conf_iface "$W" "$IW" kw 4

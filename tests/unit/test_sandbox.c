@@ -15,12 +15,19 @@
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
+#include <sys/ioctl.h>
 #include <sys/mount.h>
+#include <sys/resource.h>
 #include <sys/ptrace.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
 #include <sys/wait.h>
+#include <net/if.h>
 
 static bool is_root;
+
+#define NOWHERE "/nonexistent-zinctun-sandbox-test"
 
 static uint64_t effective_caps(void)
 {
@@ -90,13 +97,15 @@ static int enter(const struct zt_sandbox_config *cfg)
 	return r;
 }
 
-/* Stay root, filter in EPERM mode. */
+/* Stay root (--user root), filter in EPERM mode. */
 static void case_filter_errno(void)
 {
-	struct zt_sandbox_config cfg = { .seccomp = true };
+	struct zt_sandbox_config cfg = { .user = "root", .seccomp = true };
+	struct sockaddr_un sun = { .sun_family = AF_UNIX, .sun_path = "/nonexistent-zinctun" };
 	char *const argv[] = { "/bin/true", NULL };
 	pthread_t th;
-	int fd, flag = 0;
+	int fd, flag = 0, sv[2];
+	struct rlimit lim;
 
 	CHECK(enter(&cfg) == 0);
 
@@ -105,20 +114,47 @@ static void case_filter_errno(void)
 	fd = socket(AF_INET, SOCK_DGRAM, 0);
 	CHECK(fd >= 0);
 	close(fd);
-	fd = socket(AF_UNIX, SOCK_STREAM, 0);
-	CHECK(fd >= 0);
-	close(fd);
 	fd = socket(AF_INET6, SOCK_DGRAM, 0);
 	CHECK(fd >= 0);
 	close(fd);
-	CHECK_ERRNO(unlink("/nonexistent-zinctun-sandbox-test"), ENOENT);
+	CHECK(if_nametoindex("lo") == 1); /* link-local scopes: AF_UNIX refused, AF_INET used */
+	CHECK(raise(0) == 0);
 	CHECK(prctl(PR_SET_NAME, "sandboxed", 0, 0, 0) == 0);
 	/* threads still start: clone3 -> ENOSYS -> clone(CLONE_THREAD) */
 	CHECK(pthread_create(&th, NULL, thread_main, &flag) == 0 && pthread_join(th, NULL) == 0);
 	CHECK(flag == 42);
 
-	/* forbidden */
+	/* forbidden: paths (each would fail otherwise with ENOENT, not EPERM) */
 	CHECK_ERRNO(open("/dev/null", O_RDONLY), EPERM);
+	CHECK_ERRNO(unlink(NOWHERE), EPERM);
+	CHECK_ERRNO(unlinkat(AT_FDCWD, NOWHERE, 0), EPERM);
+	CHECK_ERRNO(chmod(NOWHERE, 04755), EPERM);
+	CHECK_ERRNO(fchmodat(AT_FDCWD, NOWHERE, 04755, 0), EPERM);
+	CHECK_ERRNO(chown(NOWHERE, 0, 0), EPERM);
+	CHECK_ERRNO(mkdir(NOWHERE "/d", 0755), EPERM);
+	CHECK_ERRNO(mkdirat(AT_FDCWD, NOWHERE "/d", 0755), EPERM);
+	CHECK_ERRNO(rename(NOWHERE, NOWHERE "2"), EPERM);
+	CHECK_ERRNO(link(NOWHERE, NOWHERE "2"), EPERM);
+	CHECK_ERRNO(symlink(NOWHERE, NOWHERE "/l"), EPERM);
+	CHECK_ERRNO(truncate(NOWHERE, 0), EPERM);
+	CHECK_ERRNO(mknod(NOWHERE "/p", S_IFIFO | 0600, 0), EPERM);
+	CHECK_ERRNO(access(NOWHERE, F_OK), EPERM);
+	CHECK_ERRNO(chdir(NOWHERE), EPERM);
+	/* forbidden: unix sockets, connect, signals to others */
+	CHECK_ERRNO(socket(AF_UNIX, SOCK_STREAM, 0), EPERM);
+	CHECK_ERRNO(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), EPERM);
+	fd = socket(AF_INET, SOCK_DGRAM, 0);
+	CHECK_ERRNO(connect(fd, (struct sockaddr *)&sun, sizeof(sun)), EPERM);
+	close(fd);
+	CHECK_ERRNO(kill(getpid(), 0), EPERM);
+	/* typing into a terminal (ENOTTY on a socket without the filter) */
+	fd = socket(AF_INET, SOCK_DGRAM, 0);
+	CHECK_ERRNO(ioctl(fd, TIOCSTI, "x"), EPERM);
+	CHECK(ioctl(fd, FIONREAD, &flag) == 0); /* other requests pass */
+	close(fd);
+	CHECK_ERRNO(syscall(SYS_tgkill, getppid(), getppid(), 0), EPERM);
+	CHECK_ERRNO(prlimit(getppid(), RLIMIT_NOFILE, NULL, &lim), EPERM);
+	CHECK(prlimit(0, RLIMIT_NOFILE, NULL, &lim) == 0 && getrlimit(RLIMIT_NOFILE, &lim) == 0);
 	CHECK_ERRNO(execve("/bin/true", argv, NULL), EPERM);
 	CHECK_ERRNO(ptrace(PTRACE_TRACEME, 0, NULL, NULL), EPERM);
 	CHECK_ERRNO(fork(), EPERM);
@@ -171,6 +207,24 @@ static void case_user_bind(void)
 	CHECK(so_mark() == 0);
 	CHECK_ERRNO(setresuid(0, 0, 0), EPERM);
 	CHECK(prctl(PR_CAPBSET_READ, CAP_SETUID, 0, 0, 0) == 0);
+}
+
+/* By default (no user given) root becomes nobody, with the filter on:
+ * root's files and root-only sockets are out of reach twice over. */
+static void case_default_user(void)
+{
+	struct zt_sandbox_config cfg = { .need_bind_service = true, .seccomp = true };
+	struct passwd *pw = getpwnam(ZT_SANDBOX_DEFAULT_USER);
+	uid_t want = pw ? pw->pw_uid : ZT_SANDBOX_DEFAULT_ID;
+
+	CHECK(enter(&cfg) == 0);
+	CHECK(getuid() == want && geteuid() == want);
+	CHECK(want != 0);
+	CHECK(effective_caps() == (CAP_BIT(CAP_NET_ADMIN) | CAP_BIT(CAP_NET_BIND_SERVICE)));
+	CHECK(prctl(PR_GET_DUMPABLE, 0, 0, 0, 0) == 0); /* others of that uid cannot look in */
+	CHECK_ERRNO(open("/etc/passwd", O_RDONLY), EPERM);
+	CHECK_ERRNO(chmod("/etc/passwd", 04755), EPERM);
+	CHECK(so_mark() == 0);
 }
 
 /* Root drops to nobody without the bind capability and without the
@@ -258,6 +312,12 @@ static void case_kill(void)
 	errno = 0;
 	if (open("/dev/null", O_RDONLY) != -1 || errno != EPERM) /* refused, not fatal */
 		_exit(6);
+	errno = 0;
+	if (unlink(NOWHERE) != -1 || errno != EPERM) /* the exit path's unlink */
+		_exit(7);
+	errno = 0;
+	if (if_nametoindex("lo") != 1) /* AF_UNIX refused, not fatal */
+		_exit(8);
 	ptrace(PTRACE_TRACEME, 0, NULL, NULL);
 	_exit(5); /* not reached */
 }
@@ -335,6 +395,7 @@ int main(void)
 	expect_clean("masked_thread", case_masked_thread);
 	expect_clean("unknown_user", case_unknown_user);
 	if (is_root) {
+		expect_clean("default_user", case_default_user);
 		expect_clean("user_bind", case_user_bind);
 		expect_clean("user_nofilter", case_user_nofilter);
 	} else {

@@ -1,0 +1,20 @@
+/* Test builds only (-DZINCTUN_TEST_HOOKS: build/zinctun-testhooks; the
+ * shipped zinctun has none of this). With ZINCTUN_TEST_ESCAPE=DIR in the
+ * environment, SIGUSR2 makes the running daemon try, on files in DIR, what
+ * a compromised daemon would (open, chmod, chown, unlink, mkdir, rename,
+ * link, symlink, connect to a unix socket, signal init or read its limits)
+ * and write one line per attempt to stderr: "zinctun-testhook: NAME
+ * refused errno=N" or "zinctun-testhook: NAME ALLOWED", then
+ * "zinctun-testhook: done uid=N".
+ * tests/scripts/test_e2e_sandbox.sh lays DIR out and checks the results. */
+#ifndef ZT_TESTHOOK_H
+#define ZT_TESTHOOK_H
+
+#ifdef ZINCTUN_TEST_HOOKS
+/* From zt_sandbox_enter(), before the filter: the signal handler, the
+ * paths, and an AF_UNIX socket made while that is still allowed, so that
+ * connect() itself is tried later. */
+void zt_testhook_arm(void);
+#endif
+
+#endif
