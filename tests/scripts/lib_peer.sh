@@ -22,7 +22,7 @@ scenario() {
 
 peer_interop() {
 	peer=$1
-	need_peer "$peer" || { echo "SKIP: $peer: $PEER_SKIP"; exit $SKIPPED; }
+	need_peer "$peer" || { echo "$peer not available: $PEER_SKIP"; exit $SKIPPED; }
 	log "$peer: $PEER_BIN ($PEER_VERSION)"
 	(fresh_env x; scenario zinctun "$peer") || exit 1
 	(fresh_env y; scenario "$peer" zinctun) || exit 1
