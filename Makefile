@@ -166,7 +166,8 @@ bench: deps
 	@$(MAKE) --no-print-directory $(BENCH_BIN)
 	@for b in $(BENCH_BIN); do echo "== $$b"; $$b || exit 1; done
 
-# bench-tunnel: raw veth vs wireguard-go vs zinctun in two namespaces
+# bench-tunnel: raw veth vs wireguard-go (Debian, current) vs boringtun vs zinctun
+# in two namespaces; builds the peers first (scripts/install-peers)
 # (ROUNDS, SECS, IMPLS: see scripts/bench-tunnel).
 bench-tunnel: deps
 	@$(MAKE) --no-print-directory all

@@ -4,7 +4,7 @@
 #
 #   . tests/scripts/lib_netns.sh
 #   ns_setup 2          # namespaces $NS1 $NS2 joined by veth, 10.200.0.x + fd00:200::x
-#   start_daemon zinctun $NS1 $IF1     # or wireguard-go
+#   start_daemon zinctun $NS1 $IF1     # or wireguard-go, wireguard-go-current, boringtun
 #   ...
 # The underlay addresses of namespace i are $(ul4 i) / $(ul6 i).
 
@@ -97,16 +97,36 @@ start_daemon() {
 	impl=$1 ns=$2 ifn=$3
 	shift 3
 	IFACES="$IFACES $ifn"
+	flags=
 	case $impl in
 	zinctun) bin=$ZINCTUN ;;
 	wireguard-go) bin=$WGGO ;;
+	wireguard-go-current | boringtun)
+		need_peer "$impl" || fail "$impl: $PEER_SKIP"
+		bin=$PEER_BIN
+		# boringtun-cli would switch to SUDO_UID or nobody after set-up
+		[ "$impl" = boringtun ] && flags="--disable-drop-privileges -v info" ;;
 	*) fail "unknown implementation $impl" ;;
 	esac
-	ip netns exec "$ns" env LOG_LEVEL=debug "$@" "$bin" -f "$ifn" >>"$T/$ifn.log" 2>&1 &
+	# shellcheck disable=SC2086 # flags: words for the peer's command line
+	ip netns exec "$ns" env LOG_LEVEL=debug "$@" "$bin" -f $flags "$ifn" >>"$T/$ifn.log" 2>&1 &
 	LAST_PID=$!
 	PIDS="$PIDS $LAST_PID"
-	eval "PID_$ifn=$LAST_PID"
+	eval "PID_$ifn=$LAST_PID IMPL_$ifn=$impl"
 	wait_sock "$ifn" || fail "$impl $ifn: no socket"
+}
+
+# need_peer IMPL: a peer that scripts/install-peers builds and caches
+# (wireguard-go-current, boringtun; instant once built). Sets PEER_BIN and
+# PEER_VERSION, or PEER_SKIP (why it is not available) and returns 1.
+need_peer() {
+	PEER_BIN= PEER_VERSION= PEER_SKIP=
+	set -- $("$TESTS_DIR/../../scripts/install-peers" "$1")
+	case ${2:-} in
+	SKIP:) shift 2; PEER_SKIP=$*; return 1 ;;
+	/*) PEER_BIN=$2 PEER_VERSION=$3 ;;
+	*) PEER_SKIP="scripts/install-peers gave no answer"; return 1 ;;
+	esac
 }
 
 # wait_sock IFNAME: true once the socket answers (a stale file left by an
@@ -191,6 +211,24 @@ wg_field() { # NS IFNAME FIELD(endpoints|latest-handshakes|transfer) PEERKEY
 	ip netns exec "$1" wg show "$2" "$3" | awk -v k="$(pub "$4")" '$1 == k { $1 = ""; sub(/^ /, ""); print }'
 }
 
+# Documented exceptions: a check that another implementation cannot pass
+# for a limitation of its own says so in the output and checks what that
+# peer does instead. None ever applies to zinctun.
+#
+# exception_handshake_age IMPL: IMPL reports last_handshake_time_sec as the
+# seconds since the handshake, not as a Unix time (boringtun 0.7.1).
+exception_handshake_age() { [ "$1" = boringtun ]; }
+# exception_v6_first_send IMPL: for up to ~10 s after IPv4 traffic, IMPL's
+# handshake messages (initiations and responses) to a new IPv6 endpoint
+# leave for a wrong address (fd00:200:: for fd00:200::1, seen with tcpdump,
+# with Debian's wireguard-go as the other side too); a later retry, every
+# REKEY_TIMEOUT (5 s), gets through (wireguard-go 0.0.20250522).
+exception_v6_first_send() { [ "$1" = wireguard-go-current ]; }
+V6_FIRST_SEND_RETRIES=3
+REKEY_TIMEOUT_S=5
+
+impl_of() { eval "echo \${IMPL_$1:-}"; }
+
 # check_peer_stats NS IFNAME PEERKEY EXPECTED_ENDPOINT: endpoint, a recent
 # handshake and non-zero transfer counters, as wg show reports them.
 check_peer_stats() {
@@ -199,6 +237,11 @@ check_peer_stats() {
 	[ "$ep" = "$want" ] || fail "$ifn: endpoint '$ep', expected '$want'"
 	hs=$(wg_field "$ns" "$ifn" latest-handshakes "$pk")
 	now=$(date +%s)
+	if exception_handshake_age "$(impl_of "$ifn")"; then
+		echo "documented exception: $(impl_of "$ifn") reports the latest handshake as seconds since it ($hs), not a Unix time"
+		[ -n "$hs" ] && [ "$hs" -lt 60 ] || fail "$ifn: latest handshake '$hs' (an age)"
+		hs=$((now - hs))
+	fi
 	[ -n "$hs" ] && [ "$hs" -gt 0 ] && [ $((now - hs)) -lt 60 ] ||
 		fail "$ifn: latest handshake '$hs' (now $now)"
 	set -- $(wg_field "$ns" "$ifn" transfer "$pk")
@@ -242,6 +285,12 @@ pair_test() {
 	ip netns exec "$N2" wg set "$I2" peer "$(pub k1)" remove
 	add_peer "$N1" "$I1" k2 "$(tun4 2)/32,$(tun6 2)/128"
 	add_peer "$N2" "$I2" k1 "$(tun4 1)/32,$(tun6 1)/128" "[$(ul6 1)]:$P1"
+	for impl in "$1" "$2"; do
+		exception_v6_first_send "$impl" || continue
+		echo "documented exception: $impl sends handshake messages to a new IPv6 endpoint to a wrong address for some seconds after IPv4 traffic; waiting for a retry"
+		ip netns exec "$N2" ping -c 1 -w $((REKEY_TIMEOUT_S * V6_FIRST_SEND_RETRIES + 2)) "$(tun4 1)" >"$T/ping.out" 2>&1 ||
+			{ cat "$T/ping.out"; fail "ping v4 in v6 ($2 initiates, after the retry)"; }
+	done
 	ping_ok "$N2" "$(tun4 1)" || { cat "$T/ping.out"; fail "ping v4 in v6 ($2 initiates)"; }
 	ping_ok "$N2" "$(tun6 1)" || { cat "$T/ping.out"; fail "ping v6 in v6 ($2 initiates)"; }
 	check_peer_stats "$N2" "$I2" k1 "[$(ul6 1)]:$P1"
