@@ -81,16 +81,30 @@ $(LIBWG_A): $(WG_OBJ)
 $(ZINCTUN): $(DAEMON_OBJ) $(LIBWG_A) $(LIBZINC_A)
 	$(CC) $(ALLCFLAGS) $(DAEMON_LDFLAGS) $(DAEMON_OBJ) $(LIBWG_A) $(LIBZINC_A) -lpthread -o $@
 
-# zinctun-testhooks: the daemon plus daemon/testhook.c's escape attempts
-# (ZINCTUN_TEST_HOOKS, see testhook.h), for test_e2e_sandbox only; the
-# shipped zinctun is built without them.
+# Test hooks exist only in test builds, never in the shipped libzinc and
+# zinctun (test_no_test_hooks checks with strings):
+#  - libzinc-testhooks.a: libzinc with the RNG seams (ZINC_RNG_UNSEEDED,
+#    ZINC_RNG_UNSEEDED_FILE, zinc_rng_test_force_unseeded) and the forced
+#    self-test failure (ZINC_SELFTEST_FAIL), ZINC_TEST_HOOKS; every test
+#    binary and tool links it;
+#  - zinctun-testhooks: the daemon on that library plus daemon/testhook.c's
+#    escape attempts (ZINCTUN_TEST_HOOKS, see testhook.h), for the
+#    end-to-end tests that use a hook (test_e2e_sandbox, test_e2e_rng).
+TEST_HOOKS := -DZINC_TEST_HOOKS -DZINCTUN_TEST_HOOKS
 HOOK_SRC := daemon/sandbox.c daemon/testhook.c
 HOOK_OBJ := $(patsubst %.c,$(BUILD)/obj-testhooks/%.o,$(HOOK_SRC))
+ZINC_HOOK_SRC := zinc/random.c zinc/cpu.c
+ZINC_HOOK_OBJ := $(patsubst %.c,$(BUILD)/obj-testhooks/%.o,$(ZINC_HOOK_SRC))
+LIBZINC_T  := $(BUILD)/libzinc-testhooks.a
 $(BUILD)/obj-testhooks/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(CC) $(ALLCFLAGS) -DZINCTUN_TEST_HOOKS -MMD -MP -c $< -o $@
+	$(CC) $(ALLCFLAGS) $(TEST_HOOKS) -MMD -MP -c $< -o $@
 
-$(ZINCTUN)-testhooks: $(filter-out $(call obj,$(HOOK_SRC)),$(DAEMON_OBJ)) $(HOOK_OBJ) $(LIBWG_A) $(LIBZINC_A)
+$(LIBZINC_T): $(filter-out $(call obj,$(ZINC_HOOK_SRC)),$(ZINC_OBJ)) $(ZINC_HOOK_OBJ)
+	@rm -f $@
+	$(AR) rcs $@ $^
+
+$(ZINCTUN)-testhooks: $(filter-out $(call obj,$(HOOK_SRC)),$(DAEMON_OBJ)) $(HOOK_OBJ) $(LIBWG_A) $(LIBZINC_T)
 	$(CC) $(ALLCFLAGS) $(DAEMON_LDFLAGS) $^ -lpthread -o $@
 
 # Generated test data: tests/gen/NAME.py writes a C header to stdout.
@@ -100,7 +114,7 @@ $(BUILD)/gen/%.h: tests/gen/%.py $(wildcard tests/vectors/*/*)
 
 $(BUILD)/obj/tests/%.o: tests/%.c $(GEN_H)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALLCFLAGS) -Itests -MMD -MP -c $< -o $@
+	$(CC) $(ALLCFLAGS) $(TEST_HOOKS) -Itests -MMD -MP -c $< -o $@
 
 $(BUILD)/obj/bench/%.o: bench/%.c
 	@mkdir -p $(dir $@)
@@ -108,21 +122,21 @@ $(BUILD)/obj/bench/%.o: bench/%.c
 
 # Zinc tests (test_zinc_*) and tools (zinc_*) link only libzinc, so they build
 # while the engine is in progress.
-$(BUILD)/tests/test_zinc_%: $(BUILD)/obj/tests/unit/test_zinc_%.o $(LIBZINC_A)
+$(BUILD)/tests/test_zinc_%: $(BUILD)/obj/tests/unit/test_zinc_%.o $(LIBZINC_T)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALLCFLAGS) $< $(LIBZINC_A) $(LDLIBS_T) -o $@
+	$(CC) $(ALLCFLAGS) $< $(LIBZINC_T) $(LDLIBS_T) -o $@
 
-$(BUILD)/tools/zinc_%: $(BUILD)/obj/tests/tools/zinc_%.o $(LIBZINC_A)
+$(BUILD)/tools/zinc_%: $(BUILD)/obj/tests/tools/zinc_%.o $(LIBZINC_T)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALLCFLAGS) $< $(LIBZINC_A) $(LDLIBS_T) -o $@
+	$(CC) $(ALLCFLAGS) $< $(LIBZINC_T) $(LDLIBS_T) -o $@
 
-$(BUILD)/tests/%: $(BUILD)/obj/tests/unit/%.o $(LIBWG_A) $(LIBZINC_A)
+$(BUILD)/tests/%: $(BUILD)/obj/tests/unit/%.o $(LIBWG_A) $(LIBZINC_T)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALLCFLAGS) $< $(LIBWG_A) $(LIBZINC_A) $(LDLIBS_T) -o $@
+	$(CC) $(ALLCFLAGS) $< $(LIBWG_A) $(LIBZINC_T) $(LDLIBS_T) -o $@
 
-$(BUILD)/tools/%: $(BUILD)/obj/tests/tools/%.o $(LIBWG_A) $(LIBZINC_A)
+$(BUILD)/tools/%: $(BUILD)/obj/tests/tools/%.o $(LIBWG_A) $(LIBZINC_T)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALLCFLAGS) $< $(LIBWG_A) $(LIBZINC_A) $(LDLIBS_T) -o $@
+	$(CC) $(ALLCFLAGS) $< $(LIBWG_A) $(LIBZINC_T) $(LDLIBS_T) -o $@
 
 $(BUILD)/bench/%: $(BUILD)/obj/bench/%.o $(LIBWG_A) $(LIBZINC_A)
 	@mkdir -p $(dir $@)
@@ -189,7 +203,8 @@ bench-flood: deps
 # file to write it, and the filter refuses open(). TESTS=... narrows the run.
 check-tsan: deps
 	@$(MAKE) --no-print-directory BUILD=build-tsan \
-	    EXTRA_CFLAGS="-fsanitize=thread -fno-omit-frame-pointer" all build-tsan/tools/flood
+	    EXTRA_CFLAGS="-fsanitize=thread -fno-omit-frame-pointer" all build-tsan/tools/flood \
+	    build-tsan/zinctun-testhooks
 	@rm -rf $(CURDIR)/build-tsan/tsan && mkdir -p -m 1777 $(CURDIR)/build-tsan/tsan
 	@BUILD=build-tsan SANITIZE=thread ZINCTUN_SECCOMP=0 \
 	    TSAN_OPTIONS="halt_on_error=1 exitcode=66 log_path=$(CURDIR)/build-tsan/tsan/report" \

@@ -2,7 +2,8 @@
 /*
  * Kernel randomness through getrandom(2) with GRND_NONBLOCK: never blocks,
  * reports "not ready" instead while the kernel pool is unseeded (early boot).
- * Thread safe: the state is two atomics and once-initialised test seams.
+ * Thread safe: the state is atomics (and, in test builds, once-initialised
+ * test seams).
  */
 #include <errno.h>
 #include <pthread.h>
@@ -18,6 +19,9 @@
 
 /* Once the kernel pool is seeded it stays seeded, so true is cached. */
 static atomic_bool rng_seeded;
+
+#ifdef ZINC_TEST_HOOKS
+/* Test builds only (libzinc-testhooks.a): the shipped library has no seam. */
 static atomic_int rng_forced_unseeded;
 static pthread_once_t rng_env_once = PTHREAD_ONCE_INIT;
 /* ZINC_RNG_UNSEEDED_FILE: while this file exists the RNG looks unseeded
@@ -53,6 +57,12 @@ void zinc_rng_test_force_unseeded(int unseeded)
 	pthread_once(&rng_env_once, rng_read_env);
 	atomic_store(&rng_forced_unseeded, unseeded ? 1 : 0);
 }
+#else
+static inline bool rng_forced(void)
+{
+	return false;
+}
+#endif
 
 bool zinc_rng_is_initialized(void)
 {

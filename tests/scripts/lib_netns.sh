@@ -100,6 +100,8 @@ start_daemon() {
 	flags=
 	case $impl in
 	zinctun) bin=$ZINCTUN ;;
+	# the daemon with the test builds' hooks (RNG seams, escape attempts)
+	zinctun-testhooks) bin=$(realpath -m "$BUILD/zinctun-testhooks") ;;
 	wireguard-go) bin=$WGGO ;;
 	wireguard-go-current | boringtun)
 		need_peer "$impl" || fail "$impl: $PEER_SKIP"

@@ -1,8 +1,9 @@
 #!/bin/sh
 # The RNG gate end to end: a running zinctun (the victim, namespace 1) is
 # made to see an unseeded system RNG through the ZINC_RNG_UNSEEDED_FILE
-# test seam, while it has an established session with peer P (zinctun,
-# namespace 2). Then:
+# test seam of build/zinctun-testhooks (the shipped zinctun has none),
+# while it has an established session with peer P (zinctun, namespace 2).
+# Then:
 #  - the existing session keeps carrying pings (no randomness needed);
 #  - a new peer Q (wireguard-go, namespace 3) gets ZERO answers to its
 #    handshake initiations: nothing at all leaves the victim towards Q
@@ -35,7 +36,7 @@ trap 'rm -rf "$FLAGDIR"; cleanup' EXIT
 FLAG=$FLAGDIR/rng-unseeded
 PORT=51820
 
-start_daemon zinctun "$V" "$IV" LOG_LEVEL=info ZINC_RNG_UNSEEDED_FILE="$FLAG"
+start_daemon zinctun-testhooks "$V" "$IV" LOG_LEVEL=info ZINC_RNG_UNSEEDED_FILE="$FLAG"
 VPID=$LAST_PID
 start_daemon zinctun "$P" "$IP_"
 start_daemon wireguard-go "$Q" "$IQ"
@@ -125,7 +126,7 @@ W=$(ns_name 4) IW=$(ifname w)
 genkeys kw
 FLAGW=$FLAGDIR/rng-unseeded-w
 touch "$FLAGW"
-start_daemon zinctun "$W" "$IW" ZINC_RNG_UNSEEDED_FILE="$FLAGW"
+start_daemon zinctun-testhooks "$W" "$IW" ZINC_RNG_UNSEEDED_FILE="$FLAGW"
 conf_iface "$W" "$IW" kw 4
 PPORT=$(listen_port "$P" "$IP_")
 QPORT=$(listen_port "$Q" "$IQ")

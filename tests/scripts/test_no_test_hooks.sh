@@ -1,0 +1,31 @@
+#!/bin/sh
+# The shipped binaries carry no test hook (issue: test knobs in the product):
+# zinctun, libzinc.a and libzinc.so must not contain the RNG seams, the
+# forced self-test failure or the daemon's escape-attempt hook; the test
+# builds (libzinc-testhooks.a, zinctun-testhooks) must, so the check itself
+# can fail.
+set -u
+BUILD=${BUILD:-build}
+HOOKS="ZINC_RNG_UNSEEDED ZINC_RNG_UNSEEDED_FILE ZINC_SELFTEST_FAIL zinc_rng_test_force_unseeded ZINCTUN_TEST_ESCAPE"
+command -v strings >/dev/null || { echo "FAIL: strings (binutils) missing"; exit 1; }
+fail=0
+for f in "$BUILD/zinctun" "$BUILD/libzinc.a" "$BUILD/libzinc.so"; do
+	[ -e "$f" ] || { echo "FAIL: $f missing (make)"; fail=1; continue; }
+	for h in $HOOKS; do
+		if strings -a "$f" | grep -qx "$h\|.*$h.*"; then
+			echo "FAIL: $f contains $h"
+			fail=1
+		fi
+	done
+done
+# the hooks are where the tests need them
+for h in ZINC_RNG_UNSEEDED_FILE ZINC_SELFTEST_FAIL zinc_rng_test_force_unseeded; do
+	strings -a "$BUILD/libzinc-testhooks.a" | grep -q "$h" ||
+		{ echo "FAIL: libzinc-testhooks.a lacks $h"; fail=1; }
+done
+for h in ZINC_RNG_UNSEEDED_FILE ZINCTUN_TEST_ESCAPE; do
+	strings -a "$BUILD/zinctun-testhooks" | grep -q "$h" ||
+		{ echo "FAIL: zinctun-testhooks lacks $h"; fail=1; }
+done
+[ $fail = 0 ] && echo "PASS: no test hook in zinctun, libzinc.a, libzinc.so"
+exit $fail
