@@ -160,6 +160,9 @@ struct tx {
 	int n;
 	int prepared; /* slots [0, prepared) went through prepare */
 	uint32_t mtu;
+	/* the sockets this batch is sent on, held from its first prepare to
+	 * its completion (a rebind may replace them meanwhile) */
+	struct udp_socks *socks;
 	struct tx_slot slot[TX_MAX_SEGS];
 	struct wg_tx_job job[TX_MAX_SEGS];
 	struct udp_run runs[TX_MAX_SEGS];
@@ -228,6 +231,7 @@ static void tx_prepare(struct tx *t, int end)
 	if (t->prepared >= end)
 		return;
 	zt_lock(zt);
+	udp_socks_hold(&zt->udp, &t->socks);
 	for (int i = t->prepared; i < end; i++) {
 		struct tx_slot *s = &t->slot[i];
 
@@ -455,14 +459,17 @@ static void tx_flush(struct tx *t)
 		r->len = r->seg = s->sealed;
 		r->count = 1;
 	}
-	if (n_runs)
-		udp_send_runs(&zt->udp, t->runs, n_runs);
+	if (n_runs && t->socks)
+		udp_send_runs(&zt->udp, t->socks, t->runs, n_runs);
 
 	zt_lock(zt);
 	for (int i = 0; i < t->n; i++) {
 		if (t->job[i].keypair)
 			wg_device_complete_tx(zt->dev, &t->job[i], t->slot[i].result == WG_OK);
 	}
+	/* not kept between batches: an idle thread would keep a replaced
+	 * port bound */
+	udp_socks_drop(&zt->udp, &t->socks);
 	zt_timers_changed(zt);
 	zt_unlock(zt);
 	t->n = 0;
@@ -542,6 +549,11 @@ void *zt_tun_main(void *arg)
 		}
 		tx_flush(t);
 		busy = busy < BUSY_MAX ? busy + 1 : 0;
+	}
+	if (t->socks) { /* stopped with a batch prepared */
+		zt_lock(zt);
+		udp_socks_drop(&zt->udp, &t->socks);
+		zt_unlock(zt);
 	}
 	free(t->rbuf[0]);
 	free(t->in);
@@ -689,6 +701,8 @@ void *zt_udp_main(void *arg)
 {
 	struct zt *zt = arg;
 	struct rx *x = calloc(1, sizeof(*x));
+	struct udp_socks *socks = NULL;
+	bool changed = true;
 
 	if (!x || udp_batch_init(&x->b)) {
 		log_err("udp: out of memory");
@@ -698,12 +712,17 @@ void *zt_udp_main(void *arg)
 	}
 	x->zt = zt;
 	while (!atomic_load(&zt->stopping)) {
-		int fd4, fd6;
-
-		udp_current_fds(&zt->udp, &fd4, &fd6);
+		if (changed) {
+			/* the sockets polled are held: a rebind closes them
+			 * only once this thread has taken the new ones */
+			zt_lock(zt);
+			udp_socks_hold(&zt->udp, &socks);
+			zt_unlock(zt);
+			changed = false;
+		}
 		struct pollfd pfd[4] = {
-		    {.fd = fd4, .events = POLLIN},
-		    {.fd = fd6, .events = POLLIN},
+		    {.fd = socks ? socks->fd4 : -1, .events = POLLIN},
+		    {.fd = socks ? socks->fd6 : -1, .events = POLLIN},
 		    {.fd = zt->udp.wake_fd, .events = POLLIN},
 		    {.fd = zt->stop_fd, .events = POLLIN},
 		};
@@ -720,7 +739,8 @@ void *zt_udp_main(void *arg)
 
 			if (read(zt->udp.wake_fd, &v, sizeof(v)) < 0)
 				log_debug("udp wake read: %s", strerror(errno));
-			continue; /* the sockets changed */
+			changed = true;
+			continue;
 		}
 		for (int s = 0; s < 2; s++) {
 			if (!(pfd[s].revents & (POLLIN | POLLERR)))
@@ -738,6 +758,9 @@ void *zt_udp_main(void *arg)
 			}
 		}
 	}
+	zt_lock(zt);
+	udp_socks_drop(&zt->udp, &socks);
+	zt_unlock(zt);
 	udp_batch_free(&x->b);
 	free(x);
 	return NULL;

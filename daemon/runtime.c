@@ -34,13 +34,18 @@ static uint64_t env_wall(void *ctx)
 	return zt_wall_ns();
 }
 
+static void log_send_error(int ret, size_t len)
+{
+	if (ret)
+		log_debug("udp send (%zu bytes): %s", len, strerror(-ret));
+}
+
+/* The engine's sends, under the lock: on the current sockets. */
 static void io_send(void *ctx, const struct wg_endpoint *to, const uint8_t *pkt, size_t len)
 {
 	struct zt *zt = ctx;
-	int ret = udp_send(&zt->udp, to, pkt, len);
 
-	if (ret)
-		log_debug("udp send (%zu bytes): %s", len, strerror(-ret));
+	log_send_error(udp_send(&zt->udp, to, pkt, len), len);
 }
 
 static void io_deliver(void *ctx, struct wg_peer *from, const uint8_t *pkt, size_t len)
@@ -127,6 +132,7 @@ static void *handshake_main(void *arg)
 	struct zt *zt = arg;
 	struct hsq_item *items = malloc(HS_BATCH * sizeof(*items));
 	struct wg_handshake_job *jobs = malloc(HS_BATCH * sizeof(*jobs));
+	struct udp_socks *socks = NULL; /* what the answers go out on */
 	size_t n, remaining;
 
 	if (!items || !jobs) {
@@ -149,10 +155,23 @@ static void *handshake_main(void *arg)
 			wg_device_complete_handshake(zt->dev, &jobs[i]);
 		wg_device_set_handshake_queue_len(zt->dev, remaining);
 		zt_timers_changed(zt);
+		/* held while the answers go out without the lock ("Socket
+		 * lifetime" in doc/datapath.md), dropped after: an idle thread
+		 * would keep a replaced port bound */
+		for (size_t i = 0; i < n && !socks; i++)
+			if (jobs[i].out_len)
+				udp_socks_hold(&zt->udp, &socks);
 		zt_unlock(zt);
+		if (!socks)
+			continue;
 		for (size_t i = 0; i < n; i++)
 			if (jobs[i].out_len)
-				io_send(zt, &jobs[i].to, jobs[i].out, jobs[i].out_len);
+				log_send_error(udp_send_on(socks, &jobs[i].to, jobs[i].out,
+							   jobs[i].out_len),
+					       jobs[i].out_len);
+		zt_lock(zt);
+		udp_socks_drop(&zt->udp, &socks);
+		zt_unlock(zt);
 	}
 	free(items);
 	free(jobs);
@@ -221,7 +240,7 @@ int zt_init(struct zt *zt, int tun_fd, const char *ifname)
 	ret = hsq_init(&zt->hsq);
 	if (ret)
 		return ret;
-	ret = udp_init(&zt->udp);
+	ret = udp_init(&zt->udp, &zt->lock);
 	if (ret)
 		return ret;
 	ret = udp_bind(&zt->udp, 0);

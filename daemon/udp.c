@@ -135,66 +135,115 @@ static int open_pair(uint16_t port, uint32_t fwmark, int *fd4, int *fd6, uint16_
 	return -EADDRINUSE;
 }
 
-int udp_init(struct udp *u)
+int udp_init(struct udp *u, pthread_mutex_t *lock)
 {
+	pthread_condattr_t attr;
+
 	memset(u, 0, sizeof(*u));
-	u->fd4 = u->fd6 = u->stale4 = u->stale6 = -1;
+	u->lock = lock;
 	if (env_on("ZINCTUN_NO_GSO"))
 		atomic_store(&gso_on, false);
 	if (env_on("ZINCTUN_NO_GRO"))
 		atomic_store(&gro_on, false);
-	pthread_mutex_init(&u->lock, NULL);
+	pthread_condattr_init(&attr);
+	pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
+	pthread_cond_init(&u->released, &attr);
+	pthread_condattr_destroy(&attr);
 	gso_paths_init(&u->gso_paths);
 	u->wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	return u->wake_fd < 0 ? -errno : 0;
 }
 
+static void socks_put(struct udp *u, struct udp_socks *s)
+{
+	if (--s->refs)
+		return;
+	if (s->fd4 >= 0)
+		close(s->fd4);
+	if (s->fd6 >= 0)
+		close(s->fd6);
+	if (s != u->cur) {
+		u->retired--;
+		pthread_cond_broadcast(&u->released);
+	}
+	free(s);
+}
+
+/* After the threads stopped (they dropped their references). */
 void udp_destroy(struct udp *u)
 {
-	int *fds[] = {&u->fd4, &u->fd6, &u->stale4, &u->stale6, &u->wake_fd};
+	if (u->cur) {
+		struct udp_socks *s = u->cur;
 
-	for (size_t i = 0; i < sizeof(fds) / sizeof(fds[0]); i++) {
-		if (*fds[i] >= 0)
-			close(*fds[i]);
-		*fds[i] = -1;
+		u->cur = NULL;
+		u->retired++;
+		socks_put(u, s);
 	}
+	if (u->retired)
+		log_err("udp: %d replaced socket sets still referenced", u->retired);
+	if (u->wake_fd >= 0)
+		close(u->wake_fd);
+	u->wake_fd = -1;
 	gso_paths_destroy(&u->gso_paths);
-	pthread_mutex_destroy(&u->lock);
+	pthread_cond_destroy(&u->released);
+}
+
+/* Until every replaced set is closed, or UDP_RETIRE_WAIT_MS: the threads
+ * that hold one need the lock to drop it, so the wait releases it. */
+static void wait_retired(struct udp *u)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	ts.tv_sec += UDP_RETIRE_WAIT_MS / 1000;
+	ts.tv_nsec += (UDP_RETIRE_WAIT_MS % 1000) * 1000000L;
+	if (ts.tv_nsec >= 1000000000L) {
+		ts.tv_sec++;
+		ts.tv_nsec -= 1000000000L;
+	}
+	while (u->retired) {
+		if (pthread_cond_timedwait(&u->released, u->lock, &ts) == ETIMEDOUT) {
+			log_info("udp: old sockets still in use, closed later");
+			return;
+		}
+	}
 }
 
 int udp_bind(struct udp *u, uint16_t port)
 {
-	int fd4 = -1, fd6 = -1;
+	struct udp_socks *s, *old = u->cur;
 	uint16_t actual = 0;
 	uint64_t one = 1;
 	int ret;
 
 	/* as the kernel does: the same port is no change (0 rebinds at random) */
-	if ((u->fd4 >= 0 || u->fd6 >= 0) && port == u->port)
+	if (old && port == u->port)
 		return 0;
-	ret = open_pair(port, u->fwmark, &fd4, &fd6, &actual);
-	if (ret)
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return -ENOMEM;
+	ret = open_pair(port, u->fwmark, &s->fd4, &s->fd6, &actual);
+	if (ret) {
+		free(s);
 		return ret;
-	pthread_mutex_lock(&u->lock);
-	if (u->stale4 >= 0)
-		close(u->stale4);
-	if (u->stale6 >= 0)
-		close(u->stale6);
-	u->stale4 = u->fd4;
-	u->stale6 = u->fd6;
-	u->fd4 = fd4;
-	u->fd6 = fd6;
+	}
+	s->refs = 1;
+	u->cur = s;
 	u->port = actual;
-	pthread_mutex_unlock(&u->lock);
+	if (old) {
+		u->retired++;
+		socks_put(u, old);
+	}
 	if (write(u->wake_fd, &one, sizeof(one)) < 0)
 		log_debug("udp: wake: %s", strerror(errno));
+	wait_retired(u);
 	log_info("UDP bind has been updated (port %u)", actual);
 	return 0;
 }
 
 int udp_set_fwmark(struct udp *u, uint32_t mark)
 {
-	int fds[2] = {u->fd4, u->fd6};
+	int fds[2] = {u->cur ? u->cur->fd4 : -1, u->cur ? u->cur->fd6 : -1};
 
 	for (int i = 0; i < 2; i++) {
 		if (fds[i] >= 0 && setsockopt(fds[i], SOL_SOCKET, SO_MARK, &mark, sizeof(mark)) < 0)
@@ -204,17 +253,22 @@ int udp_set_fwmark(struct udp *u, uint32_t mark)
 	return 0;
 }
 
-void udp_current_fds(struct udp *u, int *fd4, int *fd6)
+void udp_socks_hold(struct udp *u, struct udp_socks **held)
 {
-	pthread_mutex_lock(&u->lock);
-	if (u->stale4 >= 0)
-		close(u->stale4);
-	if (u->stale6 >= 0)
-		close(u->stale6);
-	u->stale4 = u->stale6 = -1;
-	*fd4 = u->fd4;
-	*fd6 = u->fd6;
-	pthread_mutex_unlock(&u->lock);
+	if (*held == u->cur)
+		return;
+	udp_socks_drop(u, held);
+	if (u->cur) {
+		u->cur->refs++;
+		*held = u->cur;
+	}
+}
+
+void udp_socks_drop(struct udp *u, struct udp_socks **held)
+{
+	if (*held)
+		socks_put(u, *held);
+	*held = NULL;
 }
 
 static bool has_source(const struct wg_endpoint *to)
@@ -244,7 +298,7 @@ static void add_cmsg(struct msghdr *msg, int level, int type, const void *data, 
 
 /* Fills msg for one send to "to" (sticky source unless no_src, GSO segment
  * size unless 0). Returns the socket or -errno. */
-static int build_msg(struct udp *u, const struct wg_endpoint *to, struct msghdr *msg,
+static int build_msg(const struct udp_socks *s, const struct wg_endpoint *to, struct msghdr *msg,
 		     union udp_ctrl *ctrl, uint16_t seg, bool no_src)
 {
 	int fd;
@@ -254,7 +308,7 @@ static int build_msg(struct udp *u, const struct wg_endpoint *to, struct msghdr 
 	msg->msg_controllen = 0;
 	msg->msg_flags = 0;
 	if (to->addr.sa.sa_family == AF_INET) {
-		fd = u->fd4;
+		fd = s->fd4;
 		msg->msg_name = (void *)&to->addr.in4;
 		msg->msg_namelen = sizeof(to->addr.in4);
 		if (!no_src && has_source(to)) {
@@ -263,7 +317,7 @@ static int build_msg(struct udp *u, const struct wg_endpoint *to, struct msghdr 
 			add_cmsg(msg, IPPROTO_IP, IP_PKTINFO, &pi, sizeof(pi));
 		}
 	} else if (to->addr.sa.sa_family == AF_INET6) {
-		fd = u->fd6;
+		fd = s->fd6;
 		msg->msg_name = (void *)&to->addr.in6;
 		msg->msg_namelen = sizeof(to->addr.in6);
 		struct in6_pktinfo pi = {0};
@@ -297,7 +351,8 @@ static bool source_error(int err)
 	return err == EINVAL || err == EADDRNOTAVAIL || err == ENETUNREACH;
 }
 
-int udp_send(struct udp *u, const struct wg_endpoint *to, const void *buf, size_t len)
+int udp_send_on(const struct udp_socks *s, const struct wg_endpoint *to, const void *buf,
+		size_t len)
 {
 	union udp_ctrl ctrl;
 	struct iovec iov = {.iov_base = (void *)buf, .iov_len = len};
@@ -305,7 +360,7 @@ int udp_send(struct udp *u, const struct wg_endpoint *to, const void *buf, size_
 	bool no_src = false;
 
 	for (;;) {
-		int fd = build_msg(u, to, &msg, &ctrl, 0, no_src);
+		int fd = build_msg(s, to, &msg, &ctrl, 0, no_src);
 
 		if (fd < 0)
 			return fd;
@@ -320,6 +375,11 @@ int udp_send(struct udp *u, const struct wg_endpoint *to, const void *buf, size_
 		}
 		return -errno;
 	}
+}
+
+int udp_send(struct udp *u, const struct wg_endpoint *to, const void *buf, size_t len)
+{
+	return u->cur ? udp_send_on(u->cur, to, buf, len) : -ENETUNREACH;
 }
 
 static uint64_t mono_ns(void)
@@ -343,14 +403,15 @@ static void gso_path_too_small(struct udp *u, const struct udp_run *r, int err)
 
 /* One GSO send of the whole run. Returns the count sent, 0 to send the run
  * one by one instead, or -errno. */
-static int send_run_gso(struct udp *u, const struct udp_run *r, union udp_ctrl *ctrl)
+static int send_run_gso(struct udp *u, const struct udp_socks *s, const struct udp_run *r,
+			union udp_ctrl *ctrl)
 {
 	struct iovec v = {.iov_base = r->buf, .iov_len = r->len};
 	struct msghdr msg = {.msg_iov = &v, .msg_iovlen = 1};
 	bool no_src = false;
 
 	for (;;) {
-		int fd = build_msg(u, r->to, &msg, ctrl, (uint16_t)r->seg, no_src);
+		int fd = build_msg(s, r->to, &msg, ctrl, (uint16_t)r->seg, no_src);
 
 		if (fd < 0)
 			return fd;
@@ -382,7 +443,7 @@ static int send_run_gso(struct udp *u, const struct udp_run *r, union udp_ctrl *
 
 /* One run: count datagrams of seg bytes (the last may be shorter) back to
  * back in buf, sent with one GSO call or, without GSO, one sendmmsg. */
-static int send_run(struct udp *u, const struct udp_run *r)
+static int send_run(struct udp *u, const struct udp_socks *s, const struct udp_run *r)
 {
 	enum { CHUNK = 64 };
 	struct mmsghdr mm[CHUNK];
@@ -393,7 +454,7 @@ static int send_run(struct udp *u, const struct udp_run *r)
 
 	if (r->count > 1 && udp_gso_enabled() &&
 	    gso_path_allows(&u->gso_paths, r->to, r->seg, mono_ns())) {
-		int ret = send_run_gso(u, r, &ctrl[0]);
+		int ret = send_run_gso(u, s, r, &ctrl[0]);
 
 		if (ret)
 			return ret;
@@ -409,7 +470,7 @@ static int send_run(struct udp *u, const struct udp_run *r)
 			memset(&mm[n], 0, sizeof(mm[n]));
 			mm[n].msg_hdr.msg_iov = &iov[n];
 			mm[n].msg_hdr.msg_iovlen = 1;
-			fd = build_msg(u, r->to, &mm[n].msg_hdr, &ctrl[n], 0, false);
+			fd = build_msg(s, r->to, &mm[n].msg_hdr, &ctrl[n], 0, false);
 			if (fd < 0)
 				return sent ? sent : fd;
 			off += l;
@@ -425,7 +486,7 @@ static int send_run(struct udp *u, const struct udp_run *r)
 				/* the first one failed: fall back to plain sends
 				 * (sticky source retry) for this chunk */
 				for (int i = 0; i < n; i++) {
-					if (!udp_send(u, r->to, iov[i].iov_base, iov[i].iov_len))
+					if (!udp_send_on(s, r->to, iov[i].iov_base, iov[i].iov_len))
 						sent++;
 				}
 				continue;
@@ -438,12 +499,12 @@ static int send_run(struct udp *u, const struct udp_run *r)
 	return sent;
 }
 
-int udp_send_runs(struct udp *u, const struct udp_run *runs, int n)
+int udp_send_runs(struct udp *u, const struct udp_socks *s, const struct udp_run *runs, int n)
 {
 	int total = 0;
 
 	for (int i = 0; i < n; i++) {
-		int ret = send_run(u, &runs[i]);
+		int ret = send_run(u, s, &runs[i]);
 
 		if (ret > 0)
 			total += ret;

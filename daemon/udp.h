@@ -11,28 +11,46 @@
 #include "gso_path.h"
 #include "wg/wg.h"
 
-struct udp {
-	/* fd4/fd6/port/fwmark change only in udp_bind/udp_set_fwmark, which the
-	 * caller serializes with udp_send (the engine lock). The receive
-	 * thread takes the fds under lock and closes replaced ones itself, so
-	 * no fd is closed while it polls it. */
-	pthread_mutex_t lock;
+/* One generation of the sockets. udp_bind replaces the whole set, and a set
+ * is closed only when its last reference goes ("Socket lifetime" in
+ * doc/datapath.md): a thread that sends or receives outside the lock holds
+ * a reference, taken and dropped under the lock. */
+struct udp_socks {
 	int fd4, fd6;
-	int stale4, stale6;
+	int refs; /* struct udp's own (while current) + one per thread using it */
+};
+
+struct udp {
+	/* The lock given to udp_init (the engine lock) serializes every
+	 * function below except the sends on a held set and the receive. */
+	pthread_mutex_t *lock;
+	pthread_cond_t released; /* with lock: a replaced set was closed */
+	struct udp_socks *cur;   /* what new sends use */
+	int retired;             /* replaced sets still referenced */
 	uint16_t port;
 	uint32_t fwmark;
 	int wake_fd; /* eventfd: tells the receive thread the sockets changed */
 	struct gso_paths gso_paths; /* paths too small for a GSO run's segments */
 };
 
-int udp_init(struct udp *u);
+int udp_init(struct udp *u, pthread_mutex_t *lock);
 void udp_destroy(struct udp *u);
 /* Binds new sockets on port (0: random, the same on both families) and
- * swaps them in; on failure the old ones stay. -EADDRINUSE if taken. */
+ * swaps them in; on failure the old ones stay. -EADDRINUSE if taken. Under
+ * the lock (or before the threads start); returns once the old sockets are
+ * closed, which may release the lock for a moment while their users finish
+ * (at most UDP_RETIRE_WAIT_MS), as the kernel waits before closing them. */
 int udp_bind(struct udp *u, uint16_t port);
 int udp_set_fwmark(struct udp *u, uint32_t mark);
-/* Sends with the sticky source address if the endpoint has one. */
+/* Under the lock: *held becomes a reference to the current set (the one it
+ * held, if another, is released). udp_socks_drop releases it (NULL after). */
+void udp_socks_hold(struct udp *u, struct udp_socks **held);
+void udp_socks_drop(struct udp *u, struct udp_socks **held);
+/* Sends with the sticky source address if the endpoint has one, on the
+ * current sockets: under the lock. udp_send_on: on a held set, without it. */
 int udp_send(struct udp *u, const struct wg_endpoint *to, const void *buf, size_t len);
+int udp_send_on(const struct udp_socks *s, const struct wg_endpoint *to, const void *buf,
+		size_t len);
 
 /* A run of datagrams for one endpoint, back to back in buf: count of them,
  * each seg bytes except the last (<= seg). One UDP_SEGMENT (GSO) send when
@@ -43,20 +61,22 @@ struct udp_run {
 	size_t len, seg;
 	int count;
 };
-/* Returns how many datagrams went out (failures are logged at debug). GSO
+/* On a held set s, without the lock. Returns how many datagrams went out
+ * (failures are logged at debug). GSO
  * is switched off for good at its first EIO. A GSO send the path refuses
  * (segments above its MTU: EMSGSIZE, or EINVAL) goes out one datagram at a
  * time, which the kernel fragments, and that destination gets no GSO for
  * datagrams that large for a while (gso_path.h). */
-int udp_send_runs(struct udp *u, const struct udp_run *runs, int n);
+int udp_send_runs(struct udp *u, const struct udp_socks *s, const struct udp_run *runs, int n);
 /* Whether GSO sends are on (ZINCTUN_NO_GSO=1 turns them off). Receive
  * coalescing (UDP_GRO) is off with ZINCTUN_NO_GRO=1. */
 bool udp_gso_enabled(void);
 
-/* Receive side. */
-void udp_current_fds(struct udp *u, int *fd4, int *fd6);
-
-enum { UDP_BATCH = 16, UDP_BUF_SIZE = 65536 };
+enum {
+	UDP_BATCH = 16,
+	UDP_BUF_SIZE = 65536,
+	UDP_RETIRE_WAIT_MS = 1000, /* udp_bind's wait for the old sockets' users */
+};
 
 struct udp_batch {
 	struct mmsghdr msgs[UDP_BATCH];
