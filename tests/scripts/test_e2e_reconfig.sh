@@ -75,6 +75,10 @@ alive() { # the daemons the test started still run
 	done
 	log "storm done in $((($(date +%s%N) - start) / 1000000)) ms"
 	[ $bad = 0 ] || fail "$bad of $STORM changes refused"
+	# back and forth at once: a rebind returns with the old port closed
+	for _ in 1 2 3 4 5; do
+		w1 listen-port $PB && w1 listen-port $PA || fail "rebind to the port just left"
+	done
 	alive
 
 	wait "$ipid" || { cat "$T/iperf.err"; tail -c 2000 "$T/iperf.json"; fail "iperf3 did not complete"; }
