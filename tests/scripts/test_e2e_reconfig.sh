@@ -1,10 +1,10 @@
 #!/bin/sh
 # Live reconfiguration under traffic.
 # 1. A storm of 200 changes (listen ports of both sides, fwmarks, side 1's
-#    endpoint and allowed IPs for side 2) during a 20 s iperf3 in both
-#    directions: the daemons survive (under TSan: without a race report),
-#    no send or receive hits a closed socket, iperf3 completes, a ping
-#    answers right after. Quick back-and-forth ports check that a rebind
+#    endpoint and allowed IPs for side 2, its private key set again) during
+#    a 20 s iperf3 in both directions: the daemons survive (under TSan:
+#    without a race report), no send or receive hits a closed socket,
+#    iperf3 completes, a ping answers right after. Quick back-and-forth ports check that a rebind
 #    closes the old sockets before it returns, as the kernel does.
 # 2. Preshared-key updates for a live peer (what Rosenpass does every two
 #    minutes): five during traffic keep the session (same handshake, same
@@ -70,12 +70,13 @@ alive() { # the daemons the test started still run
 		   fi ;;
 		3) P2=$([ "$P2" = $QA ] && echo $QB || echo $QA)
 		   w2 listen-port "$P2" ;;
-		4) if [ $((i / 5 % 2)) = 0 ]; then
-			w2 fwmark $((0x2000 + i))
-		   else
-			w1 peer "$(pub k2)" allowed-ips \
-				"$(tun4 2)/32,$(tun6 2)/128$([ $((i / 10 % 2)) = 0 ] && echo ,10.98.0.0/24)"
-		   fi ;;
+		4) case $((i / 5 % 4)) in
+		   0) w2 fwmark $((0x2000 + i)) ;;
+		   # the same private key again: no change, the session stays
+		   2) w1 private-key "$T/k1.key" ;;
+		   *) w1 peer "$(pub k2)" allowed-ips \
+			"$(tun4 2)/32,$(tun6 2)/128$([ $((i / 10 % 2)) = 0 ] && echo ,10.98.0.0/24)" ;;
+		   esac ;;
 		esac || { bad=$((bad + 1)); log "change $i refused"; }
 	done
 	log "storm done in $((($(date +%s%N) - start) / 1000000)) ms"
