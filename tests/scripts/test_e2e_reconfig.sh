@@ -34,8 +34,8 @@ alive() { # the daemons the test started still run
 	w1 listen-port $PA || fail "listen-port $PA"
 	w2 listen-port $QA || fail "listen-port $QA"
 	P2=$QA
-	# each side learns the other's new port from its next packet (roaming);
-	# a keepalive every second bounds that when a stalled TCP sends nothing
+	# side 2 learns side 1's new port from its next packet (roaming); a
+	# keepalive every second bounds that when a stalled TCP sends nothing
 	w1 peer "$(pub k2)" endpoint "$(ul4 2):$P2" persistent-keepalive 1 || fail "endpoint"
 	w2 peer "$(pub k1)" persistent-keepalive 1 || fail "keepalive"
 	ping_ok "$N1" "$(tun4 2)" 2 || { cat "$T/ping.out"; fail "ping on fixed ports"; }
@@ -68,8 +68,10 @@ alive() { # the daemons the test started still run
 		   else
 			w1 peer "$(pub k2)" endpoint "$(ul4 2):$P2"
 		   fi ;;
+		# side 1 is told side 2's new port: were both to send to the
+		# other's old port, neither would hear from the other again
 		3) P2=$([ "$P2" = $QA ] && echo $QB || echo $QA)
-		   w2 listen-port "$P2" ;;
+		   w2 listen-port "$P2" && w1 peer "$(pub k2)" endpoint "$(ul4 2):$P2" ;;
 		4) case $((i / 5 % 4)) in
 		   0) w2 fwmark $((0x2000 + i)) ;;
 		   # the same private key again: no change, the session stays
@@ -98,8 +100,6 @@ alive() { # the daemons the test started still run
 	EOF
 	alive
 
-	# side 2's last port is what side 1 is told
-	w1 peer "$(pub k2)" endpoint "$(ul4 2):$P2" || fail "endpoint after the storm"
 	ip netns exec "$N1" ping -c 3 -i 0.2 -W 1 "$(tun4 2)" >"$T/ping.out" 2>&1 ||
 		{ cat "$T/ping.out"; fail "no ping answer within 1 s after the storm"; }
 	ip netns exec "$N2" ping -c 3 -i 0.2 -W 1 "$(tun6 1)" >"$T/ping.out" 2>&1 ||
