@@ -83,10 +83,23 @@ alive() { # the daemons the test started still run
 	done
 	log "storm done in $((($(date +%s%N) - start) / 1000000)) ms"
 	[ $bad = 0 ] || fail "$bad of $STORM changes refused"
-	# back and forth at once: a rebind returns with the old port closed
-	for _ in 1 2 3 4 5; do
-		w1 listen-port $PB && w1 listen-port $PA || fail "rebind to the port just left"
-	done
+	# back and forth at once (requests back to back on one connection): a
+	# rebind answers once the old port is closed, so it can be bound again
+	python3 - "$SOCKDIR/$I1.sock" $PB $PA <<-'EOF' || fail "rebind to the port just left"
+		import sys, uapi
+		s = uapi.connect(sys.argv[1])
+		ports = sys.argv[2:]
+		for _ in range(10):
+		    s.sendall(b"".join(b"set=1\nlisten_port=%s\n\n" % p.encode() for p in ports))
+		    r = b""
+		    while r.count(b"errno=") < len(ports) or not r.endswith(b"\n\n"):
+		        d = s.recv(4096)
+		        if not d:
+		            break
+		        r += d
+		    if r != b"errno=0\n\n" * len(ports):
+		        sys.exit(f"listen_port={ports}: {r}")
+	EOF
 	alive
 
 	wait "$ipid" || { cat "$T/iperf.err"; tail -c 2000 "$T/iperf.json"; fail "iperf3 did not complete"; }
