@@ -86,7 +86,7 @@ $(ZINCTUN): $(DAEMON_OBJ) $(LIBWG_A) $(LIBZINC_A)
 #  - libzinc-testhooks.a: libzinc with the RNG seams (ZINC_RNG_UNSEEDED,
 #    ZINC_RNG_UNSEEDED_FILE, zinc_rng_test_force_unseeded) and the forced
 #    self-test failure (ZINC_SELFTEST_FAIL), ZINC_TEST_HOOKS; every test
-#    binary and tool links it;
+#    binary and tool links it (their objects see the seams' declarations);
 #  - zinctun-testhooks: the daemon on that library plus daemon/testhook.c's
 #    escape attempts (ZINCTUN_TEST_HOOKS, see testhook.h), for the
 #    end-to-end tests that use a hook (test_e2e_sandbox, test_e2e_rng).
@@ -114,7 +114,7 @@ $(BUILD)/gen/%.h: tests/gen/%.py $(wildcard tests/vectors/*/*)
 
 $(BUILD)/obj/tests/%.o: tests/%.c $(GEN_H)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALLCFLAGS) $(TEST_HOOKS) -Itests -MMD -MP -c $< -o $@
+	$(CC) $(ALLCFLAGS) -DZINC_TEST_HOOKS -Itests -MMD -MP -c $< -o $@
 
 $(BUILD)/obj/bench/%.o: bench/%.c
 	@mkdir -p $(dir $@)
