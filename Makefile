@@ -3,7 +3,7 @@
 #   make               libzinc.a libzinc.so zinc.pc libwg.a zinctun
 #   make check         every test; last line "N passed, N failed"
 #   make check-sanitize   unit and end-to-end tests built with ASan+UBSan
-#   make bench | fuzz | demo | install
+#   make bench | fuzz | demo | install | install-strip | uninstall
 
 # Builds run one job per CPU (the generated test headers are listed as
 # prerequisites of the test objects, so the order is safe); sub-makes share
@@ -226,26 +226,60 @@ demo: deps
 	@$(MAKE) --no-print-directory all
 	@MAKEFLAGS= scripts/demo
 
+# install honours PREFIX and DESTDIR; the systemd unit goes to
+# SYSTEMDUNITDIR, naming the installed daemon for wg-quick (see
+# contrib/systemd/zinctun@.service). install-strip installs the same without
+# symbols and debug information (static libraries keep the symbols they
+# link by); uninstall removes every file install put in place.
+SYSTEMDUNITDIR ?= $(PREFIX)/lib/systemd/system
+INSTALL ?= install
+STRIP   ?= strip
+UNIT    := contrib/systemd/zinctun@.service
+ZINC_H  := $(notdir $(wildcard zinc/include/zinc/*.h))
+WG_H    := $(notdir $(wildcard wg/include/wg/*.h))
+MAN8    := $(notdir $(wildcard doc/*.8))
+MAN3    := $(notdir $(wildcard doc/*.3))
+I_BIN   := $(DESTDIR)$(PREFIX)/bin
+I_LIB   := $(DESTDIR)$(PREFIX)/lib
+I_INC   := $(DESTDIR)$(PREFIX)/include
+I_MAN   := $(DESTDIR)$(PREFIX)/share/man
+I_UNIT  := $(DESTDIR)$(SYSTEMDUNITDIR)
+
 install: all
-	install -d $(DESTDIR)$(PREFIX)/include/zinc $(DESTDIR)$(PREFIX)/lib/pkgconfig \
-	    $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man8 $(DESTDIR)$(PREFIX)/share/man/man3
-	install -m 644 zinc/include/zinc/*.h $(DESTDIR)$(PREFIX)/include/zinc/
-	install -m 644 $(LIBZINC_A) $(DESTDIR)$(PREFIX)/lib/
-	install -m 755 $(LIBZINC_SO) $(DESTDIR)$(PREFIX)/lib/libzinc.so.0
-	ln -sf libzinc.so.0 $(DESTDIR)$(PREFIX)/lib/libzinc.so
+	$(INSTALL) -d $(I_INC)/zinc $(I_INC)/wg $(I_LIB)/pkgconfig $(I_BIN) \
+	    $(I_MAN)/man8 $(I_MAN)/man3 $(I_UNIT)
+	$(INSTALL) -m 644 zinc/include/zinc/*.h $(I_INC)/zinc/
+	$(INSTALL) -m 644 $(LIBZINC_A) $(I_LIB)/
+	$(INSTALL) -m 755 $(LIBZINC_SO) $(I_LIB)/libzinc.so.0
+	ln -sf libzinc.so.0 $(I_LIB)/libzinc.so
 	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|$(VERSION)|g' zinc/zinc.pc.in \
-	    > $(DESTDIR)$(PREFIX)/lib/pkgconfig/zinc.pc
-	install -d $(DESTDIR)$(PREFIX)/include/wg
-	install -m 644 wg/include/wg/*.h $(DESTDIR)$(PREFIX)/include/wg/
-	install -m 644 $(LIBWG_A) $(DESTDIR)$(PREFIX)/lib/
-	for m in doc/*.8; do [ -e "$$m" ] && install -m 644 $$m $(DESTDIR)$(PREFIX)/share/man/man8/ || true; done
-	for m in doc/*.3; do [ -e "$$m" ] && install -m 644 $$m $(DESTDIR)$(PREFIX)/share/man/man3/ || true; done
-	if [ -e $(ZINCTUN) ]; then install -m 755 $(ZINCTUN) $(DESTDIR)$(PREFIX)/bin/zinctun; fi
+	    > $(I_LIB)/pkgconfig/zinc.pc
+	$(INSTALL) -m 644 wg/include/wg/*.h $(I_INC)/wg/
+	$(INSTALL) -m 644 $(LIBWG_A) $(I_LIB)/
+	$(if $(MAN8),$(INSTALL) -m 644 $(addprefix doc/,$(MAN8)) $(I_MAN)/man8/)
+	$(if $(MAN3),$(INSTALL) -m 644 $(addprefix doc/,$(MAN3)) $(I_MAN)/man3/)
+	sed 's|^\(Environment=WG_QUICK_USERSPACE_IMPLEMENTATION=\)zinctun$$|\1$(PREFIX)/bin/zinctun|' \
+	    $(UNIT) > $(I_UNIT)/zinctun@.service
+	chmod 644 $(I_UNIT)/zinctun@.service
+	if [ -e $(ZINCTUN) ]; then $(INSTALL) -m 755 $(ZINCTUN) $(I_BIN)/zinctun; fi
+
+install-strip: install
+	if [ -e $(I_BIN)/zinctun ]; then $(STRIP) $(I_BIN)/zinctun; fi
+	$(STRIP) --strip-unneeded $(I_LIB)/libzinc.so.0
+	$(STRIP) --strip-debug $(I_LIB)/libzinc.a $(I_LIB)/libwg.a
+
+uninstall:
+	rm -f $(I_BIN)/zinctun $(I_LIB)/libzinc.a $(I_LIB)/libzinc.so.0 $(I_LIB)/libzinc.so \
+	    $(I_LIB)/libwg.a $(I_LIB)/pkgconfig/zinc.pc $(I_UNIT)/zinctun@.service \
+	    $(addprefix $(I_INC)/zinc/,$(ZINC_H)) $(addprefix $(I_INC)/wg/,$(WG_H)) \
+	    $(addprefix $(I_MAN)/man8/,$(MAN8)) $(addprefix $(I_MAN)/man3/,$(MAN3))
+	rmdir $(I_INC)/zinc $(I_INC)/wg 2>/dev/null || true
 
 clean:
 	rm -rf build build-san build-*
 
-.PHONY: all deps gen tests check check-sanitize check-tsan bench bench-tunnel bench-flood bench-handshake fuzz demo install clean
+.PHONY: all deps gen tests check check-sanitize check-tsan bench bench-tunnel bench-flood bench-handshake fuzz demo \
+	install install-strip uninstall clean
 .SECONDARY:
 
 -include $(shell find $(BUILD)/obj $(BUILD)/obj-testhooks -name '*.d' 2>/dev/null)
