@@ -131,7 +131,8 @@ void wg_cookie_seal_reply(struct wg_message_handshake_cookie *out, const uint8_t
 				       WG_COOKIE_SIZE, out->nonce, cookie_key);
 }
 
-bool wg_cookie_consume_reply(struct wg_device *dev, const struct wg_message_handshake_cookie *msg)
+bool wg_cookie_consume_reply(struct wg_device *dev, const struct wg_message_handshake_cookie *msg,
+			     struct wg_peer **initiator)
 {
 	struct wg_index_entry *e;
 	struct wg_cookie_maker *m;
@@ -161,5 +162,6 @@ bool wg_cookie_consume_reply(struct wg_device *dev, const struct wg_message_hand
 	m->has_cookie = true;
 	m->have_sent_mac1 = false;
 	zinc_memzero(cookie, sizeof(cookie));
+	*initiator = e->type == WG_INDEX_HANDSHAKE ? e->peer : NULL;
 	return true;
 }

@@ -51,7 +51,9 @@ void wg_cookie_seal_reply(struct wg_message_handshake_cookie *out, const uint8_t
 			  const uint8_t cookie_key[32], const uint8_t nonce[WG_COOKIE_NONCE_SIZE]);
 /* Fills mac1 (and mac2 when a fresh cookie is held) of an outgoing message. */
 void wg_cookie_add_macs(struct wg_device *dev, struct wg_peer *peer, uint8_t *msg, size_t len);
-/* Accepts a reply only for a message we sent and still await. */
-bool wg_cookie_consume_reply(struct wg_device *dev, const struct wg_message_handshake_cookie *msg);
+/* Accepts a reply only for a message we sent and still await; *initiator is
+ * the peer when that message was our initiation (NULL for a response). */
+bool wg_cookie_consume_reply(struct wg_device *dev, const struct wg_message_handshake_cookie *msg,
+			     struct wg_peer **initiator);
 
 #endif

@@ -84,6 +84,8 @@ int wg_receive_handshake(struct wg_device *dev, const struct wg_endpoint *from, 
 
 /* send.c */
 void wg_send_handshake_initiation(struct wg_device *dev, struct wg_peer *peer, bool is_retry);
+/* At once, with mac2, after a cookie reply to our initiation (once per attempt). */
+void wg_send_handshake_initiation_cookie_retry(struct wg_device *dev, struct wg_peer *peer);
 void wg_send_keepalive(struct wg_device *dev, struct wg_peer *peer);
 /* Sends staged packets with the current keypair, or starts a handshake. */
 void wg_send_staged(struct wg_device *dev, struct wg_peer *peer);

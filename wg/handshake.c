@@ -103,12 +103,17 @@ void wg_device_prepare_handshake(struct wg_device *dev, const struct wg_endpoint
 	if (type == WG_MESSAGE_HANDSHAKE_COOKIE) {
 		/* one XChaCha20-Poly1305 of 16 bytes: not worth a round trip */
 		struct wg_message_handshake_cookie msg;
+		struct wg_peer *initiator;
 
 		memcpy(&msg, pkt, sizeof(msg));
-		if (wg_cookie_consume_reply(dev, &msg))
-			s->result = WG_OK;
-		else
+		if (!wg_cookie_consume_reply(dev, &msg, &initiator)) {
 			dev->stats.packets_invalid++;
+			return;
+		}
+		s->result = WG_OK;
+		/* The responder is under load: retry with mac2 now (send.c). */
+		if (initiator)
+			wg_send_handshake_initiation_cookie_retry(dev, initiator);
 		return;
 	}
 	if (!dev->identity) {

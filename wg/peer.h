@@ -53,6 +53,7 @@ struct wg_peer {
 	bool has_sent_handshake;
 	bool need_another_keepalive;
 	bool sent_lastminute_handshake;
+	bool sent_cookie_retry; /* the current attempt's early retry is spent (send.c) */
 	bool rng_wants_initiation; /* refused while unseeded (rngwait.c) */
 	uint16_t persistent_keepalive;
 

@@ -11,14 +11,12 @@
 #include "rngwait.h"
 #include "timers.h"
 
-void wg_send_handshake_initiation(struct wg_device *dev, struct wg_peer *peer, bool is_retry)
+/* early: the retry a cookie reply allows at once (see below), exempt from
+ * the one-per-REKEY_TIMEOUT limit. */
+static void send_initiation(struct wg_device *dev, struct wg_peer *peer, bool early)
 {
 	struct wg_message_handshake_initiation msg;
 
-	if (!is_retry) {
-		peer->handshake_attempts = 0;
-		peer->first_handshake_attempt = dev->now;
-	}
 	/* None without identity or address; none from a weak RNG, but then
 	 * one as soon as it is seeded. */
 	if (peer->dead || !dev->has_identity || !peer->has_endpoint)
@@ -27,10 +25,12 @@ void wg_send_handshake_initiation(struct wg_device *dev, struct wg_peer *peer, b
 		wg_rng_wait_for_initiation(dev, peer);
 		return;
 	}
-	if (!wg_timers_may_initiate(peer, dev->now))
+	if (!early && !wg_timers_may_initiate(peer, dev->now))
 		return;
 	if (!wg_noise_create_initiation(dev, peer, &msg))
 		return;
+	/* Each regular attempt may be followed by one early retry. */
+	peer->sent_cookie_retry = early;
 	wg_cookie_add_macs(dev, peer, (uint8_t *)&msg, sizeof(msg));
 	wg_timers_any_authenticated_packet_traversal(dev, peer);
 	wg_timers_any_authenticated_packet_sent(dev, peer);
@@ -38,6 +38,28 @@ void wg_send_handshake_initiation(struct wg_device *dev, struct wg_peer *peer, b
 	peer->has_sent_handshake = true;
 	wg_device_send_to_peer(dev, peer, (const uint8_t *)&msg, sizeof(msg));
 	wg_timers_handshake_initiated(dev, peer);
+}
+
+void wg_send_handshake_initiation(struct wg_device *dev, struct wg_peer *peer, bool is_retry)
+{
+	if (!is_retry) {
+		peer->handshake_attempts = 0;
+		peer->first_handshake_attempt = dev->now;
+	}
+	send_initiation(dev, peer, false);
+}
+
+/* A cookie reply to our pending initiation: the responder is under load and
+ * will only take an initiation with mac2, so send one now rather than after
+ * REKEY_TIMEOUT (the Linux module waits). At most once per attempt: a reply
+ * decrypts only with the mac1 of the initiation we last sent as AD, and only
+ * once (cookie.c), so a forged or replayed one sends nothing; the reply to
+ * the early retry finds sent_cookie_retry set until the next regular one. */
+void wg_send_handshake_initiation_cookie_retry(struct wg_device *dev, struct wg_peer *peer)
+{
+	if (peer->sent_cookie_retry)
+		return;
+	send_initiation(dev, peer, true);
 }
 
 /* Plaintext padded to 16, but not past the MTU (the last MTU-sized unit of

@@ -1,7 +1,8 @@
 /* Engine cookies: mac1 alone without load; under load a message without a
  * valid mac2 gets a cookie reply and is not processed; the cookie is then
  * used and accepted; stale cookies are not; replies only for messages we
- * still await; the rate limiter applies to valid mac2 messages. */
+ * still await; the rate limiter applies to valid mac2 messages; a cookie
+ * reply to our initiation makes us retry at once, once per attempt. */
 #include "../../wg/device.h"
 #include "../../wg/peer.h"
 #include "engine_harness.h"
@@ -234,6 +235,75 @@ static void test_ratelimit(void)
 	}
 }
 
+/* A cookie reply for our initiation: one initiation at once, with a mac2 the
+ * loaded responder accepts; a replayed, forged or second reply sends nothing
+ * more; the next attempt (after REKEY_TIMEOUT) gets its own early retry. */
+static struct h_pkt cookie_reply_to(struct h_pkt *init, const struct wg_endpoint *from)
+{
+	struct h_pkt reply;
+
+	load(B.dev);
+	B.nout = 0;
+	CHECK(wg_device_receive(B.dev, from, init->data, init->len) == WG_ERR_DROPPED);
+	CHECK(B.nout == 1 && B.out[0].len == 64 && B.out[0].data[0] == 3);
+	reply = B.out[0];
+	B.nout = 0;
+	return reply;
+}
+
+static void test_early_retry(void)
+{
+	struct h_pkt init, reply, forged, retry, reply2;
+	struct wg_endpoint other;
+	size_t sent;
+
+	setup();
+	h_endpoint4(&other, "10.0.0.9", 1001);
+	init = grab_initiation();
+	reply = cookie_reply_to(&init, &A.addr);
+	forged = reply;
+	forged.data[40] ^= 1;
+	A.nout = 0;
+	CHECK(wg_device_receive(A.dev, &B.addr, forged.data, 64) == WG_ERR_DROPPED);
+	CHECK(A.nout == 0);
+	tick(1 * MS);
+	CHECK(wg_device_receive(A.dev, &B.addr, reply.data, 64) == WG_OK);
+	CHECK(A.nout == 1 && A.out[0].len == 148 && A.out[0].data[0] == 1);
+	retry = A.out[0];
+	CHECK(memcmp(retry.data + 132, zero16, 16) != 0); /* mac2 */
+	A.nout = 0;
+	/* Replayed: refused, nothing sent. */
+	CHECK(wg_device_receive(A.dev, &B.addr, reply.data, 64) == WG_ERR_DROPPED);
+	CHECK(A.nout == 0);
+	/* A second valid reply (to the retry, from a source whose cookie it
+	 * lacks) is taken but sends nothing until the next attempt. */
+	reply2 = cookie_reply_to(&retry, &other);
+	CHECK(wg_device_receive(A.dev, &B.addr, reply2.data, 64) == WG_OK);
+	CHECK(A.nout == 0);
+	sent = A.sent_by_type[1];
+	tick(WG_REKEY_TIMEOUT - 10 * MS);
+	(void)wg_device_tick(A.dev);
+	CHECK(A.sent_by_type[1] == sent);
+	/* The retry's mac2 is valid under load: B answers. */
+	load(B.dev);
+	B.nout = 0;
+	CHECK(wg_device_receive(B.dev, &A.addr, retry.data, retry.len) == WG_OK);
+	CHECK(B.nout == 1 && B.out[0].data[0] == 2);
+	B.nout = 0;
+	/* No answer reaches A: the retransmission after REKEY_TIMEOUT (+ jitter)
+	 * is a new attempt, and its cookie reply allows one early retry again. */
+	tick(WG_REKEY_TIMEOUT_JITTER_MAX + 20 * MS);
+	(void)wg_device_tick(A.dev);
+	CHECK(A.sent_by_type[1] == sent + 1 && A.nout == 1);
+	init = A.out[0];
+	A.nout = 0;
+	tick(1 * MS);
+	reply = cookie_reply_to(&init, &A.addr); /* A holds the cookie of `other` */
+	CHECK(wg_device_receive(A.dev, &B.addr, reply.data, 64) == WG_OK);
+	CHECK(A.sent_by_type[1] == sent + 2 && A.nout == 1);
+	A.nout = 0;
+}
+
 int main(void)
 {
 	test_no_load();
@@ -242,6 +312,7 @@ int main(void)
 	test_reply_only_when_awaited();
 	test_cookie_for_response();
 	test_ratelimit();
+	test_early_retry();
 	wg_device_free(A.dev);
 	wg_device_free(B.dev);
 	return test_finish("test_engine_cookie");
