@@ -193,6 +193,12 @@ bench-flood: deps
 	@$(MAKE) --no-print-directory tests
 	@MAKEFLAGS= BUILD=$(BUILD) FLOOD_IMPLS="zinctun wireguard-go" bash tests/scripts/test_e2e_flood.sh
 
+# bench-scale: 100,000 peers in one set, 1,000 of them handshaking in one
+# burst, pings to 100 (PEERS, HS, PINGS: see scripts/bench-scale).
+bench-scale: deps
+	@$(MAKE) --no-print-directory all tests
+	@MAKEFLAGS= BUILD=$(BUILD) scripts/bench-scale
+
 # check-tsan: the daemon built with ThreadSanitizer (build-tsan) through every
 # end-to-end script test (tests/scripts/test_e2e_*; test_engine_interop runs
 # no daemon). SANITIZE=thread tells the scripts (reduced flood) and leaves out
@@ -278,8 +284,8 @@ uninstall:
 clean:
 	rm -rf build build-san build-*
 
-.PHONY: all deps gen tests check check-sanitize check-tsan bench bench-tunnel bench-flood bench-handshake fuzz demo \
-	install install-strip uninstall clean
+.PHONY: all deps gen tests check check-sanitize check-tsan bench bench-tunnel bench-flood bench-handshake bench-scale \
+	fuzz demo install install-strip uninstall clean
 .SECONDARY:
 
 -include $(shell find $(BUILD)/obj $(BUILD)/obj-testhooks -name '*.d' 2>/dev/null)

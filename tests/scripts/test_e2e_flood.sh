@@ -4,7 +4,8 @@
 # Namespace 1 runs the victim (zinctun; with FLOOD_IMPLS="zinctun
 # wireguard-go", as `make bench-flood` runs it, wireguard-go after it for
 # comparison),
-# namespace 2 a real peer (wireguard-go), namespace 3 the flood tool, which
+# namespace 2 a real peer (zinctun; FLOOD_PEER=wireguard-go for that one),
+# namespace 3 the flood tool, which
 # sends handshake initiations with a valid mac1 (then garbage) from spoofed
 # sources in 10.201.0.0/16, routed back to namespace 3, so every cookie reply
 # the victim sends arrives on namespace 3's eth0 and is counted there.
@@ -13,7 +14,11 @@
 # flood, and a forced new handshake of the real peer that must complete while
 # the flood goes on. zinctun must keep loss < 1 %, complete the handshake
 # under flood, answer initiations with cookies and keep its memory flat;
-# wireguard-go's figures are reported only.
+# wireguard-go's figures are reported only. The real peer retries with mac2
+# as soon as the cookie reply arrives when it is zinctun, so that handshake
+# must take at most FLOOD_HS_MAX seconds (2.5: ~0.2 s measured, the rest is
+# for a shared machine) in the best of up to FLOOD_HS_TRIES (3) tries; an
+# initiator that waits REKEY_TIMEOUT takes ~5 s.
 #
 # FLOOD_SECONDS (20), FLOOD_RATE (50000 packets/s), FLOOD_IMPLS ("zinctun";
 # wireguard-go only reports, so make check leaves it to make bench-flood),
@@ -42,6 +47,9 @@ else
 	IMPLS=${FLOOD_IMPLS:-zinctun}
 fi
 MODES=${FLOOD_MODES:-init garbage}
+PEER_IMPL=${FLOOD_PEER:-zinctun}
+HS_MAX=${FLOOD_HS_MAX:-2.5}
+HS_TRIES=${FLOOD_HS_TRIES:-3}
 FLOOD=$(realpath -m "$BUILD/tools/flood")
 SPOOF=10.201.0.0/16
 PORT=51820
@@ -50,7 +58,8 @@ RSS_GROWTH_MAX_KB=${RSS_GROWTH_MAX_KB:-16384}
 [ -x "$FLOOD" ] || fail "missing $FLOOD"
 [ "$S" -ge 12 ] || fail "FLOOD_SECONDS must be >= 12 (a handshake under load takes ~5 s)"
 # Ping through the old session for half the flood, but leave >= 8 s of
-# flood for the new handshake (cookie reply, then a retry after 5 s).
+# flood for the new handshake (cookie reply, then a retry: at once from
+# zinctun, after 5 s from an initiator that waits REKEY_TIMEOUT).
 PING_SECS=$((S / 2))
 [ $((S - 1 - PING_SECS)) -ge 8 ] || PING_SECS=$((S - 9))
 
@@ -61,7 +70,7 @@ genkeys kv
 genkeys kp
 
 IP_=$(ifname p)
-start_daemon wireguard-go "$P" "$IP_"
+start_daemon "$PEER_IMPL" "$P" "$IP_"
 conf_iface "$P" "$IP_" kp 2
 
 proc_cpu() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
@@ -155,20 +164,30 @@ flood_phase() { # impl mode
 	recv=${recv:-0}
 	loss_pm=$(( (n - recv) * 1000 / n )) # per mille
 
-	# 2) a new handshake of the real peer while the flood goes on
-	hs0=$(victim_hs)
-	peer_reset
-	th0=$(date +%s.%N)
-	hs_ok=0 hs_secs=-1
-	while kill -0 "$fpid" 2>/dev/null; do
-		if ip netns exec "$P" ping -c 1 -W 1 "$(tun4 1)" >/dev/null 2>&1; then
-			hs1=$(victim_hs)
-			if kill -0 "$fpid" 2>/dev/null && [ "${hs1:-0}" != "${hs0:-0}" ]; then
-				hs_ok=1
+	# 2) a new handshake of the real peer while the flood goes on; again
+	# (up to HS_TRIES times) while it took longer than HS_MAX: the victim's
+	# full handshake queue drops a share of everything, the real peer's
+	# initiation too, on a loaded machine, and then only the 5 s retry helps
+	hs_ok=0 hs_secs=-1 hs_all=""
+	for _ in $(seq 1 "$HS_TRIES"); do
+		kill -0 "$fpid" 2>/dev/null || break
+		hs0=$(victim_hs)
+		peer_reset
+		th0=$(date +%s.%N)
+		while kill -0 "$fpid" 2>/dev/null; do
+			if ip netns exec "$P" ping -c 1 -W 1 "$(tun4 1)" >/dev/null 2>&1; then
+				hs1=$(victim_hs)
+				secs=$(echo "$(date +%s.%N) - $th0" | bc)
+				if kill -0 "$fpid" 2>/dev/null && [ "${hs1:-0}" != "${hs0:-0}" ]; then
+					hs_ok=1
+					hs_all="$hs_all $secs"
+					[ "$hs_secs" = -1 ] || [ "$(echo "$secs < $hs_secs" | bc)" = 1 ] &&
+						hs_secs=$secs
+				fi
+				break
 			fi
-			hs_secs=$(echo "$(date +%s.%N) - $th0" | bc)
-			break
-		fi
+		done
+		[ "$hs_ok" = 1 ] && [ "$(echo "$hs_secs <= $HS_MAX" | bc)" = 1 ] && break
 	done
 	cpu_mid=$(proc_cpu "$VPID")
 	wait "$fpid"
@@ -197,7 +216,7 @@ flood_phase() { # impl mode
 	fl=$(cat "$T/flood.out")
 	sent=$(echo "$fl" | sed -n 's/.*sent=\([0-9]*\).*/\1/p')
 	rate=$(echo "$fl" | sed -n 's/.*rate=\([0-9]*\).*/\1/p')
-	line="$impl/$mode: flood sent=${sent:-?} rate=${rate:-?}/s; cookie replies=$cookies; ${engine}CPU ${cpu_pct}% of a core during, ${cpu_after}% after; RSS ${rss0} -> max ${rss_max} -> ${rss2} kB after; peer ping loss ${loss_pm}/1000 ($recv/$n); UDP receive buffer overflows $ovf; new handshake ${hs_secs}s, under flood: $hs_ok"
+	line="$impl/$mode: flood sent=${sent:-?} rate=${rate:-?}/s; cookie replies=$cookies; ${engine}CPU ${cpu_pct}% of a core during, ${cpu_after}% after; RSS ${rss0} -> max ${rss_max} -> ${rss2} kB after; peer ping loss ${loss_pm}/1000 ($recv/$n); UDP receive buffer overflows $ovf; new handshake ${hs_secs}s (tries:${hs_all:- none}), under flood: $hs_ok"
 	echo "RESULT $line"
 	SUMMARY="$SUMMARY
 $line"
@@ -207,6 +226,9 @@ $line"
 	elif [ "$impl" = zinctun ]; then
 		[ "$loss_pm" -lt 10 ] || fail "$impl/$mode: ping loss ${loss_pm}/1000"
 		[ "$hs_ok" = 1 ] || fail "$impl/$mode: no new handshake under flood (${hs_secs}s)"
+		if [ "$PEER_IMPL" = zinctun ] && [ "$(echo "$hs_secs > $HS_MAX" | bc)" = 1 ]; then
+			fail "$impl/$mode: the real peer's handshake took ${hs_secs}s (> ${HS_MAX}s)"
+		fi
 		[ $((rss_max - rss0)) -lt "$RSS_GROWTH_MAX_KB" ] ||
 			fail "$impl/$mode: RSS grew ${rss0} -> ${rss_max} kB"
 		[ $((rss2 - rss0)) -lt "$RSS_GROWTH_MAX_KB" ] ||
