@@ -274,7 +274,6 @@ void wg_device_set_private_key(struct wg_device *dev, const uint8_t key[32])
 	wg_device_identity_renew(dev);
 	for (peer = dev->peer_first; peer; peer = next) {
 		next = peer->list_next;
-		wg_noise_precompute_static_static(dev, peer);
 		wg_noise_expire_current_keypairs(dev, peer);
 	}
 }

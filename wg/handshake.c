@@ -147,8 +147,8 @@ static bool consume_initiation(const struct wg_device *dev, struct wg_handshake_
 
 	wg_noise_core_init(&s->core, (const uint8_t *)WG_IDENTIFIER, sizeof(WG_IDENTIFIER) - 1,
 			   id->static_public);
-	/* DH(static, static) again rather than the peer's precomputed one: the
-	 * peer table is the lock's. A zero result fails as in Linux. */
+	/* DH(static, static) computed here (no peer stores it: the initiator
+	 * side computes it per initiation too). A zero result fails as in Linux. */
 	ok = wg_noise_core_read_msg1_static(&s->core, msg_field(s, eph), id->static_private,
 					    s->remote_ephemeral, s->remote_static) &&
 	     zinc_curve25519(ss, id->static_private, s->remote_static) &&

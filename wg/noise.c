@@ -292,12 +292,6 @@ void wg_noise_handshake_clear(struct wg_device *dev, struct wg_peer *peer)
 	handshake_zero(&peer->handshake);
 }
 
-void wg_noise_precompute_static_static(struct wg_device *dev, struct wg_peer *peer)
-{
-	if (!dev->has_identity ||
-	    !zinc_curve25519(peer->precomputed_ss, dev->static_private, peer->public_key))
-		zinc_memzero(peer->precomputed_ss, 32);
-}
 
 static bool generate_ephemeral(struct wg_device *dev, uint8_t priv[32])
 {
@@ -312,7 +306,8 @@ bool wg_noise_create_initiation(struct wg_device *dev, struct wg_peer *peer,
 				struct wg_message_handshake_initiation *msg)
 {
 	struct wg_handshake *hs = &peer->handshake;
-	uint8_t timestamp[WG_TIMESTAMP_SIZE];
+	uint8_t timestamp[WG_TIMESTAMP_SIZE], ss[32];
+	bool ok;
 
 	if (!dev->has_identity)
 		return false;
@@ -322,11 +317,18 @@ bool wg_noise_create_initiation(struct wg_device *dev, struct wg_peer *peer,
 	wg_noise_core_init(&hs->core, (const uint8_t *)WG_IDENTIFIER, sizeof(WG_IDENTIFIER) - 1,
 			   peer->public_key);
 	wg_noise_tai64n(timestamp, wg_device_wall_ns(dev));
-	if (!generate_ephemeral(dev, hs->ephemeral_private) ||
-	    !wg_noise_core_write_msg1(&hs->core, msg->unencrypted_ephemeral, hs->ephemeral_private,
-				      dev->static_public, peer->public_key, peer->precomputed_ss,
-				      timestamp, sizeof(timestamp)) ||
-	    !wg_index_insert_new(dev, &hs->entry)) {
+	/* DH(static, static) here rather than stored per peer at add (Linux
+	 * precomputes it): one X25519 per initiation, at most one per
+	 * REKEY_TIMEOUT, instead of one per configured peer and 32 bytes each.
+	 * A zero result fails in write_msg1, as Linux's zero precomputation does. */
+	ok = generate_ephemeral(dev, hs->ephemeral_private);
+	if (ok && !zinc_curve25519(ss, dev->static_private, peer->public_key))
+		zinc_memzero(ss, sizeof(ss));
+	ok = ok && wg_noise_core_write_msg1(&hs->core, msg->unencrypted_ephemeral,
+					    hs->ephemeral_private, dev->static_public,
+					    peer->public_key, ss, timestamp, sizeof(timestamp));
+	zinc_memzero(ss, sizeof(ss));
+	if (!ok || !wg_index_insert_new(dev, &hs->entry)) {
 		wg_noise_handshake_clear(dev, peer);
 		return false;
 	}

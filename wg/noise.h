@@ -25,7 +25,7 @@ void wg_noise_core_init(struct wg_noise_core *st, const uint8_t *prologue, size_
 			const uint8_t responder_pub[32]);
 
 /* Initiator, message 1 "e, es, s, ss": writes e (32) || enc(s_pub) (48) ||
- * enc(payload) (plen + 16) to out. ss is DH(s_priv, rs_pub) (precomputed).
+ * enc(payload) (plen + 16) to out. ss is DH(s_priv, rs_pub).
  * False when a DH result is zero. */
 bool wg_noise_core_write_msg1(struct wg_noise_core *st, uint8_t *out, const uint8_t e_priv[32],
 			      const uint8_t s_pub[32], const uint8_t rs_pub[32],
@@ -111,8 +111,6 @@ struct wg_keypairs {
 void wg_noise_handshake_init(struct wg_peer *peer);
 /* Zeroes the in-flight state (keeps the latest timestamp) and frees its index. */
 void wg_noise_handshake_clear(struct wg_device *dev, struct wg_peer *peer);
-/* Recomputes DH(our static, peer static); zero if impossible. */
-void wg_noise_precompute_static_static(struct wg_device *dev, struct wg_peer *peer);
 
 bool wg_noise_create_initiation(struct wg_device *dev, struct wg_peer *peer,
 				struct wg_message_handshake_initiation *msg);

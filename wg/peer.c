@@ -20,7 +20,6 @@ struct wg_peer *wg_peer_create(struct wg_device *dev, const uint8_t pub[32])
 	wg_noise_handshake_init(peer);
 	wg_cookie_maker_init(&peer->cookie, pub);
 	wg_timers_init(peer);
-	wg_noise_precompute_static_static(dev, peer);
 	return peer;
 }
 
@@ -46,7 +45,6 @@ void wg_peer_kill(struct wg_device *dev, struct wg_peer *peer)
 	wg_noise_handshake_clear(dev, peer);
 	wg_noise_keypairs_clear(dev, peer);
 	zinc_memzero(peer->preshared_key, 32);
-	zinc_memzero(peer->precomputed_ss, 32);
 	wg_cookie_maker_wipe(&peer->cookie);
 	wg_peer_put(peer);
 }

@@ -32,7 +32,6 @@ struct wg_peer {
 
 	uint8_t public_key[32];
 	uint8_t preshared_key[32];
-	uint8_t precomputed_ss[32]; /* DH(our static, peer static), zero if none */
 	bool has_preshared_key;
 
 	struct wg_handshake handshake;

@@ -94,7 +94,7 @@ void wg_device_free(struct wg_device *dev);
 
 /* key NULL or all zero removes the private key. The key is clamped. Peers
  * whose public key equals the new public key are removed (as the Linux
- * module does). Static-static DH is recomputed and existing sessions stop
+ * module does). Existing sessions stop
  * sending (a new handshake starts with the next packet) but keep receiving
  * until they expire, as in the Linux module, so the peer's traffic is not
  * cut while it learns the new public key. */
