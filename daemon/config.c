@@ -13,16 +13,19 @@
 
 enum {
 	MAX_PEERS = 1 << 20,
-	CONFIG_PEERS_PER_LOCK = 64,  /* ~3 ms of work per chunk of new peers */
+	CONFIG_PEERS_PER_LOCK = 1024, /* ~2 ms of work per chunk of new peers */
 	CONFIG_HANDOFF_NS = 100000, /* lock released this long between chunks */
 	/* Peers and prefixes removed since the allocator last gave memory back
 	 * to the system: malloc keeps freed memory for reuse (50,000 removed
-	 * peers held ~35 MB), so a large removal ends with malloc_trim. */
-	CONFIG_TRIM_AFTER_REMOVALS = 1024,
+	 * peers held ~35 MB), so a large removal ends with malloc_trim; so
+	 * does a large set, whose request and parsed form (~25 MB for 100,000
+	 * peers) are freed once applied. */
+	CONFIG_TRIM_AFTER_CHANGES = 1024,
 };
 
-/* Removals since the last trim; only the configuration thread counts. */
-static size_t removals_since_trim;
+/* Removals (and peers set) since the last trim; only the configuration
+ * thread counts. */
+static size_t changes_since_trim;
 
 static bool write_allowed_ip(void *ctx, int family, const void *addr, uint8_t cidr)
 {
@@ -118,7 +121,7 @@ static void apply_peer(struct zt *zt, const struct uapi_peer *p)
 	if (p->remove) {
 		if (peer) {
 			wg_device_peer_remove(zt->dev, peer);
-			removals_since_trim++;
+			changes_since_trim++;
 		}
 		return;
 	}
@@ -148,7 +151,7 @@ static void apply_peer(struct zt *zt, const struct uapi_peer *p)
 		 * in wireguard-go. */
 		if (a->remove) {
 			wg_peer_allowed_ip_remove(peer, a->family, a->addr, a->cidr);
-			removals_since_trim++;
+			changes_since_trim++;
 			continue;
 		}
 		ret = wg_peer_allowed_ip_add(peer, a->family, a->addr, a->cidr);
@@ -195,14 +198,13 @@ int config_set(struct zt *zt, const char *body, size_t len)
 	if (set.has_private_key)
 		wg_device_set_private_key(zt->dev, set.private_key);
 	if (set.replace_peers) {
-		removals_since_trim += wg_device_peer_count(zt->dev);
+		changes_since_trim += wg_device_peer_count(zt->dev);
 		wg_device_peers_clear(zt->dev);
 	}
 	for (size_t i = 0; i < set.n_peers; i++) {
 		apply_peer(zt, &set.peers[i]);
-		/* A new peer costs a Curve25519 operation: between chunks the
-		 * data path gets the lock, so that 100k peers in one set do not
-		 * hold up traffic for seconds. The mutex is not fair (a waiter
+		/* Between chunks the data path gets the lock, so that 100k
+		 * peers in one set do not hold up traffic for long. The mutex is not fair (a waiter
 		 * woken on another core would find it taken again), hence the
 		 * short sleep. The set is committed already and only this
 		 * thread changes the configuration. */
@@ -213,12 +215,13 @@ int config_set(struct zt *zt, const char *body, size_t len)
 		}
 	}
 	zt_timers_changed(zt);
+	changes_since_trim += set.n_peers;
 out:
 	zt_unlock(zt);
 	uapi_set_free(&set);
 	/* outside the lock: trimming a large heap takes milliseconds */
-	if (removals_since_trim >= CONFIG_TRIM_AFTER_REMOVALS) {
-		removals_since_trim = 0;
+	if (changes_since_trim >= CONFIG_TRIM_AFTER_CHANGES) {
+		changes_since_trim = 0;
 		malloc_trim(0);
 	}
 	return ret;

@@ -21,10 +21,10 @@ struct wg_cookie_checker {
 	uint8_t cookie_key[32]; /* HASH(LABEL_COOKIE || our public key) */
 };
 
-/* Peer side: macs on outgoing messages, the cookie we were given. */
+/* Peer side: macs on outgoing messages, the cookie we were given. Its keys,
+ * HASH(LABEL_MAC1 || peer public key) and HASH(LABEL_COOKIE || ...), are
+ * derived when used (they cost a BLAKE2s, and 64 bytes per peer if kept). */
 struct wg_cookie_maker {
-	uint8_t mac1_key[32];	/* HASH(LABEL_MAC1 || peer public key) */
-	uint8_t cookie_key[32]; /* HASH(LABEL_COOKIE || peer public key) */
 	uint8_t cookie[WG_COOKIE_SIZE];
 	uint64_t cookie_birth;
 	bool has_cookie;
@@ -34,7 +34,7 @@ struct wg_cookie_maker {
 
 void wg_cookie_checker_precompute(struct wg_cookie_checker *c, const uint8_t our_pub[32]);
 void wg_cookie_checker_wipe(struct wg_cookie_checker *c);
-void wg_cookie_maker_init(struct wg_cookie_maker *m, const uint8_t peer_pub[32]);
+void wg_cookie_maker_init(struct wg_cookie_maker *m);
 void wg_cookie_maker_wipe(struct wg_cookie_maker *m);
 
 /* Checking incoming messages (the split handshake path, handshake.c). msg is

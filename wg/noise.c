@@ -270,7 +270,6 @@ void wg_noise_tai64n(uint8_t out[WG_TIMESTAMP_SIZE], uint64_t wall_ns)
 static void handshake_zero(struct wg_handshake *hs)
 {
 	zinc_memzero(hs->ephemeral_private, sizeof(hs->ephemeral_private));
-	zinc_memzero(hs->remote_ephemeral, sizeof(hs->remote_ephemeral));
 	zinc_memzero(&hs->core, sizeof(hs->core));
 	hs->remote_index = 0;
 	hs->state = WG_HANDSHAKE_ZEROED;
@@ -354,7 +353,6 @@ struct wg_peer *wg_noise_commit_initiation(struct wg_device *dev,
 		return NULL;
 
 	handshake_zero(hs);
-	memcpy(hs->remote_ephemeral, s->remote_ephemeral, 32);
 	hs->core = s->core;
 	hs->remote_index = wg_le32(s->msg + offsetof(struct wg_message_handshake_initiation,
 						     sender_index));

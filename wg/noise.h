@@ -84,7 +84,6 @@ struct wg_handshake {
 	uint32_t remote_index;
 	uint64_t last_initiation_consumption; /* monotonic ns */
 	uint8_t ephemeral_private[32];
-	uint8_t remote_ephemeral[32];
 	struct wg_noise_core core;
 };
 

@@ -18,7 +18,7 @@ struct wg_peer *wg_peer_create(struct wg_device *dev, const uint8_t pub[32])
 	peer->refcount = 1;
 	memcpy(peer->public_key, pub, 32);
 	wg_noise_handshake_init(peer);
-	wg_cookie_maker_init(&peer->cookie, pub);
+	wg_cookie_maker_init(&peer->cookie);
 	wg_timers_init(peer);
 	return peer;
 }

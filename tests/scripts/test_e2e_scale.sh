@@ -44,10 +44,10 @@ rss0=$(rss)
 # One set through the configuration socket (python3 writes it: the first
 # NHS peers are manypeers' with their endpoints, the others random keys).
 python3 - "$SOCKDIR/$IV.sock" "$NPEERS" "$T/pubs" "$(ul4 2)" "$BASE_PORT" "$TUN_BASE" \
-	>"$T/set.log" 2>&1 <<'PY' || { cat "$T/set.log"; fail "the big set"; }
+	"$VPID" >"$T/set.log" 2>&1 <<'PY' || { cat "$T/set.log"; fail "the big set"; }
 import base64, ipaddress, os, sys, time
 import uapi
-path, n, pubs, mip, base_port, tun_base = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4], int(sys.argv[5]), sys.argv[6]
+path, n, pubs, mip, base_port, tun_base, pid = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4], int(sys.argv[5]), sys.argv[6], sys.argv[7]
 real = [base64.b64decode(l.strip()).hex() for l in open(pubs) if l.strip()]
 base = int(ipaddress.IPv4Address(tun_base))
 lines = ["set=1"]
@@ -57,6 +57,11 @@ for i in range(n):
         lines.append("endpoint=%s:%d" % (mip, base_port + i))
     lines.append("allowed_ip=%s/32" % ipaddress.IPv4Address(base + i))
 req = ("\n".join(lines) + "\n\n").encode()
+
+def rss():
+    for l in open("/proc/%s/status" % pid):
+        if l.startswith("VmRSS:"):
+            return int(l.split()[1])
 
 def call(req):
     s = uapi.connect(path, 120)
@@ -68,12 +73,12 @@ def call(req):
 
 out, dt = call(req)
 assert out == b"errno=0\n\n", out
-print("SET %d peers (%d MB) errno=0 in %.3f s" % (n, len(req) >> 20, dt))
+print("SET %d peers (%d MB) errno=0 in %.3f s, RSS %d kB" % (n, len(req) >> 20, dt, rss()))
 out, dt = call(b"get=1\n\n")
 assert out.endswith(b"errno=0\n\n"), out[-60:]
 count = out.count(b"\npublic_key=")
 assert count == n, "get lists %d peers, expected %d" % (count, n)
-print("GET %d peers (%d MB) in %.3f s" % (count, len(out) >> 20, dt))
+print("GET %d peers (%d MB) in %.3f s, RSS %d kB" % (count, len(out) >> 20, dt, rss()))
 PY
 rss_set=$(rss)
 t0=$(date +%s.%N)
@@ -121,6 +126,6 @@ for p in $PINGERS; do
 done
 [ "$answered" = "$NPINGS" ] || fail "$answered of $NPINGS pinged peers answered"
 ok "pings to $NPINGS random peers: all answered"
-echo "SCALE peers=$NPEERS set_s=$(sed -n 's/^SET.* in \([0-9.]*\) s/\1/p' "$T/set.log") get_s=$(sed -n 's/^GET.* in \([0-9.]*\) s/\1/p' "$T/set.log") dump_s=$dump_s rss_kb=$rss_set rss_after_hs_kb=$rss_hs hs=$NHS hs_s=$hs_s pings=$answered/$NPINGS"
+echo "SCALE peers=$NPEERS set_s=$(sed -n 's/^SET.* in \([0-9.]*\) s.*/\1/p' "$T/set.log") get_s=$(sed -n 's/^GET.* in \([0-9.]*\) s.*/\1/p' "$T/set.log") dump_s=$dump_s rss_kb=$rss_set rss_after_hs_kb=$rss_hs hs=$NHS hs_s=$hs_s pings=$answered/$NPINGS"
 kill "$MPID" 2>/dev/null
 echo PASS
