@@ -70,8 +70,8 @@ static bool prepare_response(struct wg_device *dev, struct wg_handshake_job_stat
 	s->peer = e->peer;
 	wg_peer_get(s->peer);
 	s->serial = hs->serial;
-	s->core = hs->core;
-	memcpy(s->e_priv, hs->ephemeral_private, 32);
+	s->core = hs->secrets->core;
+	memcpy(s->e_priv, hs->secrets->ephemeral_private, 32);
 	memcpy(s->psk, s->peer->preshared_key, 32);
 	return true;
 }

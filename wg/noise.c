@@ -269,11 +269,22 @@ void wg_noise_tai64n(uint8_t out[WG_TIMESTAMP_SIZE], uint64_t wall_ns)
 
 static void handshake_zero(struct wg_handshake *hs)
 {
-	zinc_memzero(hs->ephemeral_private, sizeof(hs->ephemeral_private));
-	zinc_memzero(&hs->core, sizeof(hs->core));
+	if (hs->secrets) {
+		zinc_memzero(hs->secrets, sizeof(*hs->secrets));
+		free(hs->secrets);
+		hs->secrets = NULL;
+	}
 	hs->remote_index = 0;
 	hs->state = WG_HANDSHAKE_ZEROED;
 	hs->serial++;
+}
+
+/* Zeroes the handshake and gives it fresh secrets; NULL if out of memory. */
+static struct wg_handshake_secrets *handshake_begin(struct wg_handshake *hs)
+{
+	handshake_zero(hs);
+	hs->secrets = calloc(1, sizeof(*hs->secrets));
+	return hs->secrets;
 }
 
 void wg_noise_handshake_init(struct wg_peer *peer)
@@ -306,25 +317,25 @@ bool wg_noise_create_initiation(struct wg_device *dev, struct wg_peer *peer,
 {
 	struct wg_handshake *hs = &peer->handshake;
 	uint8_t timestamp[WG_TIMESTAMP_SIZE], ss[32];
+	struct wg_handshake_secrets *sec;
 	bool ok;
 
-	if (!dev->has_identity)
+	if (!dev->has_identity || !(sec = handshake_begin(hs)))
 		return false;
-	handshake_zero(hs);
 	memset(msg, 0, sizeof(*msg));
 	msg->header.type = WG_MESSAGE_HANDSHAKE_INITIATION;
-	wg_noise_core_init(&hs->core, (const uint8_t *)WG_IDENTIFIER, sizeof(WG_IDENTIFIER) - 1,
+	wg_noise_core_init(&sec->core, (const uint8_t *)WG_IDENTIFIER, sizeof(WG_IDENTIFIER) - 1,
 			   peer->public_key);
 	wg_noise_tai64n(timestamp, wg_device_wall_ns(dev));
 	/* DH(static, static) here rather than stored per peer at add (Linux
 	 * precomputes it): one X25519 per initiation, at most one per
 	 * REKEY_TIMEOUT, instead of one per configured peer and 32 bytes each.
 	 * A zero result fails in write_msg1, as Linux's zero precomputation does. */
-	ok = generate_ephemeral(dev, hs->ephemeral_private);
+	ok = generate_ephemeral(dev, sec->ephemeral_private);
 	if (ok && !zinc_curve25519(ss, dev->static_private, peer->public_key))
 		zinc_memzero(ss, sizeof(ss));
-	ok = ok && wg_noise_core_write_msg1(&hs->core, msg->unencrypted_ephemeral,
-					    hs->ephemeral_private, dev->static_public,
+	ok = ok && wg_noise_core_write_msg1(&sec->core, msg->unencrypted_ephemeral,
+					    sec->ephemeral_private, dev->static_public,
 					    peer->public_key, ss, timestamp, sizeof(timestamp));
 	zinc_memzero(ss, sizeof(ss));
 	if (!ok || !wg_index_insert_new(dev, &hs->entry)) {
@@ -352,8 +363,9 @@ struct wg_peer *wg_noise_commit_initiation(struct wg_device *dev,
 	if (replay || flood)
 		return NULL;
 
-	handshake_zero(hs);
-	hs->core = s->core;
+	if (!handshake_begin(hs))
+		return NULL;
+	hs->secrets->core = s->core;
 	hs->remote_index = wg_le32(s->msg + offsetof(struct wg_message_handshake_initiation,
 						     sender_index));
 	memcpy(hs->latest_timestamp, s->timestamp, WG_TIMESTAMP_SIZE);
@@ -376,7 +388,7 @@ bool wg_noise_create_response(struct wg_device *dev, struct wg_peer *peer,
 	memset(msg, 0, sizeof(*msg));
 	msg->header.type = WG_MESSAGE_HANDSHAKE_RESPONSE;
 	wg_put_le32(msg->receiver_index, hs->remote_index);
-	if (!wg_noise_core_write_msg2_dh(&hs->core, msg->unencrypted_ephemeral, s->resp_e_pub,
+	if (!wg_noise_core_write_msg2_dh(&hs->secrets->core, msg->unencrypted_ephemeral, s->resp_e_pub,
 					 s->resp_ee, s->resp_se, peer->preshared_key, empty, 0) ||
 	    !wg_index_insert_new(dev, &hs->entry)) {
 		wg_noise_handshake_clear(dev, peer);
@@ -394,8 +406,8 @@ bool wg_noise_commit_response(const struct wg_handshake_job_state *s)
 	if (s->peer->dead || hs->state != WG_HANDSHAKE_CREATED_INITIATION ||
 	    hs->serial != s->serial)
 		return false;
-	hs->core = s->core;
-	zinc_memzero(hs->ephemeral_private, 32);
+	hs->secrets->core = s->core;
+	zinc_memzero(hs->secrets->ephemeral_private, 32);
 	hs->remote_index = wg_le32(s->msg + offsetof(struct wg_message_handshake_response,
 						     sender_index));
 	hs->state = WG_HANDSHAKE_CONSUMED_RESPONSE;
@@ -473,9 +485,9 @@ bool wg_noise_begin_session(struct wg_device *dev, struct wg_peer *peer)
 		return false;
 	}
 	if (initiator)
-		wg_noise_core_split(&hs->core, kp->send_key, kp->recv_key);
+		wg_noise_core_split(&hs->secrets->core, kp->send_key, kp->recv_key);
 	else
-		wg_noise_core_split(&hs->core, kp->recv_key, kp->send_key);
+		wg_noise_core_split(&hs->secrets->core, kp->recv_key, kp->send_key);
 	kp->entry.type = WG_INDEX_KEYPAIR;
 	kp->entry.peer = peer;
 	kp->remote_index = hs->remote_index;

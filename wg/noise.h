@@ -75,6 +75,13 @@ enum wg_handshake_state {
 	WG_HANDSHAKE_CONSUMED_RESPONSE,
 };
 
+/* What only a handshake in flight holds, allocated for its duration: most
+ * peers of a large configuration have none most of the time. */
+struct wg_handshake_secrets {
+	uint8_t ephemeral_private[32];
+	struct wg_noise_core core;
+};
+
 struct wg_handshake {
 	struct wg_index_entry entry; /* our (sender) index */
 	uint8_t state;
@@ -83,8 +90,7 @@ struct wg_handshake {
 	uint8_t latest_timestamp[WG_TIMESTAMP_SIZE];
 	uint32_t remote_index;
 	uint64_t last_initiation_consumption; /* monotonic ns */
-	uint8_t ephemeral_private[32];
-	struct wg_noise_core core;
+	struct wg_handshake_secrets *secrets; /* NULL exactly when ZEROED */
 };
 
 struct wg_keypair {
