@@ -248,6 +248,9 @@ int wg_device_complete_rx(struct wg_device *dev, struct wg_rx_job *job, const ui
  *   BLAKE2s). Copies the message, takes a reference on the device's static
  *   identity (an immutable snapshot, replaced when the private key changes)
  *   and, for a response, copies the state of our initiation it answers.
+ *   A cookie reply is consumed here; one for our pending initiation sends
+ *   that initiation again at once, with mac2, through io.send (once per
+ *   attempt; the Linux module waits for REKEY_TIMEOUT).
  * wg_handshake_consume(), on any thread, without the lock: reads only the
  *   job, the identity snapshot and dev's immutable env (env.get_random must
  *   then be thread-safe; the default is). mac1; under load without a valid
