@@ -209,7 +209,7 @@ bench-scale: deps
 # file to write it, and the filter refuses open(). TESTS=... narrows the run.
 check-tsan: deps
 	@$(MAKE) --no-print-directory BUILD=build-tsan \
-	    EXTRA_CFLAGS="-fsanitize=thread -fno-omit-frame-pointer" all build-tsan/tools/flood \
+	    EXTRA_CFLAGS="-fsanitize=thread -fno-omit-frame-pointer" all build-tsan/tools/flood build-tsan/tools/manypeers \
 	    build-tsan/zinctun-testhooks
 	@rm -rf $(CURDIR)/build-tsan/tsan && mkdir -p -m 1777 $(CURDIR)/build-tsan/tsan
 	@BUILD=build-tsan SANITIZE=thread ZINCTUN_SECCOMP=0 \
