@@ -1,7 +1,9 @@
 /* Command line and environment parsing (see cli.h). */
 #include "cli.h"
 
+#include <arpa/inet.h>
 #include <net/if.h>
+#include <netinet/in.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -37,6 +39,69 @@ int zt_cli_parse_fd(const char *s)
 	return (int)v;
 }
 
+enum { PORT_MAX = 65535 };
+
+static bool parse_port(const char *s, uint16_t *port)
+{
+	uint32_t v = 0;
+
+	if (!*s)
+		return false;
+	for (; *s; s++) {
+		if (*s < '0' || *s > '9')
+			return false;
+		v = v * 10 + (uint32_t)(*s - '0');
+		if (v > PORT_MAX)
+			return false;
+	}
+	*port = (uint16_t)v;
+	return v != 0;
+}
+
+bool zt_cli_parse_listen(const char *s, struct sockaddr_storage *addr, socklen_t *len)
+{
+	struct sockaddr_in *in4 = (struct sockaddr_in *)addr;
+	struct sockaddr_in6 *in6 = (struct sockaddr_in6 *)addr;
+	char host[INET6_ADDRSTRLEN];
+	const char *colon;
+	uint16_t port;
+	size_t n;
+
+	memset(addr, 0, sizeof(*addr));
+	if (parse_port(s, &port)) {
+		/* a port alone: loopback, never exposed by accident */
+		in4->sin_family = AF_INET;
+		in4->sin_port = htons(port);
+		in4->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+		*len = sizeof(*in4);
+		return true;
+	}
+	if (s[0] == '[') {
+		colon = strstr(s, "]:");
+		if (!colon || (n = (size_t)(colon - s - 1)) >= sizeof(host))
+			return false;
+		memcpy(host, s + 1, n);
+		host[n] = 0;
+		if (!parse_port(colon + 2, &port) || inet_pton(AF_INET6, host, &in6->sin6_addr) != 1)
+			return false;
+		in6->sin6_family = AF_INET6;
+		in6->sin6_port = htons(port);
+		*len = sizeof(*in6);
+		return true;
+	}
+	colon = strchr(s, ':');
+	if (!colon || (n = (size_t)(colon - s)) >= sizeof(host))
+		return false;
+	memcpy(host, s, n);
+	host[n] = 0;
+	if (!parse_port(colon + 1, &port) || inet_pton(AF_INET, host, &in4->sin_addr) != 1)
+		return false;
+	in4->sin_family = AF_INET;
+	in4->sin_port = htons(port);
+	*len = sizeof(*in4);
+	return true;
+}
+
 static bool is(const char *v, const char *lit)
 {
 	return v && !strcmp(v, lit);
@@ -56,6 +121,8 @@ void zt_cli_parse(int argc, char *const argv[], const char *(*env)(void *ctx, co
 	out->seccomp_kill = is(sc, "kill");
 	/* wg may set a listen port below 1024 at any time */
 	out->bind_service = !is(env(ctx, "ZINCTUN_BIND_SERVICE"), "0");
+	/* wg-quick passes no flags: the environment turns it on too */
+	out->metrics = env(ctx, "ZINCTUN_METRICS");
 	out->tun_fd = -1;
 
 	for (int i = 1; i < argc; i++) {
@@ -73,6 +140,10 @@ void zt_cli_parse(int argc, char *const argv[], const char *(*env)(void *ctx, co
 			out->user = argv[++i];
 		} else if (!strncmp(a, "--user=", 7)) {
 			out->user = a + 7;
+		} else if (is(a, "--metrics") && i + 1 < argc) {
+			out->metrics = argv[++i];
+		} else if (!strncmp(a, "--metrics=", 10)) {
+			out->metrics = a + 10;
 		} else if (a[0] == '-' || out->ifname) {
 			out->action = ZT_CLI_USAGE;
 			return;
@@ -82,6 +153,15 @@ void zt_cli_parse(int argc, char *const argv[], const char *(*env)(void *ctx, co
 	}
 	if (out->user && !*out->user)
 		out->user = NULL;
+	if (out->metrics && !*out->metrics)
+		out->metrics = NULL;
+	if (out->metrics &&
+	    !zt_cli_parse_listen(out->metrics, &out->metrics_addr, &out->metrics_addr_len)) {
+		out->action = ZT_CLI_ERROR;
+		snprintf(out->err, sizeof(out->err),
+			 "invalid metrics address (PORT, IPV4:PORT or [IPV6]:PORT)");
+		return;
+	}
 	if (tun && *tun) {
 		out->tun_fd = zt_cli_parse_fd(tun);
 		if (out->tun_fd < 0) {

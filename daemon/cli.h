@@ -6,6 +6,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/socket.h>
 
 enum zt_cli_action {
 	ZT_CLI_RUN,	/* start the daemon */
@@ -24,6 +25,9 @@ struct zt_cli {
 	bool seccomp;	       /* ZINCTUN_SECCOMP != 0 */
 	bool seccomp_kill;     /* ZINCTUN_SECCOMP=kill */
 	bool bind_service;     /* ZINCTUN_BIND_SERVICE != 0 */
+	const char *metrics;   /* --metrics ADDR, ZINCTUN_METRICS; NULL: no endpoint */
+	struct sockaddr_storage metrics_addr; /* ... parsed */
+	socklen_t metrics_addr_len;
 	char err[96];	       /* for ZT_CLI_ERROR */
 };
 
@@ -35,6 +39,10 @@ void zt_cli_parse(int argc, char *const argv[], const char *(*env)(void *ctx, co
 /* A descriptor number as WG_TUN_FD / WG_UAPI_FD carry it: decimal digits
  * only, 0..INT32_MAX; -1 otherwise. */
 int zt_cli_parse_fd(const char *s);
+
+/* A metrics listen address: "PORT" (127.0.0.1), "IPV4:PORT" or
+ * "[IPV6]:PORT", numeric only, port 1-65535. False if malformed. */
+bool zt_cli_parse_listen(const char *s, struct sockaddr_storage *addr, socklen_t *len);
 
 /* The kernel's rule for interface names (dev_valid_name), plus its length. */
 bool zt_cli_valid_ifname(const char *name);

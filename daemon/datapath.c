@@ -137,8 +137,10 @@ void zt_tun_write(struct zt *zt, const uint8_t *pkt, size_t len)
 		r = writev(tun_fd_for(zt, pkt, len), iov, 2);
 	else
 		r = write(tun_fd_for(zt, pkt, len), pkt, len);
-	if (r < 0)
+	if (r < 0) {
+		zt_drops_add(&zt->drops.tun_full, 1);
 		log_debug("tun write (%zu bytes): %s", len, strerror(errno));
+	}
 }
 
 /* ---- TUN -> UDP ---- */
@@ -424,7 +426,7 @@ static bool same_dest(const struct wg_tx_job *a, const struct wg_tx_job *b)
 static void tx_flush(struct tx *t)
 {
 	struct zt *zt = t->zt;
-	int n_runs = 0;
+	int n_runs = 0, n_dgrams = 0, sent;
 	size_t left = 0; /* bytes still to seal (fused segments are done) */
 
 	tx_prepare(t, t->n);
@@ -459,8 +461,11 @@ static void tx_flush(struct tx *t)
 		r->len = r->seg = s->sealed;
 		r->count = 1;
 	}
-	if (n_runs && t->socks)
-		udp_send_runs(&zt->udp, t->socks, t->runs, n_runs);
+	for (int i = 0; i < n_runs; i++)
+		n_dgrams += t->runs[i].count;
+	sent = n_runs && t->socks ? udp_send_runs(&zt->udp, t->socks, t->runs, n_runs) : 0;
+	if (sent < n_dgrams)
+		zt_drops_add(&zt->drops.socket_error, (uint64_t)(n_dgrams - sent));
 
 	zt_lock(zt);
 	for (int i = 0; i < t->n; i++) {
@@ -608,6 +613,7 @@ static void tun_write_plan(struct rx *x, int np)
 		if (writev(tun_fd_for(zt, x->pkts[it->head].p, x->pkts[it->head].len), x->iov, n) >= 0)
 			continue;
 		if (errno != EINVAL) {
+			zt_drops_add(&zt->drops.tun_full, (uint64_t)it->nseg);
 			log_debug("tun write (%u bytes, %d segments): %s", it->len, it->nseg,
 				  strerror(errno));
 			continue;
@@ -655,8 +661,10 @@ static void rx_batch(struct rx *x, int nb)
 				 * would fill the queue ahead of everyone else */
 				if (++handshakes > RX_HS_PER_RUN)
 					continue;
-				if (!hsq_push(&zt->hsq, &b->ep[i], d, l))
+				if (!hsq_push(&zt->hsq, &b->ep[i], d, l)) {
+					zt_drops_add(&zt->drops.handshake_queue_full, 1);
 					log_debug("handshake queue full, dropping");
+				}
 			} else if (type == 4) {
 				x->item[n].pkt = d;
 				x->item[n].len = l;

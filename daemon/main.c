@@ -18,13 +18,13 @@
 #include "config.h"
 #include "linkmon.h"
 #include "log.h"
+#include "metrics.h"
 #include "rnglog.h"
 #include "runtime.h"
 #include "sandbox.h"
 #include "tun.h"
 #include "uapi.h"
-
-#define ZINCTUN_VERSION "0.1.0"
+#include "version.h"
 
 struct daemon {
 	struct zt zt;
@@ -34,12 +34,13 @@ struct daemon {
 	dev_t sock_dev; /* the socket file we watch */
 	ino_t sock_ino;
 	struct rnglog rnglog;
+	struct metrics metrics; /* listen_fd -1: no --metrics */
 };
 
 static void usage(FILE *f, const char *prog)
 {
 	fprintf(f,
-		"Usage: %s [-f/--foreground] [--user NAME] INTERFACE-NAME\n"
+		"Usage: %s [-f/--foreground] [--user NAME] [--metrics [ADDR:]PORT] INTERFACE-NAME\n"
 		"       %s --version\n"
 		"\n"
 		"Creates the TUN interface INTERFACE-NAME and serves the WireGuard\n"
@@ -49,7 +50,9 @@ static void usage(FILE *f, const char *prog)
 		"Once the interface and sockets exist the daemon keeps only CAP_NET_ADMIN\n"
 		"(and CAP_NET_BIND_SERVICE unless ZINCTUN_BIND_SERVICE=0), runs as nobody or\n"
 		"as --user NAME / ZINCTUN_USER=NAME (root: stay root), and installs a seccomp filter\n"
-		"(ZINCTUN_SECCOMP=0 turns it off, ZINCTUN_SECCOMP=kill kills on a forbidden call).\n",
+		"(ZINCTUN_SECCOMP=0 turns it off, ZINCTUN_SECCOMP=kill kills on a forbidden call).\n"
+		"--metrics / ZINCTUN_METRICS=[ADDR:]PORT serves Prometheus metrics on\n"
+		"http://ADDR:PORT/metrics (PORT alone: 127.0.0.1).\n",
 		prog, prog);
 }
 
@@ -393,6 +396,19 @@ int main(int argc, char **argv)
 		log_err("netlink: %s (link deletion is seen through the TUN only)",
 			strerror(-ret));
 	d.watch_fd = watch_socket(&d);
+	d.metrics.listen_fd = -1;
+	d.metrics.proc.stat_fd = -1;
+	if (cli.metrics) {
+		/* before the fork: a taken port fails the start visibly */
+		ret = metrics_open(&d.metrics, (struct sockaddr *)&cli.metrics_addr,
+				   cli.metrics_addr_len);
+		if (ret) {
+			log_err("Failed to open the metrics endpoint %s: %s", cli.metrics,
+				strerror(-ret));
+			uapi_close(&d.uapi);
+			return 1;
+		}
+	}
 	if (!cli.foreground) {
 		ready_fd = daemonize();
 		if (ready_fd < 0) {
@@ -403,6 +419,8 @@ int main(int argc, char **argv)
 	}
 	if (ready_fd >= 0)
 		null_fd = open("/dev/null", O_RDWR | O_CLOEXEC);
+	if (cli.metrics)
+		metrics_open_proc(&d.metrics); /* /proc/self is the child's now */
 	if (enter_sandbox(&cli)) {
 		uapi_close(&d.uapi);
 		return 1;
@@ -413,6 +431,15 @@ int main(int argc, char **argv)
 		uapi_close(&d.uapi);
 		return 1;
 	}
+	ret = metrics_start(&d.metrics, &d.zt);
+	if (ret) {
+		log_err("Failed to start the metrics thread: %s", strerror(-ret));
+		zt_stop(&d.zt);
+		uapi_close(&d.uapi);
+		return 1;
+	}
+	if (cli.metrics)
+		log_info("Metrics: listening on %s (GET /metrics)", cli.metrics);
 	log_info("Device started (%s)", ifname);
 	if (ready_fd >= 0) {
 		char ok = 0;
@@ -424,6 +451,7 @@ int main(int argc, char **argv)
 	}
 	run(&d);
 	zt_stop(&d.zt);
+	metrics_stop(&d.metrics); /* it reads the engine: before zt_destroy */
 	log_stats(&d); /* the last figures (bench builds: lock hold times) */
 	uapi_close(&d.uapi);
 	linkmon_close(&d.link);

@@ -37,10 +37,12 @@ static uint64_t env_wall(void *ctx)
 	return zt_wall_ns();
 }
 
-static void log_send_error(int ret, size_t len)
+static void log_send_error(struct zt *zt, int ret, size_t len)
 {
-	if (ret)
-		log_debug("udp send (%zu bytes): %s", len, strerror(-ret));
+	if (!ret)
+		return;
+	zt_drops_add(&zt->drops.socket_error, 1);
+	log_debug("udp send (%zu bytes): %s", len, strerror(-ret));
 }
 
 /* The engine's sends, under the lock: on the current sockets. */
@@ -48,7 +50,7 @@ static void io_send(void *ctx, const struct wg_endpoint *to, const uint8_t *pkt,
 {
 	struct zt *zt = ctx;
 
-	log_send_error(udp_send(&zt->udp, to, pkt, len), len);
+	log_send_error(zt, udp_send(&zt->udp, to, pkt, len), len);
 }
 
 static void io_deliver(void *ctx, struct wg_peer *from, const uint8_t *pkt, size_t len)
@@ -169,8 +171,8 @@ static void *handshake_main(void *arg)
 			continue;
 		for (size_t i = 0; i < n; i++)
 			if (jobs[i].out_len)
-				log_send_error(udp_send_on(socks, &jobs[i].to, jobs[i].out,
-							   jobs[i].out_len),
+				log_send_error(zt, udp_send_on(socks, &jobs[i].to, jobs[i].out,
+							       jobs[i].out_len),
 					       jobs[i].out_len);
 		zt_lock(zt);
 		udp_socks_drop(&zt->udp, &socks);

@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "clock.h"
+#include "drops.h"
 #include "enginelock.h"
 #include "hsqueue.h"
 #include "offload.h"
@@ -44,6 +45,7 @@ struct zt {
 	atomic_bool tun_gro;     /* coalesce TCP segments on TUN writes */
 	bool tun_uso;            /* ... and UDP datagrams (USO) */
 	struct offload_stats offload_stats; /* TUN packets the segmenter dropped */
+	struct zt_drops drops;              /* the daemon's other drops */
 	int stop_fd; /* eventfd, readable once a stop was requested */
 	atomic_bool stopping;
 	int timer_fd;            /* the timer thread's alarm (clock.h) */

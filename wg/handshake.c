@@ -26,7 +26,8 @@ enum wg_handshake_stage {
 	WG_HS_COOKIE,  /* under load without a valid mac2: a cookie reply if mac1 is valid */
 	WG_HS_COMMIT,  /* the crypto passed: commit under the lock */
 	WG_HS_REPLIED, /* a cookie reply is in job->out */
-	WG_HS_FAILED,  /* a mac or the crypto failed: invalid */
+	WG_HS_FAILED,  /* the crypto failed: invalid */
+	WG_HS_BAD_MAC, /* mac1 failed */
 };
 
 static const uint8_t *msg_field(const struct wg_handshake_job_state *s, size_t offset)
@@ -88,6 +89,7 @@ void wg_device_prepare_handshake(struct wg_device *dev, const struct wg_endpoint
 	wg_device_clock(dev);
 	if (type < WG_MESSAGE_HANDSHAKE_INITIATION || type > WG_MESSAGE_HANDSHAKE_COOKIE || !from) {
 		dev->stats.packets_invalid++;
+		dev->stats.dropped_invalid++;
 		s->result = WG_ERR_INVALID;
 		return;
 	}
@@ -108,6 +110,7 @@ void wg_device_prepare_handshake(struct wg_device *dev, const struct wg_endpoint
 		memcpy(&msg, pkt, sizeof(msg));
 		if (!wg_cookie_consume_reply(dev, &msg, &initiator)) {
 			dev->stats.packets_invalid++;
+			dev->stats.dropped_invalid++;
 			return;
 		}
 		s->result = WG_OK;
@@ -118,6 +121,7 @@ void wg_device_prepare_handshake(struct wg_device *dev, const struct wg_endpoint
 	}
 	if (!dev->identity) {
 		dev->stats.packets_invalid++;
+		dev->stats.dropped_invalid++;
 		return;
 	}
 	s->stage = WG_HS_CONSUME;
@@ -129,6 +133,7 @@ void wg_device_prepare_handshake(struct wg_device *dev, const struct wg_endpoint
 	    !prepare_response(dev, s)) {
 		s->stage = WG_HS_DECIDED;
 		dev->stats.packets_invalid++;
+		dev->stats.dropped_no_session++;
 		return;
 	}
 	s->id = dev->identity;
@@ -198,7 +203,7 @@ void wg_handshake_consume(const struct wg_device *dev, struct wg_handshake_job *
 	if (s->stage != WG_HS_CONSUME && s->stage != WG_HS_COOKIE)
 		return;
 	if (!wg_cookie_mac1_valid(s->id->mac1_key, s->msg, s->len))
-		s->stage = WG_HS_FAILED;
+		s->stage = WG_HS_BAD_MAC;
 	else if (s->stage == WG_HS_COOKIE)
 		s->stage = consume_cookie(dev, job) ? WG_HS_REPLIED : WG_HS_DECIDED;
 	else if (s->type == WG_MESSAGE_HANDSHAKE_INITIATION)
@@ -228,6 +233,7 @@ static void respond(struct wg_device *dev, struct wg_peer *peer, struct wg_hands
 	wg_cookie_add_macs(dev, peer, (uint8_t *)&msg, sizeof(msg));
 	if (!wg_noise_begin_session(dev, peer))
 		return;
+	dev->stats.handshakes_responded++;
 	wg_timers_session_derived(dev, peer);
 	wg_timers_any_authenticated_packet_traversal(dev, peer);
 	wg_timers_any_authenticated_packet_sent(dev, peer);
@@ -255,10 +261,14 @@ static int commit_response(struct wg_device *dev, struct wg_handshake_job *job)
 {
 	struct wg_peer *peer = job->s.peer;
 
-	if (!wg_noise_commit_response(&job->s))
+	if (!wg_noise_commit_response(&job->s)) {
+		/* our initiation was replaced or answered meanwhile */
+		dev->stats.dropped_no_session++;
 		return WG_ERR_DROPPED;
+	}
 	wg_peer_set_endpoint_from(peer, &job->s.from);
 	if (wg_noise_begin_session(dev, peer)) {
+		dev->stats.handshakes_completed++;
 		wg_timers_session_derived(dev, peer);
 		wg_timers_handshake_complete(dev, peer);
 		/* Staged packets confirm the session; a keepalive if there are none. */
@@ -286,13 +296,22 @@ int wg_device_complete_handshake(struct wg_device *dev, struct wg_handshake_job 
 		if (s->id == dev->identity)
 			r = s->type == WG_MESSAGE_HANDSHAKE_INITIATION ? commit_initiation(dev, job)
 								       : commit_response(dev, job);
+		else
+			dev->stats.dropped_invalid++;
 		if (r != WG_OK)
 			dev->stats.packets_invalid++;
 		break;
+	case WG_HS_BAD_MAC:
+		dev->stats.packets_invalid++;
+		dev->stats.dropped_bad_mac++;
+		break;
 	default: /* WG_HS_FAILED; WG_HS_CONSUME and _COOKIE: consume was not called */
 		dev->stats.packets_invalid++;
+		dev->stats.dropped_invalid++;
 		break;
 	}
+	if (r != WG_OK)
+		dev->stats.handshakes_rejected++;
 	wg_identity_put(s->id);
 	wg_peer_put(s->peer);
 	zinc_memzero(s, sizeof(*s));

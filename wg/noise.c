@@ -354,14 +354,18 @@ struct wg_peer *wg_noise_commit_initiation(struct wg_device *dev,
 	struct wg_handshake *hs;
 	bool replay, flood;
 
-	if (!peer)
+	if (!peer) {
+		dev->stats.dropped_invalid++;
 		return NULL;
+	}
 	hs = &peer->handshake;
 	replay = memcmp(s->timestamp, hs->latest_timestamp, WG_TIMESTAMP_SIZE) <= 0;
 	flood = hs->has_consumed_initiation &&
 		dev->now - hs->last_initiation_consumption < WG_HANDSHAKE_INITIATION_RATE;
-	if (replay || flood)
+	if (replay || flood) {
+		dev->stats.dropped_replay++;
 		return NULL;
+	}
 
 	if (!handshake_begin(hs))
 		return NULL;
@@ -459,6 +463,7 @@ static void add_new_keypair(struct wg_device *dev, struct wg_keypairs *kps, stru
 			kps->previous = kps->current;
 		}
 		kps->current = kp;
+		dev->stats.keypair_rotations++;
 	} else {
 		keypair_drop(dev, kps->next);
 		kps->next = kp;
@@ -516,6 +521,7 @@ bool wg_noise_received_with_keypair(struct wg_device *dev, struct wg_peer *peer,
 	kps->previous = kps->current;
 	kps->current = kps->next;
 	kps->next = NULL;
+	dev->stats.keypair_rotations++;
 	return true;
 }
 

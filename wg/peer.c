@@ -70,6 +70,7 @@ bool wg_peer_stage(struct wg_peer *peer, const uint8_t *pkt, size_t len)
 		memcpy(copy, pkt, len);
 	if (q->count == WG_MAX_STAGED_PACKETS) {
 		/* Full: the oldest packet makes room. Plaintext: wiped. */
+		peer->dev->stats.dropped_staged++;
 		zinc_memzero(q->slot[q->head].data, q->slot[q->head].len);
 		free(q->slot[q->head].data);
 		q->head = (uint16_t)((q->head + 1) % WG_MAX_STAGED_PACKETS);
@@ -110,10 +111,25 @@ static bool endpoint_valid(const struct wg_endpoint *ep)
 	return ep && (ep->addr.sa.sa_family == AF_INET || ep->addr.sa.sa_family == AF_INET6);
 }
 
+/* Same address and port (the sticky source may differ). */
+static bool same_address(const struct wg_endpoint *a, const struct wg_endpoint *b)
+{
+	if (a->addr.sa.sa_family != b->addr.sa.sa_family)
+		return false;
+	if (a->addr.sa.sa_family == AF_INET)
+		return a->addr.in4.sin_port == b->addr.in4.sin_port &&
+		       a->addr.in4.sin_addr.s_addr == b->addr.in4.sin_addr.s_addr;
+	return a->addr.in6.sin6_port == b->addr.in6.sin6_port &&
+	       a->addr.in6.sin6_scope_id == b->addr.in6.sin6_scope_id &&
+	       !memcmp(&a->addr.in6.sin6_addr, &b->addr.in6.sin6_addr, sizeof(struct in6_addr));
+}
+
 void wg_peer_set_endpoint_from(struct wg_peer *peer, const struct wg_endpoint *from)
 {
 	if (!endpoint_valid(from))
 		return;
+	if (!peer->has_endpoint || !same_address(&peer->endpoint, from))
+		peer->dev->stats.endpoint_changes++;
 	peer->endpoint = *from;
 	peer->has_endpoint = true;
 }

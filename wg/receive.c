@@ -36,6 +36,7 @@ int wg_device_receive(struct wg_device *dev, const struct wg_endpoint *from, uin
 	wg_device_clock(dev);
 	if (!type || !from) {
 		dev->stats.packets_invalid++;
+		dev->stats.dropped_invalid++;
 		return WG_ERR_INVALID;
 	}
 	if (type != WG_MESSAGE_DATA)
@@ -59,16 +60,20 @@ int wg_device_prepare_rx(struct wg_device *dev, const struct wg_endpoint *from, 
 	wg_device_clock(dev);
 	if (wg_message_type(pkt, len) != WG_MESSAGE_DATA || !from) {
 		dev->stats.packets_invalid++;
+		dev->stats.dropped_invalid++;
 		return WG_ERR_DROPPED;
 	}
 	e = wg_index_lookup(&dev->index, wg_le32(pkt + 4), WG_INDEX_KEYPAIR);
 	if (!e) {
 		dev->stats.packets_invalid++;
+		dev->stats.dropped_no_session++;
 		return WG_ERR_DROPPED;
 	}
 	kp = wg_container_of(e, struct wg_keypair, entry);
-	if (!wg_keypair_can_receive(kp, dev->now))
+	if (!wg_keypair_can_receive(kp, dev->now)) {
+		dev->stats.dropped_no_session++;
 		return WG_ERR_DROPPED;
+	}
 	wg_keypair_get(kp);
 	job->keypair = kp;
 	job->counter = wg_le64(pkt + 8);
@@ -122,10 +127,17 @@ int wg_device_complete_rx(struct wg_device *dev, struct wg_rx_job *job, const ui
 	peer = kp->entry.peer;
 	if (!job->authentic) {
 		dev->stats.packets_invalid++;
+		dev->stats.dropped_bad_mac++;
 		goto out;
 	}
-	if (peer->dead || !kp->valid || !wg_replay_counter_validate(&kp->replay, job->counter))
+	if (peer->dead || !kp->valid) {
+		dev->stats.dropped_no_session++;
 		goto out;
+	}
+	if (!wg_replay_counter_validate(&kp->replay, job->counter)) {
+		dev->stats.dropped_replay++;
+		goto out;
+	}
 	wg_peer_set_endpoint_from(peer, &job->from);
 	if (wg_noise_received_with_keypair(dev, peer, kp)) {
 		wg_timers_handshake_complete(dev, peer);
@@ -150,6 +162,7 @@ int wg_device_complete_rx(struct wg_device *dev, struct wg_rx_job *job, const ui
 	    wg_device_route(dev, family, src) != peer) {
 		/* Not IP, lying about its length, or a source this peer may not use. */
 		dev->stats.packets_invalid++;
+		dev->stats.dropped_wrong_source++;
 		goto out;
 	}
 	peer->rx_bytes += msg_len;

@@ -31,6 +31,7 @@ static void send_initiation(struct wg_device *dev, struct wg_peer *peer, bool ea
 		return;
 	/* Each regular attempt may be followed by one early retry. */
 	peer->sent_cookie_retry = early;
+	dev->stats.handshake_initiations_sent++;
 	wg_cookie_add_macs(dev, peer, (uint8_t *)&msg, sizeof(msg));
 	wg_timers_any_authenticated_packet_traversal(dev, peer);
 	wg_timers_any_authenticated_packet_sent(dev, peer);
@@ -167,10 +168,14 @@ static int route_out(struct wg_device *dev, const uint8_t *pkt, size_t len, stru
 	if (!pkt || !len || len > WG_MAX_PACKET || !wg_ip_addr(pkt, len, false, &family, &dst))
 		return WG_ERR_INVALID;
 	*peer = wg_device_route(dev, family, dst);
-	if (!*peer)
+	if (!*peer) {
+		dev->stats.dropped_no_route++;
 		return WG_ERR_NOROUTE;
-	if (!(*peer)->has_endpoint || !dev->has_identity)
+	}
+	if (!(*peer)->has_endpoint || !dev->has_identity) {
+		dev->stats.dropped_no_endpoint++;
 		return WG_ERR_NOKEY;
+	}
 	return WG_OK;
 }
 

@@ -235,6 +235,7 @@ static void expired_retransmit_handshake(struct wg_device *dev, struct wg_peer *
 {
 	if (dev->now - peer->first_handshake_attempt >= WG_REKEY_ATTEMPT_TIME) {
 		/* Give up: drop what waited for this handshake; erase keys later. */
+		dev->stats.handshakes_timed_out++;
 		timer_del(dev, peer, WG_TIMER_SEND_KEEPALIVE);
 		wg_peer_staged_purge(peer);
 		if (!wg_timer_pending(peer, WG_TIMER_ZERO_KEY_MATERIAL))

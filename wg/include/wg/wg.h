@@ -184,6 +184,24 @@ struct wg_device_stats {
 	uint64_t cookie_replies_sent;
 	uint64_t handshakes_ratelimited;
 	uint64_t packets_invalid;        /* bad size/type/mac1/auth */
+	/* Handshakes by outcome */
+	uint64_t handshake_initiations_sent; /* retries included */
+	uint64_t handshakes_completed;  /* our initiation answered: a new session */
+	uint64_t handshakes_responded;  /* a peer's initiation answered: a new session */
+	uint64_t handshakes_timed_out;  /* no answer within REKEY_ATTEMPT_TIME */
+	uint64_t handshakes_rejected;   /* handshake messages dropped (reason below) */
+	uint64_t keypair_rotations;     /* a new keypair became current */
+	uint64_t endpoint_changes;      /* a peer's endpoint moved (roaming) */
+	/* Packets dropped, by reason; with the three handshake counters above
+	 * (rng, cookie, ratelimited) each drop counts once. */
+	uint64_t dropped_bad_mac;      /* handshake mac1, data authentication tag */
+	uint64_t dropped_replay;       /* data counter seen; old handshake timestamp or flood */
+	uint64_t dropped_wrong_source; /* inner packet not IP or from outside the peer's allowed IPs */
+	uint64_t dropped_no_session;   /* data for no usable keypair; response to no initiation */
+	uint64_t dropped_invalid;      /* malformed, failed handshake crypto, unknown peer */
+	uint64_t dropped_no_route;     /* outgoing: no peer for the destination */
+	uint64_t dropped_no_endpoint;  /* outgoing: the peer has no endpoint, or no private key */
+	uint64_t dropped_staged;       /* outgoing: pushed out of a full staged queue */
 };
 void wg_device_get_stats(const struct wg_device *dev, struct wg_device_stats *stats);
 

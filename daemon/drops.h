@@ -1,0 +1,26 @@
+/* Packets the daemon drops around the engine (the engine counts its own in
+ * wg_device_stats). Relaxed atomics, touched on error paths only: the data
+ * path pays nothing while packets go through. */
+#ifndef ZT_DROPS_H
+#define ZT_DROPS_H
+
+#include <stdatomic.h>
+#include <stdint.h>
+
+struct zt_drops {
+	atomic_uint_least64_t tun_full;		    /* a TUN write refused (queue full, link down) */
+	atomic_uint_least64_t socket_error;	    /* datagrams the UDP socket did not send */
+	atomic_uint_least64_t handshake_queue_full; /* handshake messages the queue had no room for */
+};
+
+static inline void zt_drops_add(atomic_uint_least64_t *counter, uint64_t n)
+{
+	atomic_fetch_add_explicit(counter, n, memory_order_relaxed);
+}
+
+static inline uint64_t zt_drops_read(atomic_uint_least64_t *counter)
+{
+	return atomic_load_explicit(counter, memory_order_relaxed);
+}
+
+#endif

@@ -1,0 +1,77 @@
+/* The opt-in Prometheus endpoint (--metrics, ZINCTUN_METRICS): plain HTTP,
+ * GET /metrics in the text exposition format, served by a thread of its
+ * own with non-blocking sockets. Start-up order (the sandbox allows no new
+ * listening socket path and no open() later):
+ *   metrics_open()        before the sandbox and before daemonizing (a
+ *                         taken port fails the start);
+ *   metrics_open_proc()   after daemonizing (/proc/self is then ours);
+ *   metrics_start()       after the sandbox, with the other threads;
+ *   metrics_stop()        after zt_stop() (stop_fd is readable), before
+ *                         zt_destroy(). */
+#ifndef ZT_METRICS_H
+#define ZT_METRICS_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/socket.h>
+
+#include "buf.h"
+
+struct zt;
+
+enum {
+	METRICS_MAX_CLIENTS = 64,     /* more wait in the listen backlog */
+	METRICS_MAX_REQUEST = 4096,   /* a request head longer than this: 400 */
+	METRICS_IDLE_TIMEOUT_MS = 5000, /* a client that neither sends nor reads */
+	METRICS_BACKLOG = 1024,
+	METRICS_MAX_RESPONSE = 1024u << 20,
+};
+
+struct metrics_client {
+	int fd;
+	size_t in_len;
+	char in[METRICS_MAX_REQUEST];
+	struct buf out;
+	size_t out_off;
+	bool writing;
+	uint64_t last_ms; /* last progress */
+};
+
+/* What the process figures are read from, opened before the sandbox. */
+struct metrics_proc {
+	int stat_fd;		/* /proc/self/stat, pread at each scrape */
+	uint64_t boot_time_s; /* btime of /proc/stat: start time is relative to it */
+};
+
+struct metrics {
+	int listen_fd; /* -1: off */
+	struct metrics_proc proc;
+	struct zt *zt;
+	pthread_t thread;
+	bool started;
+	size_t n_clients;
+	struct metrics_client clients[METRICS_MAX_CLIENTS];
+};
+
+/* Binds and listens on addr. 0 or a negative errno. */
+int metrics_open(struct metrics *m, const struct sockaddr *addr, socklen_t len);
+void metrics_open_proc(struct metrics *m);
+int metrics_start(struct metrics *m, struct zt *zt);
+void metrics_stop(struct metrics *m);
+
+/* ---- metrics_http.c's parts, for tests ---- */
+
+/* The status to answer a request head in buf[0..len): 0 while it is
+ * incomplete (and may still be valid), 200 for GET (or HEAD) /metrics,
+ * else 400, 404 or 405. */
+int metrics_http_status(const char *buf, size_t len, bool *head_only);
+
+/* ---- metrics_text.c ---- */
+
+/* The exposition text for zt (its engine lock is taken only to copy the
+ * figures; the text is written without it). False when out of memory. */
+bool metrics_render(struct zt *zt, const struct metrics_proc *proc, struct buf *out);
+
+#endif

@@ -1,0 +1,322 @@
+/* The metrics endpoint's HTTP server (see metrics.h): one thread, poll,
+ * non-blocking sockets, a bounded set of clients, one request per
+ * connection. A client that stops reading or never finishes its request
+ * loses its slot after METRICS_IDLE_TIMEOUT_MS, or at once when a new
+ * client needs the slot: it can delay nobody. The tunnel never waits for
+ * it either: the thread takes the engine lock only to copy figures. */
+#include "metrics.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "log.h"
+#include "runtime.h"
+
+enum {
+	ACCEPTS_PER_WAKE = 64, /* then the clients get their turn */
+	DRAIN_MAX = 4096,      /* unread input read before close (else an RST) */
+};
+
+static uint64_t mono_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+int metrics_open(struct metrics *m, const struct sockaddr *addr, socklen_t len)
+{
+	int one = 1;
+
+	m->listen_fd = socket(addr->sa_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	m->proc.stat_fd = -1;
+	if (m->listen_fd < 0)
+		return -errno;
+	setsockopt(m->listen_fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	if (bind(m->listen_fd, addr, len) < 0 || listen(m->listen_fd, METRICS_BACKLOG) < 0) {
+		int err = errno;
+
+		close(m->listen_fd);
+		m->listen_fd = -1;
+		return -err;
+	}
+	return 0;
+}
+
+/* ---- request ---- */
+
+static bool token_char(char c)
+{
+	return c > ' ' && c < 0x7f;
+}
+
+int metrics_http_status(const char *buf, size_t len, bool *head_only)
+{
+	const char *eol = memchr(buf, '\n', len), *p = buf, *method, *target, *version, *query;
+	size_t mlen, tlen, vlen, plen;
+
+	*head_only = false;
+	if (!eol) {
+		/* no line yet: refuse at once what cannot become one */
+		for (size_t i = 0; i < len; i++)
+			if (!token_char(buf[i]) && buf[i] != ' ' && buf[i] != '\r')
+				return 400;
+		return len >= METRICS_MAX_REQUEST ? 400 : 0;
+	}
+	/* request line: METHOD SP TARGET SP HTTP/1.x [CR] LF */
+	method = p;
+	while (p < eol && token_char(*p))
+		p++;
+	mlen = (size_t)(p - method);
+	if (!mlen || p >= eol || *p++ != ' ')
+		return 400;
+	target = p;
+	while (p < eol && token_char(*p))
+		p++;
+	tlen = (size_t)(p - target);
+	if (!tlen || p >= eol || *p++ != ' ')
+		return 400;
+	version = p;
+	while (p < eol && token_char(*p))
+		p++;
+	vlen = (size_t)(p - version);
+	if (p < eol && *p == '\r')
+		p++;
+	if (p != eol || vlen != 8 || memcmp(version, "HTTP/1.", 7) ||
+	    (version[7] != '0' && version[7] != '1'))
+		return 400;
+	/* the headers are not needed, but the request ends with an empty line */
+	if (!memmem(buf, len, "\r\n\r\n", 4) && !memmem(buf, len, "\n\n", 2))
+		return len >= METRICS_MAX_REQUEST ? 400 : 0;
+	if (mlen == 4 && !memcmp(method, "HEAD", 4))
+		*head_only = true;
+	else if (mlen != 3 || memcmp(method, "GET", 3))
+		return 405;
+	query = memchr(target, '?', tlen);
+	plen = query ? (size_t)(query - target) : tlen;
+	if (plen != 8 || memcmp(target, "/metrics", 8))
+		return 404;
+	return 200;
+}
+
+static const char *reason(int status)
+{
+	switch (status) {
+	case 200:
+		return "OK";
+	case 404:
+		return "Not Found";
+	case 405:
+		return "Method Not Allowed";
+	case 500:
+		return "Internal Server Error";
+	default:
+		return "Bad Request";
+	}
+}
+
+/* The whole answer into c->out. */
+static void respond(struct metrics *m, struct metrics_client *c, int status, bool head_only)
+{
+	struct buf body;
+	bool ok;
+
+	buf_init(&body, METRICS_MAX_RESPONSE);
+	if (status == 200 && !metrics_render(m->zt, &m->proc, &body)) {
+		buf_free(&body);
+		buf_init(&body, METRICS_MAX_RESPONSE);
+		status = 500;
+	}
+	if (status != 200)
+		buf_printf(&body, "%d %s\n", status, reason(status));
+	ok = buf_printf(&c->out,
+			"HTTP/1.1 %d %s\r\n"
+			"Content-Type: %s\r\n"
+			"Content-Length: %zu\r\n"
+			"%s"
+			"Connection: close\r\n\r\n",
+			status, reason(status),
+			status == 200 ? "text/plain; version=0.0.4; charset=utf-8"
+				      : "text/plain; charset=utf-8",
+			body.len, status == 405 ? "Allow: GET, HEAD\r\n" : "");
+	if (ok && !head_only)
+		buf_append(&c->out, body.data, body.len);
+	buf_free(&body);
+	c->writing = true;
+	c->out_off = 0;
+}
+
+/* ---- clients ---- */
+
+static void drop_client(struct metrics *m, size_t i)
+{
+	struct metrics_client *c = &m->clients[i];
+	char sink[DRAIN_MAX];
+
+	/* read what the client sent past its request, so that close sends a
+	 * FIN after the answer rather than an RST that could discard it */
+	while (recv(c->fd, sink, sizeof(sink), MSG_DONTWAIT) > 0)
+		;
+	close(c->fd);
+	buf_free(&c->out);
+	m->n_clients--;
+	if (i != m->n_clients) {
+		/* the last client moves into the slot (its buffers by value) */
+		memcpy(c, &m->clients[m->n_clients], sizeof(*c));
+	}
+}
+
+/* The client that made no progress for the longest time. */
+static size_t stalest(const struct metrics *m)
+{
+	size_t best = 0;
+
+	for (size_t i = 1; i < m->n_clients; i++)
+		if (m->clients[i].last_ms < m->clients[best].last_ms)
+			best = i;
+	return best;
+}
+
+static void accept_clients(struct metrics *m, uint64_t now)
+{
+	for (int k = 0; k < ACCEPTS_PER_WAKE; k++) {
+		int fd = accept4(m->listen_fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+		struct metrics_client *c;
+
+		if (fd < 0) {
+			if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR &&
+			    errno != ECONNABORTED)
+				log_debug("metrics: accept: %s", strerror(errno));
+			return;
+		}
+		if (m->n_clients == METRICS_MAX_CLIENTS) {
+			log_debug("metrics: all %d slots taken, dropping the stalest client",
+				  METRICS_MAX_CLIENTS);
+			drop_client(m, stalest(m));
+		}
+		c = &m->clients[m->n_clients++];
+		c->fd = fd;
+		c->in_len = 0;
+		c->out_off = 0;
+		c->writing = false;
+		c->last_ms = now;
+		buf_init(&c->out, METRICS_MAX_RESPONSE);
+	}
+}
+
+/* Reads, answers, writes what the socket takes. False: done with it. */
+static bool serve(struct metrics *m, struct metrics_client *c, uint64_t now)
+{
+	if (!c->writing) {
+		ssize_t r = recv(c->fd, c->in + c->in_len, sizeof(c->in) - c->in_len, MSG_DONTWAIT);
+		bool head_only;
+		int status;
+
+		if (r == 0)
+			return false;
+		if (r < 0)
+			return errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR;
+		c->in_len += (size_t)r;
+		c->last_ms = now;
+		status = metrics_http_status(c->in, c->in_len, &head_only);
+		if (!status)
+			return true;
+		respond(m, c, status, head_only);
+	}
+	while (c->out_off < c->out.len) {
+		ssize_t w = send(c->fd, c->out.data + c->out_off, c->out.len - c->out_off,
+				 MSG_DONTWAIT | MSG_NOSIGNAL);
+
+		if (w < 0)
+			return errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR;
+		c->out_off += (size_t)w;
+		c->last_ms = now;
+	}
+	return false;
+}
+
+static void *metrics_main(void *arg)
+{
+	struct metrics *m = arg;
+	struct pollfd pfd[2 + METRICS_MAX_CLIENTS];
+
+	prctl(PR_SET_NAME, "metrics", 0, 0, 0);
+	for (;;) {
+		uint64_t now = mono_ms();
+		int timeout = -1, ret;
+		size_t n = m->n_clients;
+
+		pfd[0] = (struct pollfd){.fd = m->zt->stop_fd, .events = POLLIN};
+		pfd[1] = (struct pollfd){.fd = m->listen_fd, .events = POLLIN};
+		for (size_t i = 0; i < n; i++) {
+			struct metrics_client *c = &m->clients[i];
+			uint64_t due = c->last_ms + METRICS_IDLE_TIMEOUT_MS;
+			int left = due > now ? (int)(due - now) : 0;
+
+			pfd[2 + i] = (struct pollfd){.fd = c->fd,
+						     .events = c->writing ? POLLOUT : POLLIN};
+			if (timeout < 0 || left < timeout)
+				timeout = left;
+		}
+		ret = poll(pfd, 2 + n, timeout);
+		if (ret < 0 && errno != EINTR) {
+			log_err("metrics: poll: %s", strerror(errno));
+			return NULL;
+		}
+		if (ret > 0 && pfd[0].revents)
+			return NULL;
+		now = mono_ms();
+		/* from the last so that drop_client's move touches served ones */
+		for (size_t i = n; i-- > 0;) {
+			struct metrics_client *c = &m->clients[i];
+			bool keep = true;
+
+			if (ret > 0 && pfd[2 + i].revents)
+				keep = serve(m, c, now);
+			if (keep && now - c->last_ms >= METRICS_IDLE_TIMEOUT_MS)
+				keep = false;
+			if (!keep)
+				drop_client(m, i);
+		}
+		if (ret > 0 && pfd[1].revents)
+			accept_clients(m, now);
+	}
+}
+
+int metrics_start(struct metrics *m, struct zt *zt)
+{
+	int ret;
+
+	if (m->listen_fd < 0)
+		return 0;
+	m->zt = zt;
+	ret = pthread_create(&m->thread, NULL, metrics_main, m);
+	if (ret)
+		return -ret;
+	m->started = true;
+	return 0;
+}
+
+void metrics_stop(struct metrics *m)
+{
+	if (m->started)
+		pthread_join(m->thread, NULL);
+	m->started = false;
+	while (m->n_clients)
+		drop_client(m, m->n_clients - 1);
+	if (m->listen_fd >= 0)
+		close(m->listen_fd);
+	if (m->proc.stat_fd >= 0)
+		close(m->proc.stat_fd);
+	m->listen_fd = m->proc.stat_fd = -1;
+}
