@@ -25,6 +25,7 @@ enum {
 	METRICS_MAX_CLIENTS = 64,     /* more wait in the listen backlog */
 	METRICS_MAX_REQUEST = 4096,   /* a request head longer than this: 400 */
 	METRICS_IDLE_TIMEOUT_MS = 5000, /* a client that neither sends nor reads */
+	METRICS_BUSY_TIMEOUT_MS = 1000, /* the same, when a new client needs its slot */
 	METRICS_BACKLOG = 1024,
 	METRICS_MAX_RESPONSE = 1024u << 20,
 };

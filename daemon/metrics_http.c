@@ -1,9 +1,10 @@
 /* The metrics endpoint's HTTP server (see metrics.h): one thread, poll,
  * non-blocking sockets, a bounded set of clients, one request per
  * connection. A client that stops reading or never finishes its request
- * loses its slot after METRICS_IDLE_TIMEOUT_MS, or at once when a new
- * client needs the slot: it can delay nobody. The tunnel never waits for
- * it either: the thread takes the engine lock only to copy figures. */
+ * loses its slot after METRICS_IDLE_TIMEOUT_MS, or after
+ * METRICS_BUSY_TIMEOUT_MS when a new client needs the slot: it can delay
+ * nobody for long. The tunnel never waits for it either: the thread takes
+ * the engine lock only to copy figures. */
 #include "metrics.h"
 
 #include <errno.h>
@@ -187,9 +188,21 @@ static size_t stalest(const struct metrics *m)
 	return best;
 }
 
+/* With every slot taken, ms until the stalest client may be dropped for a
+ * new one (0: now). Until then new clients wait in the backlog. */
+static uint64_t evict_wait_ms(const struct metrics *m, uint64_t now)
+{
+	uint64_t due;
+
+	if (m->n_clients < METRICS_MAX_CLIENTS)
+		return 0;
+	due = m->clients[stalest(m)].last_ms + METRICS_BUSY_TIMEOUT_MS;
+	return due > now ? due - now : 0;
+}
+
 static void accept_clients(struct metrics *m, uint64_t now)
 {
-	for (int k = 0; k < ACCEPTS_PER_WAKE; k++) {
+	for (int k = 0; k < ACCEPTS_PER_WAKE && !evict_wait_ms(m, now); k++) {
 		int fd = accept4(m->listen_fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
 		struct metrics_client *c;
 
@@ -253,11 +266,13 @@ static void *metrics_main(void *arg)
 	prctl(PR_SET_NAME, "metrics", 0, 0, 0);
 	for (;;) {
 		uint64_t now = mono_ms();
-		int timeout = -1, ret;
+		uint64_t busy = evict_wait_ms(m, now);
+		int timeout = busy ? (int)busy : -1, ret;
 		size_t n = m->n_clients;
 
 		pfd[0] = (struct pollfd){.fd = m->zt->stop_fd, .events = POLLIN};
-		pfd[1] = (struct pollfd){.fd = m->listen_fd, .events = POLLIN};
+		/* all slots busy: the backlog holds new clients for a while */
+		pfd[1] = (struct pollfd){.fd = busy ? -1 : m->listen_fd, .events = POLLIN};
 		for (size_t i = 0; i < n; i++) {
 			struct metrics_client *c = &m->clients[i];
 			uint64_t due = c->last_ms + METRICS_IDLE_TIMEOUT_MS;
