@@ -2,14 +2,14 @@
 # The metrics endpoint as an HTTP server: loopback only when given a port
 # alone; 200 for GET /metrics (valid exposition text, promtool agrees), 400
 # for garbage, 404/405 for other paths and methods; 200 concurrent scrapes
-# all answered; clients that never read a large answer (5000 peers) or
+# all answered; clients that never read a large answer (15000 peers) or
 # never finish their request stall neither the endpoint nor the tunnel.
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 set -u
 . "$(dirname "$0")/lib_netns.sh"
 
 MPORT=9586
-PEERS=5000
+PEERS=15000
 ENV1="ZINCTUN_METRICS=$MPORT ZINCTUN_SECCOMP=kill"
 connect_pair zinctun zinctun
 
