@@ -122,6 +122,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		check((tun && *tun) == (cli.tun_fd >= 0), "tun fd iff WG_TUN_FD");
 		check(!cli.user || *cli.user, "empty user");
 		check(!cli.user || points_into(cli.user, tokens, n_tokens), "user pointer");
+		if (cli.metrics) {
+			struct sockaddr_storage ss;
+			socklen_t len;
+
+			check(points_into(cli.metrics, tokens, n_tokens), "metrics pointer");
+			check(zt_cli_parse_listen(cli.metrics, &ss, &len) &&
+				      len == cli.metrics_addr_len &&
+				      !memcmp(&ss, &cli.metrics_addr, len),
+			      "metrics address");
+		}
 		break;
 	case ZT_CLI_ERROR:
 		check(cli.err[0] != '\0', "error without message");
