@@ -245,7 +245,6 @@ static void device_metrics(struct buf *out, struct zt *zt, const struct snapshot
 	    {"tun_gro", atomic_load_explicit(&zt->tun_gro, memory_order_relaxed)},
 	    {"tun_uso", zt->tun_uso},
 	    {"udp_gso", udp_gso_enabled()},
-	    {"tun_batched_reads", zt->ring.fd >= 0},
 	};
 
 	header(out, "zinctun_peers", "gauge", "Configured peers");
