@@ -450,8 +450,10 @@ int main(int argc, char **argv)
 		close(ready_fd);
 	}
 	run(&d);
+	/* the metrics thread first: it reads what zt_stop tears down */
+	zt_request_stop(&d.zt);
+	metrics_stop(&d.metrics);
 	zt_stop(&d.zt);
-	metrics_stop(&d.metrics); /* it reads the engine: before zt_destroy */
 	log_stats(&d); /* the last figures (bench builds: lock hold times) */
 	uapi_close(&d.uapi);
 	linkmon_close(&d.link);

@@ -6,8 +6,8 @@
  *                         taken port fails the start);
  *   metrics_open_proc()   after daemonizing (/proc/self is then ours);
  *   metrics_start()       after the sandbox, with the other threads;
- *   metrics_stop()        after zt_stop() (stop_fd is readable), before
- *                         zt_destroy(). */
+ *   metrics_stop()        after zt_request_stop() (stop_fd is readable),
+ *                         before zt_stop(), which tears down what it reads. */
 #ifndef ZT_METRICS_H
 #define ZT_METRICS_H
 
