@@ -45,6 +45,16 @@ if command -v promtool >/dev/null; then
 fi
 ok "GET /metrics: $(cat "$T/curl.out"), $(wc -l <"$T/m.txt") lines"
 
+# a taken port fails the start, with the reason, before the daemon detaches
+I3=$(ifname c)
+IFACES="$IFACES $I3"
+ip netns exec "$N1" "$ZINCTUN" --metrics "$MPORT" "$I3" >"$T/taken.log" 2>&1 &&
+	fail "a second daemon started on a taken metrics port"
+grep -q "metrics endpoint $MPORT: Address already in use" "$T/taken.log" ||
+	fail "taken port: $(cat "$T/taken.log")"
+ip -n "$N1" link show "$I3" >/dev/null 2>&1 && fail "$I3 left behind"
+ok "a taken port fails the start: $(tail -1 "$T/taken.log")"
+
 st=$(http "$N2" "$(ul4 1)" 'b"GET /metrics HTTP/1.1\r\n\r\n"' 2>&1)
 case $st in HTTP/*) fail "reachable from outside the namespace without an address: $st" ;; esac
 ok "a port alone listens on loopback only ($(echo "$st" | tail -1))"
