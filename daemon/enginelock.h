@@ -5,7 +5,11 @@
  * leaves out the time it was preempted, on a loaded machine most of a long
  * wall-time hold): the longest of each and where the lock was taken, the
  * number of holds and of holds over ZT_LOCK_SLOW_NS. SIGUSR1 logs and resets
- * them, and they are logged at exit. The shipped binary has plain mutex calls. */
+ * them, and they are logged at exit. The shipped binary has plain mutex calls.
+ *
+ * The outermost lock: only the engine's rate limiter lock is taken inside
+ * it; the handshake queue, worker pool and GSO path locks never are. See
+ * doc/datapath.md, "Concurrency". */
 #ifndef ZT_ENGINELOCK_H
 #define ZT_ENGINELOCK_H
 

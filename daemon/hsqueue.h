@@ -22,6 +22,8 @@ struct hsq_item {
 	uint8_t data[HSQ_MSG_MAX];
 };
 
+/* lock guards items, head, count and closed; a leaf lock, never taken
+ * with the engine lock held (see doc/datapath.md, "Concurrency"). */
 struct hsqueue {
 	pthread_mutex_t lock;
 	pthread_cond_t cond;

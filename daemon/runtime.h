@@ -27,6 +27,9 @@ struct zt_tunq {
 	int fd;
 };
 
+/* Which thread owns what, which lock guards which field (the engine lock:
+ * mtu, timer_deadline, udp's sets; atomics; fields fixed before zt_start):
+ * see doc/datapath.md, "Concurrency". */
 struct zt {
 	pthread_mutex_t lock; /* the engine lock: every wg_device_* call (enginelock.h) */
 	ZT_LOCKSTAT_DECL

@@ -22,7 +22,9 @@ struct udp_socks {
 
 struct udp {
 	/* The lock given to udp_init (the engine lock) serializes every
-	 * function below except the sends on a held set and the receive. */
+	 * function below except the sends on a held set and the receive; it
+	 * guards cur, retired, port, fwmark and each set's refs (see
+	 * doc/datapath.md, "Concurrency"). */
 	pthread_mutex_t *lock;
 	pthread_cond_t released; /* with lock: a replaced set was closed */
 	struct udp_socks *cur;   /* what new sends use */

@@ -19,6 +19,9 @@ struct wtask {
 
 enum { WPOOL_MAX_THREADS = 16, WPOOL_QUEUE = 64 };
 
+/* lock guards q, head, count, stop and each caller's pending count; a leaf
+ * lock, and wpool_run is never called with the engine lock held (see
+ * doc/datapath.md, "Concurrency"). */
 struct wpool {
 	pthread_mutex_t lock;
 	pthread_cond_t work; /* a task was queued, or stop */
