@@ -555,7 +555,17 @@ void *zt_tun_main(void *arg)
 		tx_flush(t);
 		busy = busy < BUSY_MAX ? busy + 1 : 0;
 	}
-	if (t->socks) { /* stopped with a batch prepared */
+	if (t->prepared) { /* stopped with a batch prepared (fused sealing) */
+		/* its jobs hold keypair references: give them back, as unsent,
+		 * so that wg_device_free finds every keypair released and wiped */
+		zt_lock(zt);
+		for (int i = 0; i < t->prepared; i++) {
+			if (t->job[i].keypair)
+				wg_device_complete_tx(zt->dev, &t->job[i], false);
+		}
+		zt_unlock(zt);
+	}
+	if (t->socks) {
 		zt_lock(zt);
 		udp_socks_drop(&zt->udp, &t->socks);
 		zt_unlock(zt);
