@@ -4,6 +4,7 @@
 #include <arpa/inet.h>
 #include <net/if.h>
 #include <netinet/in.h>
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -102,6 +103,17 @@ bool zt_cli_parse_listen(const char *s, struct sockaddr_storage *addr, socklen_t
 	return true;
 }
 
+/* An error that names what was wrong; main prints it with a --help hint. */
+static void __attribute__((format(printf, 2, 3))) fail(struct zt_cli *out, const char *fmt, ...)
+{
+	va_list ap;
+
+	out->action = ZT_CLI_ERROR;
+	va_start(ap, fmt);
+	vsnprintf(out->err, sizeof(out->err), fmt, ap);
+	va_end(ap);
+}
+
 static bool is(const char *v, const char *lit)
 {
 	return v && !strcmp(v, lit);
@@ -136,16 +148,27 @@ void zt_cli_parse(int argc, char *const argv[], const char *(*env)(void *ctx, co
 		} else if (is(a, "--help") || is(a, "-h")) {
 			out->action = ZT_CLI_HELP;
 			return;
-		} else if (is(a, "--user") && i + 1 < argc) {
+		} else if (is(a, "--user")) {
+			if (i + 1 >= argc) {
+				fail(out, "option '%s' needs a value", a);
+				return;
+			}
 			out->user = argv[++i];
 		} else if (!strncmp(a, "--user=", 7)) {
 			out->user = a + 7;
-		} else if (is(a, "--metrics") && i + 1 < argc) {
+		} else if (is(a, "--metrics")) {
+			if (i + 1 >= argc) {
+				fail(out, "option '%s' needs a value", a);
+				return;
+			}
 			out->metrics = argv[++i];
 		} else if (!strncmp(a, "--metrics=", 10)) {
 			out->metrics = a + 10;
-		} else if (a[0] == '-' || out->ifname) {
-			out->action = ZT_CLI_USAGE;
+		} else if (a[0] == '-') {
+			fail(out, "unknown option '%.40s'", a);
+			return;
+		} else if (out->ifname) {
+			fail(out, "unexpected argument '%.40s' after '%.16s'", a, out->ifname);
 			return;
 		} else {
 			out->ifname = a;

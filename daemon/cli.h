@@ -19,7 +19,8 @@ enum zt_cli_action {
 struct zt_cli {
 	enum zt_cli_action action;
 	bool foreground;       /* -f, --foreground, WG_PROCESS_FOREGROUND=1 */
-	const char *ifname;    /* the requested name; NULL when WG_TUN_FD is given */
+	const char *ifname;    /* the requested name; with WG_TUN_FD, NULL or the
+				* name that descriptor's interface must have */
 	int tun_fd;	       /* WG_TUN_FD, or -1 */
 	const char *user;      /* --user NAME, ZINCTUN_USER; NULL: none */
 	bool seccomp;	       /* ZINCTUN_SECCOMP != 0 */

@@ -81,8 +81,8 @@ void zt_datapath_policy(struct zt *zt)
 	zt->tx_fuse = n < 2;
 	if (env_given("ZINCTUN_TX_FUSE"))
 		zt->tx_fuse = env_on("ZINCTUN_TX_FUSE");
-	log_info("%d crypto worker threads (receive side %s, super-packets sealed %s)", n,
-		 zt->rx_fanout ? "too" : "inline",
+	log_info("%d crypto worker thread%s (receive side %s, super-packets sealed %s)", n,
+		 n == 1 ? "" : "s", zt->rx_fanout ? "too" : "inline",
 		 zt->tx_fuse ? "as segmented" : "by the batch");
 }
 
@@ -313,8 +313,12 @@ static bool tx_read_error(struct tx *t, int err)
 {
 	if (err == EINTR || err == EAGAIN || err == EWOULDBLOCK)
 		return true;
-	/* EBADFD: the interface was deleted */
-	log_info("tun read: %s, stopping", strerror(err));
+	/* the kernel detaches every fd of a deleted interface: that is how
+	 * the interface going away looks from here, not a failure */
+	if (err == EBADFD)
+		log_info("interface %s is gone, stopping", t->zt->ifname);
+	else
+		log_err("tun read: %s, stopping", strerror(err));
 	zt_request_stop(t->zt);
 	return false;
 }

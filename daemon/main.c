@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +18,7 @@
 #include "cli.h"
 #include "config.h"
 #include "linkmon.h"
+#include "passwd.h"
 #include "log.h"
 #include "metrics.h"
 #include "rnglog.h"
@@ -66,16 +68,57 @@ static int uapi_set(void *ctx, const char *body, size_t len)
 	return config_set(ctx, body, len);
 }
 
+/* A start-up error: one line on stderr whatever LOG_LEVEL says, since the
+ * caller (wg-quick, systemd) sees nothing else; the exit status is 1. */
+static int __attribute__((format(printf, 1, 2))) start_fail(const char *fmt, ...)
+{
+	char msg[256];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "zinctun: %s\n", msg);
+	return 1;
+}
+
 static int open_tun(char ifname[IF_NAMESIZE], const struct zt_cli *cli)
 {
+	char msg[160];
 	int ret;
 
 	if (cli->tun_fd >= 0) {
 		ret = tun_adopt(cli->tun_fd, ifname);
-		return ret ? ret : cli->tun_fd;
+		if (ret) {
+			start_fail("WG_TUN_FD=%d is not a usable TUN device: %s", cli->tun_fd,
+				   strerror(-ret));
+			return -1;
+		}
+		/* the descriptor decides; a different name asked for is a mistake */
+		if (cli->ifname && strcmp(cli->ifname, ifname)) {
+			start_fail("WG_TUN_FD=%d is interface %s, not %s as the command line says",
+				   cli->tun_fd, ifname, cli->ifname);
+			return -1;
+		}
+		return cli->tun_fd;
 	}
 	snprintf(ifname, IF_NAMESIZE, "%s", cli->ifname);
-	return tun_create(cli->ifname);
+	ret = tun_create(cli->ifname, msg, sizeof(msg));
+	if (ret < 0)
+		start_fail("%s", msg);
+	return ret;
+}
+
+/* --user names a known user: checked before anything is created, so a
+ * typo leaves no interface behind (the sandbox looks it up again). */
+static int check_user(const struct zt_cli *cli)
+{
+	uid_t uid;
+	gid_t gid;
+
+	if (!cli->user || !zt_passwd_lookup(ZT_PASSWD_FILE, cli->user, &uid, &gid))
+		return 0;
+	return start_fail("unknown user '%s' (not in " ZT_PASSWD_FILE ")", cli->user);
 }
 
 static int open_signals(void)
@@ -327,7 +370,7 @@ static int enter_sandbox(const struct zt_cli *cli)
 	char err[256];
 
 	if (zt_sandbox_enter(&cfg, err, sizeof(err))) {
-		log_err("Failed to drop privileges: %s", err);
+		start_fail("cannot drop privileges: %s", err);
 		return -1;
 	}
 	log_debug("Privileges dropped (uid %u, seccomp %s)", (unsigned)getuid(),
@@ -363,34 +406,32 @@ int main(int argc, char **argv)
 		usage(stderr, argv[0]);
 		return 1;
 	case ZT_CLI_ERROR:
-		fprintf(stderr, "%s: %s\n", argv[0], cli.err);
+		fprintf(stderr, "zinctun: %s (see zinctun --help)\n", cli.err);
 		return 1;
 	case ZT_CLI_RUN:
 		break;
 	}
 	log_init(cli.ifname);
+	if (check_user(&cli))
+		return 1;
 	d.sig_fd = open_signals();
-	if (d.sig_fd < 0) {
-		log_err("signalfd: %s", strerror(errno));
-		return 1;
-	}
+	if (d.sig_fd < 0)
+		return start_fail("signalfd: %s", strerror(errno));
 	tun_fd = open_tun(ifname, &cli);
-	if (tun_fd < 0) {
-		log_err("Failed to create TUN device: %s", strerror(-tun_fd));
+	if (tun_fd < 0)
 		return 1;
-	}
 	log_init(ifname);
 	ret = zt_init(&d.zt, tun_fd, ifname);
-	if (ret) {
-		log_err("Failed to start the device: %s", strerror(-ret));
-		return 1;
-	}
+	if (ret)
+		return start_fail("cannot start the device %s: %s", ifname, strerror(-ret));
 	ops = (struct uapi_ops){.get = uapi_get, .set = uapi_set, .ctx = &d.zt};
 	ret = uapi_open(&d.uapi, ifname, &ops);
-	if (ret) {
-		log_err("Failed to open the UAPI socket: %s", strerror(-ret));
-		return 1;
-	}
+	if (ret == -EADDRINUSE)
+		return start_fail("another daemon holds interface %s (%s answers)", ifname,
+				  d.uapi.path);
+	if (ret)
+		return start_fail("cannot open the configuration socket %s: %s", d.uapi.path,
+				  strerror(-ret));
 	ret = linkmon_open(&d.link, d.zt.tun_fd, d.zt.ifindex);
 	if (ret)
 		log_err("netlink: %s (link deletion is seen through the TUN only)",
@@ -412,9 +453,8 @@ int main(int argc, char **argv)
 	if (!cli.foreground) {
 		ready_fd = daemonize();
 		if (ready_fd < 0) {
-			log_err("fork: %s", strerror(-ready_fd));
 			uapi_close(&d.uapi);
-			return 1;
+			return start_fail("fork: %s", strerror(-ready_fd));
 		}
 	}
 	if (ready_fd >= 0)
@@ -427,9 +467,8 @@ int main(int argc, char **argv)
 	}
 	ret = zt_start(&d.zt);
 	if (ret) {
-		log_err("Failed to start threads: %s", strerror(-ret));
 		uapi_close(&d.uapi);
-		return 1;
+		return start_fail("cannot start threads: %s", strerror(-ret));
 	}
 	ret = metrics_start(&d.metrics, &d.zt);
 	if (ret) {

@@ -3,8 +3,11 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/ethtool.h>
 #include <linux/if_tun.h>
+#include <linux/sockios.h>
 #include <linux/io_uring.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
@@ -39,6 +42,24 @@ static int ifreq_ioctl(unsigned long req, struct ifreq *ifr)
 	return ret;
 }
 
+/* The interface's driver name ("tun", "bridge", ...), from ethtool. */
+static int link_driver(const char *name, char *driver, size_t len)
+{
+	struct ethtool_drvinfo info;
+	struct ifreq ifr;
+	int ret;
+
+	memset(&info, 0, sizeof(info));
+	memset(&ifr, 0, sizeof(ifr));
+	info.cmd = ETHTOOL_GDRVINFO;
+	set_name(&ifr, name);
+	ifr.ifr_data = (void *)&info;
+	ret = ifreq_ioctl(SIOCETHTOOL, &ifr);
+	if (!ret)
+		snprintf(driver, len, "%.*s", (int)sizeof(info.driver), info.driver);
+	return ret;
+}
+
 int tun_get_mtu(const char *name, uint32_t *mtu)
 {
 	struct ifreq ifr;
@@ -62,16 +83,56 @@ int tun_set_mtu(const char *name, uint32_t mtu)
 	return ifreq_ioctl(SIOCSIFMTU, &ifr);
 }
 
-int tun_create(const char *name)
+/* What the kernel's TUNSETIFF refusal means for the name asked for. */
+static void explain_setiff(const char *name, int err, char *msg, size_t len)
+{
+	char driver[sizeof(((struct ethtool_drvinfo *)0)->driver)];
+
+	switch (err) {
+	case EPERM:
+		snprintf(msg, len, "creating interface %s needs CAP_NET_ADMIN", name);
+		return;
+	case EBUSY:
+		snprintf(msg, len, "interface %s is held by another daemon", name);
+		return;
+	case EINVAL:
+		if (link_driver(name, driver, sizeof(driver)) == 0 && strcmp(driver, TUN_DRIVER)) {
+			snprintf(msg, len, "interface %s exists and is not a TUN device (%s)", name,
+				 driver);
+			return;
+		}
+		if (if_nametoindex(name)) {
+			snprintf(msg, len, "interface %s exists with other TUN flags (TAP or "
+				 "multi-queue)", name);
+			return;
+		}
+		break;
+	}
+	snprintf(msg, len, "cannot create TUN interface %s: %s", name, strerror(err));
+}
+
+int tun_create(const char *name, char *msg, size_t msglen)
 {
 	struct ifreq ifr;
 	int fd, ret;
 
-	if (strlen(name) >= IF_NAMESIZE)
+	if (strlen(name) >= IF_NAMESIZE) {
+		snprintf(msg, msglen, "interface name too long");
 		return -ENAMETOOLONG;
-	fd = open("/dev/net/tun", O_RDWR | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
+	}
+	fd = open(TUN_DEV, O_RDWR | O_CLOEXEC);
+	if (fd < 0) {
+		ret = -errno;
+		if (ret == -ENOENT || ret == -ENODEV || ret == -ENXIO)
+			snprintf(msg, msglen, TUN_DEV " is missing (%s): load the tun module "
+				 "or create the device node", strerror(-ret));
+		else if (ret == -EACCES || ret == -EPERM)
+			snprintf(msg, msglen, "cannot open " TUN_DEV " (%s): creating interface "
+				 "%s needs root with CAP_NET_ADMIN", strerror(-ret), name);
+		else
+			snprintf(msg, msglen, "cannot open " TUN_DEV ": %s", strerror(-ret));
+		return ret;
+	}
 	memset(&ifr, 0, sizeof(ifr));
 	ifr.ifr_flags = IFF_TUN | IFF_NO_PI;
 	if (!tun_offload_disabled())
@@ -82,11 +143,13 @@ int tun_create(const char *name)
 	if (ioctl(fd, TUNSETIFF, &ifr) < 0) {
 		ret = -errno;
 		close(fd);
+		explain_setiff(name, -ret, msg, msglen);
 		return ret;
 	}
 	ret = tun_set_mtu(ifr.ifr_name, TUN_DEFAULT_MTU);
 	if (ret) {
 		close(fd);
+		snprintf(msg, msglen, "cannot set the MTU of %s: %s", name, strerror(-ret));
 		return ret;
 	}
 	return fd;
@@ -110,7 +173,7 @@ int tun_attach_queue(int fd, const char *name)
 		return -errno;
 	if (!(ifr.ifr_flags & IFF_MULTI_QUEUE))
 		return -EOPNOTSUPP;
-	q = open("/dev/net/tun", O_RDWR | O_CLOEXEC);
+	q = open(TUN_DEV, O_RDWR | O_CLOEXEC);
 	if (q < 0)
 		return -errno;
 	/* TUNGETIFF reports IFF_TUN|IFF_NO_PI|IFF_VNET_HDR|IFF_MULTI_QUEUE as

@@ -4,14 +4,20 @@
 
 #include <net/if.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
 
 enum { TUN_DEFAULT_MTU = 1420, TUN_MAX_QUEUES = 8 };
 
+#define TUN_DEV "/dev/net/tun"
+#define TUN_DRIVER "tun" /* ethtool's driver name of TUN and TAP devices */
+
 /* Creates (or attaches to) the TUN interface "name" with IFF_TUN|IFF_NO_PI
- * and sets the default MTU. Returns the fd or a negative errno. */
-int tun_create(const char *name);
+ * and sets the default MTU. Returns the fd, or a negative errno with msg
+ * saying what went wrong in the user's terms (missing CAP_NET_ADMIN or
+ * TUN_DEV, a link of that name that is no TUN, another daemon on it). */
+int tun_create(const char *name, char *msg, size_t msglen);
 /* ZINCTUN_TUN_QUEUES=N (1..TUN_MAX_QUEUES, default 1): with N > 1 the
  * interface is made with IFF_MULTI_QUEUE and N - 1 more queues are attached,
  * each read by its own thread (the kernel spreads flows over the queues by

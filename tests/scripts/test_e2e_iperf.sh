@@ -18,7 +18,7 @@ set -u
 			{ cat "$T/$I1.log"; fail "side 1: not fan-out on both sides"; }
 	fi
 	if [ "${IMPL2:-zinctun}" = zinctun ]; then
-		grep -q "1 crypto worker threads (receive side too, super-packets sealed as segmented)" "$T/$I2.log" ||
+		grep -q "1 crypto worker thread (receive side too, super-packets sealed as segmented)" "$T/$I2.log" ||
 			{ cat "$T/$I2.log"; fail "side 2: receive fan-out or fused sealing not on"; }
 	fi
 	iperf "$N2" "$N1" "$(tun4 2)" "TCP 1->2"
