@@ -10,7 +10,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <netinet/in.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
@@ -208,6 +210,7 @@ static uint8_t *tx_alloc(void *ctx, size_t len)
 static void send_unreachable(struct tx *t, const uint8_t *pkt, size_t len)
 {
 	uint8_t msg[ICMP_REPLY_MAX];
+	struct if_addrs from;
 	uint64_t now = zt_now_ns();
 	size_t n;
 
@@ -217,10 +220,26 @@ static void send_unreachable(struct tx *t, const uint8_t *pkt, size_t len)
 	}
 	if (t->icmp_count >= ICMP_PER_SECOND)
 		return;
-	n = icmp_unreachable(pkt, len, msg);
+	zt_lock(t->zt);
+	from = t->zt->addrs;
+	zt_unlock(t->zt);
+	/* an IPv4 packet from one of our own addresses written to the TUN is
+	 * dropped as a martian: it leaves through the raw socket instead, as
+	 * the kernel's own errors do (IPv6 takes it from the TUN) */
+	if (t->zt->icmp_fd < 0)
+		from.has4 = false;
+	n = icmp_unreachable(pkt, len, &from, msg);
 	if (!n)
 		return;
 	t->icmp_count++;
+	if ((msg[0] >> 4) == 4 && from.has4) {
+		struct sockaddr_in to = {.sin_family = AF_INET};
+
+		memcpy(&to.sin_addr, msg + 16, sizeof(to.sin_addr));
+		if (sendto(t->zt->icmp_fd, msg, n, 0, (struct sockaddr *)&to, sizeof(to)) < 0)
+			log_debug("icmp send: %s", strerror(errno));
+		return;
+	}
 	zt_tun_write(t->zt, msg, n);
 }
 

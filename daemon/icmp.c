@@ -25,7 +25,8 @@ static int v4_no_reply_addr(const uint8_t *a)
 	return v == 0 || v == 0xffffffff || (a[0] & 0xf0) == 0xe0;
 }
 
-static size_t unreachable4(const uint8_t *pkt, size_t len, uint8_t *out)
+static size_t unreachable4(const uint8_t *pkt, size_t len, const struct if_addrs *from,
+			   uint8_t *out)
 {
 	size_t ihl = (size_t)(pkt[0] & 0x0f) * 4;
 	size_t quote, total;
@@ -54,7 +55,7 @@ static size_t unreachable4(const uint8_t *pkt, size_t len, uint8_t *out)
 	put16(out + 2, (uint16_t)total);
 	out[8] = 64;
 	out[9] = 1;
-	memcpy(out + 12, pkt + 16, 4);
+	memcpy(out + 12, from && from->has4 ? from->v4 : pkt + 16, 4);
 	memcpy(out + 16, pkt + 12, 4);
 	put_csum(out + 10, csum_add(0, out, 20));
 	out[20] = 3;
@@ -71,7 +72,8 @@ static int v6_no_reply_addr(const uint8_t *a)
 	return a[0] == 0xff || memcmp(a, zero, 16) == 0;
 }
 
-static size_t unreachable6(const uint8_t *pkt, size_t len, uint8_t *out)
+static size_t unreachable6(const uint8_t *pkt, size_t len, const struct if_addrs *from,
+			   uint8_t *out)
 {
 	size_t quote, total, plen;
 
@@ -89,7 +91,7 @@ static size_t unreachable6(const uint8_t *pkt, size_t len, uint8_t *out)
 	put16(out + 4, (uint16_t)plen);
 	out[6] = 58;
 	out[7] = 64;
-	memcpy(out + 8, pkt + 24, 16);
+	memcpy(out + 8, from && from->has6 ? from->v6 : pkt + 24, 16);
 	memcpy(out + 24, pkt + 8, 16);
 	out[40] = 1;
 	out[41] = 3;
@@ -99,13 +101,14 @@ static size_t unreachable6(const uint8_t *pkt, size_t len, uint8_t *out)
 	return total;
 }
 
-size_t icmp_unreachable(const uint8_t *pkt, size_t len, uint8_t *out)
+size_t icmp_unreachable(const uint8_t *pkt, size_t len, const struct if_addrs *from,
+			uint8_t *out)
 {
 	if (len < 1)
 		return 0;
 	if ((pkt[0] >> 4) == 4)
-		return unreachable4(pkt, len, out);
+		return unreachable4(pkt, len, from, out);
 	if ((pkt[0] >> 4) == 6)
-		return unreachable6(pkt, len, out);
+		return unreachable6(pkt, len, from, out);
 	return 0;
 }

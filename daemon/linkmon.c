@@ -47,11 +47,86 @@ static int nl_socket(void)
 	return fd;
 }
 
+static int join(int fd, int opt, int group)
+{
+	return setsockopt(fd, SOL_NETLINK, opt, &group, sizeof(group)) < 0 ? -errno : 0;
+}
+
 static int set_group(int fd, int opt)
 {
-	int group = RTNLGRP_LINK;
+	return join(fd, opt, RTNLGRP_LINK);
+}
 
-	return setsockopt(fd, SOL_NETLINK, opt, &group, sizeof(group)) < 0 ? -errno : 0;
+/* Asks for every address of every link here (the kernel may ignore a
+ * filter by index): the answers come on lm->fd with seq addr_seq. */
+static void dump_addrs(struct linkmon *lm)
+{
+	struct {
+		struct nlmsghdr nh;
+		struct ifaddrmsg ifa;
+	} req;
+
+	if (lm->dumping) {
+		lm->redump = true;
+		return;
+	}
+	memset(&req, 0, sizeof(req));
+	req.nh.nlmsg_len = sizeof(req);
+	req.nh.nlmsg_type = RTM_GETADDR;
+	req.nh.nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP;
+	req.nh.nlmsg_seq = ++lm->addr_seq;
+	req.ifa.ifa_family = AF_UNSPEC;
+	memset(&lm->pending, 0, sizeof(lm->pending));
+	lm->redump = false;
+	if (send(lm->fd, &req, sizeof(req), 0) < 0)
+		log_debug("netlink: address dump: %s", strerror(errno));
+	else
+		lm->dumping = true;
+}
+
+/* The dump is complete: its addresses are the link's (if it is here). */
+static void addrs_done(struct linkmon *lm, struct link_event *ev)
+{
+	struct if_addrs found = lm->nsid == LINKMON_HERE ? lm->pending : (struct if_addrs){0};
+
+	lm->dumping = false;
+	if (memcmp(&found, &lm->addrs, sizeof(found))) {
+		lm->addrs = found;
+		ev->addrs_changed = true;
+	}
+	if (lm->redump)
+		dump_addrs(lm);
+}
+
+static void handle_addr(struct linkmon *lm, const struct nlmsghdr *nh)
+{
+	const struct ifaddrmsg *ifa = NLMSG_DATA(nh);
+	const struct rtattr *rta;
+	const uint8_t *local = NULL, *address = NULL;
+	int len = (int)nh->nlmsg_len - (int)NLMSG_LENGTH(sizeof(*ifa));
+	size_t alen = ifa->ifa_family == AF_INET ? 4 : 16;
+	uint32_t flags = ifa->ifa_flags;
+
+	if ((int)ifa->ifa_index != lm->ifindex || lm->nsid != LINKMON_HERE)
+		return;
+	if (!lm->dumping || nh->nlmsg_seq != lm->addr_seq) {
+		dump_addrs(lm); /* an event: look at the whole list again */
+		return;
+	}
+	if (nh->nlmsg_type != RTM_NEWADDR)
+		return;
+	for (rta = IFA_RTA(ifa); RTA_OK(rta, len); rta = RTA_NEXT(rta, len)) {
+		if (rta->rta_type == IFA_FLAGS && RTA_PAYLOAD(rta) >= sizeof(flags))
+			memcpy(&flags, RTA_DATA(rta), sizeof(flags));
+		else if (rta->rta_type == IFA_LOCAL && RTA_PAYLOAD(rta) >= alen)
+			local = RTA_DATA(rta);
+		else if (rta->rta_type == IFA_ADDRESS && RTA_PAYLOAD(rta) >= alen)
+			address = RTA_DATA(rta);
+	}
+	/* IFA_ADDRESS is the peer's on a point-to-point link: IFA_LOCAL first */
+	if (local || address)
+		ifaddr_offer(&lm->pending, ifa->ifa_family, flags, ifa->ifa_scope,
+			     local ? local : address);
 }
 
 int linkmon_open(struct linkmon *lm, int tun_fd, int ifindex)
@@ -82,8 +157,13 @@ int linkmon_open(struct linkmon *lm, int tun_fd, int ifindex)
 	if (ret) {
 		close(lm->fd);
 		lm->fd = -1;
+		return ret;
 	}
-	return ret;
+	if (join(lm->fd, NETLINK_ADD_MEMBERSHIP, RTNLGRP_IPV4_IFADDR) ||
+	    join(lm->fd, NETLINK_ADD_MEMBERSHIP, RTNLGRP_IPV6_IFADDR))
+		log_info("netlink: %s (address changes are not followed)", strerror(errno));
+	dump_addrs(lm);
+	return 0;
 }
 
 void linkmon_close(struct linkmon *lm)
@@ -247,10 +327,27 @@ static int msg_nsid(const struct linkmon *lm, int fd, struct msghdr *mh)
 /* Lost events: look again at wherever fd watches. */
 static void recheck(struct linkmon *lm, int fd, struct link_event *ev)
 {
-	if (fd == lm->fd && lm->nsid == LINKMON_HERE)
+	if (fd == lm->fd && lm->nsid == LINKMON_HERE) {
 		relocate(lm, ev);
+		lm->dumping = false; /* its answer may be what was lost */
+		dump_addrs(lm);
+	}
 	else if (fd == lm->peer_fd && lm->nsid >= 0)
 		query_peer_link(lm);
+}
+
+/* Addresses do not move with a link: gone when it leaves, asked for again
+ * when it comes back. */
+static void after_read(struct linkmon *lm, struct link_event *ev)
+{
+	if (!ev->moved || ev->deleted)
+		return;
+	if (lm->nsid == LINKMON_HERE) {
+		dump_addrs(lm);
+	} else if (lm->addrs.has4 || lm->addrs.has6) {
+		memset(&lm->addrs, 0, sizeof(lm->addrs));
+		ev->addrs_changed = true;
+	}
 }
 
 int linkmon_read(struct linkmon *lm, int fd, struct link_event *ev)
@@ -258,6 +355,7 @@ int linkmon_read(struct linkmon *lm, int fd, struct link_event *ev)
 	/* aligned for nlmsghdr */
 	uint32_t buf[8192 / sizeof(uint32_t)];
 	uint64_t cbuf[CMSG_SPACE(sizeof(int)) / sizeof(uint64_t) + 1];
+	int ret = 0;
 
 	memset(ev, 0, sizeof(*ev));
 	while (!ev->deleted) {
@@ -271,17 +369,18 @@ int linkmon_read(struct linkmon *lm, int fd, struct link_event *ev)
 
 		if (n < 0) {
 			if (errno == EAGAIN || errno == EWOULDBLOCK)
-				return 0;
+				break;
 			if (errno == EINTR)
 				continue;
 			if (errno == ENOBUFS) {
 				recheck(lm, fd, ev);
 				continue;
 			}
-			return -errno;
+			ret = -errno;
+			break;
 		}
 		if (n == 0)
-			return 0;
+			break;
 		nsid = msg_nsid(lm, fd, &mh);
 		len = (int)n;
 		for (nh = (struct nlmsghdr *)buf; NLMSG_OK(nh, (unsigned int)len) && !ev->deleted;
@@ -290,6 +389,13 @@ int linkmon_read(struct linkmon *lm, int fd, struct link_event *ev)
 			    nh->nlmsg_len >= NLMSG_LENGTH(sizeof(struct ifinfomsg))) {
 				parse_link(nh, nsid, &m);
 				handle_link(lm, &m, ev);
+			} else if ((nh->nlmsg_type == RTM_NEWADDR || nh->nlmsg_type == RTM_DELADDR) &&
+				   fd == lm->fd &&
+				   nh->nlmsg_len >= NLMSG_LENGTH(sizeof(struct ifaddrmsg))) {
+				handle_addr(lm, nh);
+			} else if ((nh->nlmsg_type == NLMSG_DONE || nh->nlmsg_type == NLMSG_ERROR) &&
+				   fd == lm->fd && lm->dumping && nh->nlmsg_seq == lm->addr_seq) {
+				addrs_done(lm, ev);
 			} else if (nh->nlmsg_type == NLMSG_ERROR && fd == lm->peer_fd &&
 				   nh->nlmsg_seq == lm->seq && lm->nsid >= 0 &&
 				   nh->nlmsg_len >= NLMSG_LENGTH(sizeof(struct nlmsgerr)) &&
@@ -299,5 +405,6 @@ int linkmon_read(struct linkmon *lm, int fd, struct link_event *ev)
 			}
 		}
 	}
-	return 0;
+	after_read(lm, ev);
+	return ret;
 }

@@ -8,6 +8,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "ifaddr.h"
+
 /* Where the link is: our own namespace, somewhere we cannot watch, or
  * (>= 0) the namespace that our namespace knows by that id. */
 enum { LINKMON_HERE = -1, LINKMON_LOST = -2 };
@@ -22,9 +24,17 @@ struct linkmon {
 	int ifindex; /* the link's index in that namespace */
 	bool peer_joined;
 	uint32_t seq;
+	uint32_t addr_seq;     /* of the last address dump asked for on fd */
+	bool dumping, redump;  /* a dump is under way; ask again after it */
+	struct if_addrs pending; /* what the dump under way found so far */
+	struct if_addrs addrs; /* the link's addresses here (none elsewhere) */
 	dev_t home_dev; /* our network namespace's nsfs file (0: unknown) */
 	ino_t home_ino;
 };
+
+/* Addresses: fd also follows the address groups; every change to the
+ * link's addresses here asks the kernel for the whole list again (a dump),
+ * which becomes lm->addrs once complete. */
 
 /* Opens the sockets (before the sandbox: NETLINK_LISTEN_ALL_NSID needs
  * CAP_NET_BROADCAST, and netlink sockets cannot be made later). Returns 0
@@ -36,6 +46,7 @@ struct link_event {
 	bool deleted;	  /* the link is gone (the TUN was detached) */
 	bool moved;	  /* it changed namespace: lm->nsid tells where */
 	bool mtu_changed; /* mtu holds its (possibly unchanged) value */
+	bool addrs_changed; /* lm->addrs changed */
 	uint32_t mtu;
 };
 

@@ -198,6 +198,14 @@ static bool link_alive(struct daemon *d, int fd)
 			 "for; its MTU is no longer followed", d->zt.ifname);
 	if (ev.mtu_changed)
 		zt_set_mtu(&d->zt, ev.mtu);
+	if (ev.addrs_changed) {
+		zt_lock(&d->zt);
+		d->zt.addrs = d->link.addrs;
+		zt_unlock(&d->zt);
+		log_debug("interface %s: ICMP errors now from %s IPv4 and %s IPv6 address",
+			  d->zt.ifname, d->link.addrs.has4 ? "its" : "the unreachable",
+			  d->link.addrs.has6 ? "its" : "the unreachable");
+	}
 	return true;
 }
 
@@ -436,6 +444,8 @@ int main(int argc, char **argv)
 	if (ret)
 		log_err("netlink: %s (link deletion is seen through the TUN only)",
 			strerror(-ret));
+	else
+		link_alive(&d, d.link.fd); /* the addresses it has already */
 	d.watch_fd = watch_socket(&d);
 	d.metrics.listen_fd = -1;
 	d.metrics.proc.stat_fd = -1;

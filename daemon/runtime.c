@@ -10,7 +10,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <netinet/in.h>
 #include <sys/eventfd.h>
+#include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -228,6 +230,11 @@ int zt_init(struct zt *zt, int tun_fd, const char *ifname)
 	zt->ring.fd = -1;
 	zt->stop_fd = -1;
 	zt->timer_fd = -1;
+	/* made now: the sandbox allows no raw socket later */
+	zt->icmp_fd = socket(AF_INET, SOCK_RAW | SOCK_CLOEXEC | SOCK_NONBLOCK, IPPROTO_RAW);
+	if (zt->icmp_fd < 0)
+		log_info("no raw socket (%s): ICMP errors come from the unreachable address",
+			 strerror(errno));
 	zt->timer_deadline = ZT_ALARM_OFF;
 	snprintf(zt->ifname, sizeof(zt->ifname), "%s", ifname);
 	zt->ifindex = (int)if_nametoindex(ifname);
@@ -336,6 +343,9 @@ void zt_destroy(struct zt *zt)
 		close(zt->stop_fd);
 	if (zt->timer_fd >= 0)
 		close(zt->timer_fd);
+	if (zt->icmp_fd >= 0)
+		close(zt->icmp_fd);
+	zt->icmp_fd = -1;
 	zt->tun_fd = zt->stop_fd = zt->timer_fd = -1;
 	pthread_mutex_destroy(&zt->lock);
 }

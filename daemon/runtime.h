@@ -13,6 +13,7 @@
 #include "drops.h"
 #include "enginelock.h"
 #include "hsqueue.h"
+#include "ifaddr.h"
 #include "offload.h"
 #include "tun.h"
 #include "udp.h"
@@ -47,6 +48,8 @@ struct zt {
 	bool vnet_hdr;           /* TUN reads/writes carry a virtio-net header */
 	atomic_bool tun_gro;     /* coalesce TCP segments on TUN writes */
 	bool tun_uso;            /* ... and UDP datagrams (USO) */
+	struct if_addrs addrs;   /* the interface's, under the lock (ICMP source) */
+	int icmp_fd;             /* raw IPv4 socket for ICMP errors from addrs.v4, or -1 */
 	struct offload_stats offload_stats; /* TUN packets the segmenter dropped */
 	struct zt_drops drops;              /* the daemon's other drops */
 	int stop_fd; /* eventfd, readable once a stop was requested */

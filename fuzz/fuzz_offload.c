@@ -111,7 +111,7 @@ static void fuzz_segment(const uint8_t *d, size_t n, size_t room)
 		free(r.seg[k]);
 
 	icmp = malloc(ICMP_REPLY_MAX);
-	CHECK(icmp_unreachable(pkt, len, icmp) <= ICMP_REPLY_MAX);
+	CHECK(icmp_unreachable(pkt, len, NULL, icmp) <= ICMP_REPLY_MAX);
 	free(icmp);
 	free(pkt);
 }

@@ -43,12 +43,43 @@ ping_ok "$N2" "$(tun4 3)" || { cat "$T/ping.out"; fail "2 -> 3 through the hub";
 ping_ok "$N3" "$(tun6 2)" || { cat "$T/ping.out"; fail "3 -> 2 through the hub (IPv6)"; }
 ok "spoke to spoke through the hub"
 
-# no peer for 10.99.0.9 / fd99::9 on the hub: ICMP unreachable from the daemon
+# no peer for 10.99.0.9 / fd99::9 on the hub: ICMP unreachable from the
+# daemon, sent from the interface's own address as the kernel's errors are
+# (not from the unreachable address, as if that host had answered)
 ip netns exec "$N1" ping -c 1 -W 2 "$(tun4 9)" >"$T/unr" 2>&1
-grep -q "Destination Host Unreachable" "$T/unr" || fail "no ICMP unreachable: $(cat "$T/unr")"
+grep -q "^From $(tun4 1) .*Destination Host Unreachable" "$T/unr" ||
+	fail "no ICMP unreachable from $(tun4 1): $(cat "$T/unr")"
 ip netns exec "$N1" ping -c 1 -W 2 "$(tun6 9)" >"$T/unr6" 2>&1
-grep -qi "unreachable" "$T/unr6" || fail "no ICMPv6 unreachable: $(cat "$T/unr6")"
-ok "ICMP and ICMPv6 unreachable for a destination without a peer"
+grep -qi "^From $(tun6 1) .*unreachable" "$T/unr6" ||
+	fail "no ICMPv6 unreachable from $(tun6 1): $(cat "$T/unr6")"
+ok "ICMP and ICMPv6 unreachable for a destination without a peer, from $(tun4 1) and $(tun6 1)"
+# forwarded: spoke 2's packet for a hub route no peer covers; the error
+# goes back to it through the tunnel, from the hub's address
+ip netns exec "$N2" ping -c 1 -W 3 10.98.9.9 >"$T/unr" 2>&1
+grep -q "^From $(tun4 1) .*Destination Host Unreachable" "$T/unr" ||
+	fail "forwarded: no ICMP unreachable from $(tun4 1): $(cat "$T/unr")"
+ok "forwarded packet: ICMP unreachable from the hub's $(tun4 1) through the tunnel"
+# address changes are followed: the primary IPv4 address replaced (the
+# route to 10.98/16 stays), a global IPv6 address preferred over the
+# link-local one left alone
+ip -n "$N1" addr add 10.97.0.1/24 dev "$I1"
+ip -n "$N1" addr del "$(tun4 1)/24" dev "$I1"
+ip -n "$N1" addr del "$(tun6 1)/64" dev "$I1"
+ip -n "$N1" addr add fe80::1/64 dev "$I1" nodad
+for _ in 1 2 3 4 5; do
+	ip netns exec "$N1" ping -c 1 -W 2 10.98.9.9 >"$T/unr" 2>&1
+	grep -q "^From 10.97.0.1 " "$T/unr" && break
+	sleep 0.2
+done
+grep -q "^From 10.97.0.1 .*Destination Host Unreachable" "$T/unr" ||
+	fail "ICMP unreachable not from the new address 10.97.0.1: $(cat "$T/unr")"
+ip -n "$N1" -6 route add fd98::/64 dev "$I1"
+ip netns exec "$N1" ping -c 1 -W 2 fd98::9 >"$T/unr6" 2>&1
+grep -qi "^From fe80::1.* unreachable" "$T/unr6" ||
+	fail "ICMPv6 unreachable not from the link-local address: $(cat "$T/unr6")"
+ip -n "$N1" addr add "$(tun4 1)/24" dev "$I1"
+ip -n "$N1" addr add "$(tun6 1)/64" dev "$I1" nodad
+ok "after address changes: from 10.97.0.1, then from fe80::1 with no global address"
 genkeys k4
 add_peer "$N1" "$I1" k4 "$(tun4 4)/32"
 ip netns exec "$N1" ping -c 1 -W 2 "$(tun4 4)" >"$T/unr" 2>&1
