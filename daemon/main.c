@@ -454,10 +454,9 @@ int main(int argc, char **argv)
 		ret = metrics_open(&d.metrics, (struct sockaddr *)&cli.metrics_addr,
 				   cli.metrics_addr_len);
 		if (ret) {
-			log_err("Failed to open the metrics endpoint %s: %s", cli.metrics,
-				strerror(-ret));
 			uapi_close(&d.uapi);
-			return 1;
+			return start_fail("cannot open the metrics endpoint %s: %s", cli.metrics,
+					  strerror(-ret));
 		}
 	}
 	if (!cli.foreground) {
@@ -482,10 +481,9 @@ int main(int argc, char **argv)
 	}
 	ret = metrics_start(&d.metrics, &d.zt);
 	if (ret) {
-		log_err("Failed to start the metrics thread: %s", strerror(-ret));
 		zt_stop(&d.zt);
 		uapi_close(&d.uapi);
-		return 1;
+		return start_fail("cannot start the metrics thread: %s", strerror(-ret));
 	}
 	if (cli.metrics)
 		log_info("Metrics: listening on %s (GET /metrics)", cli.metrics);
