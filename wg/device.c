@@ -7,6 +7,7 @@
 #include <zinc/random.h>
 
 #include "device.h"
+#include "event.h"
 #include "peer.h"
 #include "rngwait.h"
 #include "siphash.h"
@@ -85,6 +86,7 @@ void wg_device_free(struct wg_device *dev)
 {
 	if (!dev)
 		return;
+	dev->io.event = NULL; /* tearing down is not news; the caller's ctx may be gone */
 	if (dev->peer_buckets)
 		wg_device_peers_clear(dev);
 	wg_ratelimiter_free(dev->ratelimiter);
@@ -186,6 +188,7 @@ struct wg_peer *wg_device_peer_add(struct wg_device *dev, const uint8_t pub[32])
 		dev->peer_first = peer;
 	dev->peer_last = peer;
 	dev->peer_count++;
+	wg_event_peer(dev, WG_EVENT_PEER_ADDED, peer);
 	return peer;
 }
 
@@ -209,6 +212,7 @@ void wg_device_peer_remove(struct wg_device *dev, struct wg_peer *peer)
 		dev->peer_last = peer->list_prev;
 	peer->list_prev = peer->list_next = peer->hash_next = NULL;
 	dev->peer_count--;
+	wg_event_peer(dev, WG_EVENT_PEER_REMOVED, peer);
 	wg_peer_kill(dev, peer);
 }
 

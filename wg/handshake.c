@@ -10,6 +10,7 @@
 #include <zinc/memzero.h>
 
 #include "device.h"
+#include "event.h"
 #include "peer.h"
 #include "timers.h"
 
@@ -100,6 +101,7 @@ void wg_device_prepare_handshake(struct wg_device *dev, const struct wg_endpoint
 	/* Before any work: an answer must never come from weak randomness. */
 	if (!wg_device_rng_ready(dev)) {
 		dev->stats.handshakes_dropped_rng++;
+		wg_event_refused(dev, WG_EVENT_RNG_UNSEEDED, from, NULL);
 		return;
 	}
 	if (type == WG_MESSAGE_HANDSHAKE_COOKIE) {
@@ -234,6 +236,7 @@ static void respond(struct wg_device *dev, struct wg_peer *peer, struct wg_hands
 	if (!wg_noise_begin_session(dev, peer))
 		return;
 	dev->stats.handshakes_responded++;
+	wg_event_peer_role(dev, WG_EVENT_HANDSHAKE_COMPLETE, peer, false);
 	wg_timers_session_derived(dev, peer);
 	wg_timers_any_authenticated_packet_traversal(dev, peer);
 	wg_timers_any_authenticated_packet_sent(dev, peer);
@@ -249,9 +252,16 @@ static int commit_initiation(struct wg_device *dev, struct wg_handshake_job *job
 {
 	struct wg_peer *peer = wg_noise_commit_initiation(dev, &job->s);
 
-	if (!peer)
+	if (!peer) {
+		/* authentic, from a key we do not know: worth telling (a peer
+		 * not configured here, or given the wrong key) */
+		if (!wg_device_lookup_peer_internal(dev, job->s.remote_static))
+			wg_event_refused(dev, WG_EVENT_UNKNOWN_PEER, &job->s.from,
+					 job->s.remote_static);
 		return WG_ERR_DROPPED;
+	}
 	wg_peer_set_endpoint_from(peer, &job->s.from);
+	wg_event_peer(dev, WG_EVENT_INITIATION_RECEIVED, peer);
 	respond(dev, peer, job);
 	after_handshake_received(dev, peer, job->s.len);
 	return WG_OK;
@@ -267,8 +277,11 @@ static int commit_response(struct wg_device *dev, struct wg_handshake_job *job)
 		return WG_ERR_DROPPED;
 	}
 	wg_peer_set_endpoint_from(peer, &job->s.from);
+	wg_event_peer(dev, WG_EVENT_RESPONSE_RECEIVED, peer);
 	if (wg_noise_begin_session(dev, peer)) {
 		dev->stats.handshakes_completed++;
+		wg_event_peer_role(dev, WG_EVENT_HANDSHAKE_COMPLETE, peer, true);
+		wg_event_peer_role(dev, WG_EVENT_KEYPAIR_ROTATED, peer, true);
 		wg_timers_session_derived(dev, peer);
 		wg_timers_handshake_complete(dev, peer);
 		/* Staged packets confirm the session; a keepalive if there are none. */
@@ -290,6 +303,7 @@ int wg_device_complete_handshake(struct wg_device *dev, struct wg_handshake_job 
 		break;
 	case WG_HS_REPLIED:
 		dev->stats.cookie_replies_sent++;
+		wg_event_refused(dev, WG_EVENT_COOKIE_SENT, &s->from, NULL);
 		break;
 	case WG_HS_COMMIT:
 		/* a job computed with a private key since replaced is refused */
@@ -304,6 +318,7 @@ int wg_device_complete_handshake(struct wg_device *dev, struct wg_handshake_job 
 	case WG_HS_BAD_MAC:
 		dev->stats.packets_invalid++;
 		dev->stats.dropped_bad_mac++;
+		wg_event_refused(dev, WG_EVENT_BAD_MAC1, &s->from, NULL);
 		break;
 	default: /* WG_HS_FAILED; WG_HS_CONSUME and _COOKIE: consume was not called */
 		dev->stats.packets_invalid++;

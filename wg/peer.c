@@ -6,6 +6,7 @@
 #include <zinc/memzero.h>
 
 #include "device.h"
+#include "event.h"
 #include "peer.h"
 
 struct wg_peer *wg_peer_create(struct wg_device *dev, const uint8_t pub[32])
@@ -126,12 +127,17 @@ static bool same_address(const struct wg_endpoint *a, const struct wg_endpoint *
 
 void wg_peer_set_endpoint_from(struct wg_peer *peer, const struct wg_endpoint *from)
 {
+	bool moved;
+
 	if (!endpoint_valid(from))
 		return;
-	if (!peer->has_endpoint || !same_address(&peer->endpoint, from))
+	moved = !peer->has_endpoint || !same_address(&peer->endpoint, from);
+	if (moved)
 		peer->dev->stats.endpoint_changes++;
 	peer->endpoint = *from;
 	peer->has_endpoint = true;
+	if (moved)
+		wg_event_peer(peer->dev, WG_EVENT_ENDPOINT_CHANGED, peer);
 }
 
 /* ---- Public configuration API ---- */

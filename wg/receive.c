@@ -5,6 +5,7 @@
 #include <zinc/chacha20poly1305.h>
 
 #include "device.h"
+#include "event.h"
 #include "peer.h"
 #include "timers.h"
 
@@ -140,6 +141,7 @@ int wg_device_complete_rx(struct wg_device *dev, struct wg_rx_job *job, const ui
 	}
 	wg_peer_set_endpoint_from(peer, &job->from);
 	if (wg_noise_received_with_keypair(dev, peer, kp)) {
+		wg_event_peer_role(dev, WG_EVENT_KEYPAIR_ROTATED, peer, false);
 		wg_timers_handshake_complete(dev, peer);
 		wg_send_staged(dev, peer);
 	}

@@ -7,6 +7,7 @@
 #include <zinc/memzero.h>
 
 #include "device.h"
+#include "event.h"
 #include "peer.h"
 #include "rngwait.h"
 #include "timers.h"
@@ -39,6 +40,7 @@ static void send_initiation(struct wg_device *dev, struct wg_peer *peer, bool ea
 	peer->has_sent_handshake = true;
 	wg_device_send_to_peer(dev, peer, (const uint8_t *)&msg, sizeof(msg));
 	wg_timers_handshake_initiated(dev, peer);
+	wg_event_peer_attempt(dev, WG_EVENT_INITIATION_SENT, peer, peer->handshake_attempts);
 }
 
 void wg_send_handshake_initiation(struct wg_device *dev, struct wg_peer *peer, bool is_retry)

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "device.h"
+#include "event.h"
 #include "peer.h"
 #include "timers.h"
 
@@ -241,9 +242,11 @@ static void expired_retransmit_handshake(struct wg_device *dev, struct wg_peer *
 		if (!wg_timer_pending(peer, WG_TIMER_ZERO_KEY_MATERIAL))
 			timer_set(dev, peer, WG_TIMER_ZERO_KEY_MATERIAL,
 				  dev->now + 3 * WG_REJECT_AFTER_TIME);
+		wg_event_peer(dev, WG_EVENT_HANDSHAKE_GIVEUP, peer);
 		return;
 	}
 	peer->handshake_attempts++;
+	wg_event_peer_attempt(dev, WG_EVENT_HANDSHAKE_RETRY, peer, peer->handshake_attempts);
 	/* The local source may be why no answer came: let routing pick again. */
 	clear_endpoint_src(peer);
 	wg_send_handshake_initiation(dev, peer, true);

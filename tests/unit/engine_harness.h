@@ -17,7 +17,7 @@
 #define MS 1000000ULL
 #define SEC 1000000000ULL
 
-enum { H_MAX_OUT = 512, H_PKT = 2048, H_MAX_DELIVERED = 512 };
+enum { H_MAX_OUT = 512, H_PKT = 2048, H_MAX_DELIVERED = 512, H_MAX_EVENTS = 256 };
 
 struct h_clock {
 	uint64_t mono; /* starts far from zero on purpose */
@@ -45,6 +45,10 @@ struct h_side {
 	struct h_pkt delivered[H_MAX_DELIVERED];
 	size_t ndelivered;
 	struct wg_peer *delivered_from;
+	struct wg_event events[H_MAX_EVENTS]; /* pointers in them are not kept */
+	struct wg_endpoint event_endpoint[H_MAX_EVENTS];
+	uint8_t event_key[H_MAX_EVENTS][32]; /* zero if none */
+	size_t nevents;
 };
 
 static inline uint64_t h_now(void *ctx)
@@ -96,6 +100,23 @@ static inline void h_deliver(void *ctx, struct wg_peer *from, const uint8_t *pkt
 	s->ndelivered++;
 }
 
+static inline void h_event(void *ctx, const struct wg_event *ev)
+{
+	struct h_side *s = ctx;
+	if (s->nevents == H_MAX_EVENTS)
+		return;
+	s->events[s->nevents] = *ev;
+	s->events[s->nevents].public_key = NULL;
+	memset(s->event_key[s->nevents], 0, 32);
+	if (ev->public_key)
+		memcpy(s->event_key[s->nevents], ev->public_key, 32);
+	memset(&s->event_endpoint[s->nevents], 0, sizeof(struct wg_endpoint));
+	if (ev->endpoint)
+		s->event_endpoint[s->nevents] = *ev->endpoint;
+	s->events[s->nevents].endpoint = NULL;
+	s->nevents++;
+}
+
 static inline void h_endpoint4(struct wg_endpoint *ep, const char *ip, uint16_t port)
 {
 	memset(ep, 0, sizeof(*ep));
@@ -108,7 +129,7 @@ static inline void h_side_init(struct h_side *s, struct h_clock *clock, uint64_t
 			       const char *udp_ip, uint16_t port, uint8_t tun_last)
 {
 	struct wg_env env = {h_now, h_wall, h_random, h_rng_ready, s};
-	struct wg_io io = {h_send, h_deliver, s};
+	struct wg_io io = {h_send, h_deliver, s, h_event};
 
 	memset(s, 0, sizeof(*s));
 	s->clock = clock;

@@ -159,7 +159,7 @@ static void test_polls_only_while_waiting(void)
 	wg_device_free(A.dev);
 	{
 		struct wg_env env = {h_now, h_wall, h_random, h_rng_ready, &A};
-		struct wg_io io = {h_send, h_deliver, &A};
+		struct wg_io io = {h_send, h_deliver, &A, h_event};
 		A.dev = wg_device_new(&env, &io);
 	}
 	CHECK(A.dev != NULL);
@@ -177,7 +177,7 @@ static void test_polls_only_while_waiting(void)
 static void test_hash_keys_redrawn(void)
 {
 	struct wg_env env = {h_now, h_wall, h_random, h_rng_ready, &A};
-	struct wg_io io = {h_send, h_deliver, &A};
+	struct wg_io io = {h_send, h_deliver, &A, h_event};
 	enum { N_PEERS = 100 };
 	uint8_t pubs[N_PEERS][32];
 	uint64_t rng = 0x5eed;

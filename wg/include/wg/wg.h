@@ -66,12 +66,49 @@ struct wg_env {
 	void *ctx;
 };
 
+/* What happened, for the caller's logs (wg_io.event). The engine reports;
+ * it never logs, and never limits the rate: the last four can come once per
+ * datagram received, so a caller that logs them limits their rate. */
+enum wg_event_kind {
+	WG_EVENT_INITIATION_SENT,     /* an initiation went out (attempt: 0 first, then retries) */
+	WG_EVENT_HANDSHAKE_RETRY,     /* no response within REKEY_TIMEOUT: trying again (attempt) */
+	WG_EVENT_HANDSHAKE_GIVEUP,    /* no response for REKEY_ATTEMPT_TIME: staged packets dropped */
+	WG_EVENT_INITIATION_RECEIVED, /* a valid initiation from the peer: a response is returned */
+	WG_EVENT_RESPONSE_RECEIVED,   /* a valid response to our initiation */
+	WG_EVENT_HANDSHAKE_COMPLETE,  /* a session was derived (initiator: at once usable) */
+	WG_EVENT_KEYPAIR_ROTATED,     /* a new keypair became the one we send with (the first too) */
+	WG_EVENT_PEER_ADDED,
+	WG_EVENT_PEER_REMOVED,
+	WG_EVENT_ENDPOINT_CHANGED, /* roaming: an authenticated packet came from a new address */
+	/* refused handshake messages; endpoint: their source */
+	WG_EVENT_UNKNOWN_PEER,  /* a valid initiation from a static key no peer has (public_key) */
+	WG_EVENT_BAD_MAC1,      /* a handshake message whose mac1 is not for our public key */
+	WG_EVENT_COOKIE_SENT,   /* under load: a cookie reply instead of an answer */
+	WG_EVENT_RNG_UNSEEDED,  /* dropped: the system RNG is not seeded yet */
+	WG_EVENT_KIND_COUNT,
+};
+
+struct wg_event {
+	enum wg_event_kind kind;
+	struct wg_peer *peer;		    /* NULL for the refused messages */
+	const struct wg_endpoint *endpoint; /* the peer's or the source; NULL if none */
+	const uint8_t *public_key;	    /* the peer's, or UNKNOWN_PEER's sender's; else NULL */
+	uint32_t attempt;		    /* INITIATION_SENT, HANDSHAKE_RETRY */
+	bool initiator;			    /* HANDSHAKE_COMPLETE, KEYPAIR_ROTATED */
+};
+
 /* Output. send: a datagram for the network. deliver: a decrypted, validated
- * IP packet for the tunnel interface (buffer valid only during the call). */
+ * IP packet for the tunnel interface (buffer valid only during the call).
+ * event: NULL, or told of each wg_event (the struct and what it points to
+ * are valid only during the call). It runs inside engine calls, so under
+ * the daemon's lock: it must be quick and must not call into the engine.
+ * No event comes from wg_handshake_consume (the lock-free step) nor from
+ * wg_device_free. */
 struct wg_io {
 	void (*send)(void *ctx, const struct wg_endpoint *to, const uint8_t *pkt, size_t len);
 	void (*deliver)(void *ctx, struct wg_peer *from, const uint8_t *pkt, size_t len);
 	void *ctx;
+	void (*event)(void *ctx, const struct wg_event *ev);
 };
 
 /* Results (negative errno-style values for errors). */
