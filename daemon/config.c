@@ -163,14 +163,51 @@ static void apply_peer(struct zt *zt, const struct uapi_peer *p)
 		wg_peer_set_persistent_keepalive(peer, p->keepalive);
 }
 
+enum { LOG_FIELD_MAX = 64 };
+
+/* s[0..len) for a log line: control bytes as '?', cut at LOG_FIELD_MAX. */
+static void printable(char out[LOG_FIELD_MAX + 4], const char *s, size_t len)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < len && n < LOG_FIELD_MAX; i++) {
+		unsigned char c = (unsigned char)s[i];
+
+		out[n++] = c >= 0x20 && c < 0x7f ? (char)c : '?';
+	}
+	if (len > LOG_FIELD_MAX) {
+		memcpy(out + n, "...", 3);
+		n += 3;
+	}
+	out[n] = '\0';
+}
+
+/* The refused line, for the log. A key's value is not shown: a private key
+ * pasted in the wrong place must not reach the logs. */
+static void log_rejected(const char *body, const struct uapi_parse_error *err)
+{
+	const char *key = body + err->key_off;
+	bool secret = err->key_len >= 4 && !memcmp(key + err->key_len - 4, "_key", 4);
+	char k[LOG_FIELD_MAX + 4], v[LOG_FIELD_MAX + 4];
+
+	printable(k, key, err->key_len);
+	printable(v, body + err->value_off, err->value_len);
+	if (secret)
+		log_err("UAPI set rejected, line %zu: %s (value not shown): %s", err->line, k,
+			err->reason);
+	else
+		log_err("UAPI set rejected, line %zu: %s '%s': %s", err->line, k, v, err->reason);
+}
+
 int config_set(struct zt *zt, const char *body, size_t len)
 {
 	struct uapi_set set;
+	struct uapi_parse_error err;
 	uint32_t old_mark;
-	int ret = uapi_parse_set(body, len, &set);
+	int ret = uapi_parse_set(body, len, &set, &err);
 
 	if (ret) {
-		log_info("UAPI set rejected: %s", strerror(-ret));
+		log_rejected(body, &err);
 		return ret;
 	}
 	zt_lock(zt);

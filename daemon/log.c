@@ -1,31 +1,62 @@
-/* Logging: one line per message, "LEVEL: (ifname) YYYY/MM/DD hh:mm:ss text". */
+/* Logging: one line per message. On stderr
+ * "LEVEL: (ifname) YYYY/MM/DD hh:mm:ss text" (wireguard-go's form); to
+ * syslog "<PRI>Mmm dd hh:mm:ss zinctun[pid]: (ifname) text" on a datagram
+ * socket connected once, before the sandbox (the static binary has no
+ * syslog(3) worth trusting there: it would reconnect, which seccomp forbids,
+ * and it may block). */
 #include "log.h"
 
-#include <pthread.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <syslog.h>
 #include <time.h>
+#include <unistd.h>
+
+#define SYSLOG_PATH "/dev/log"
+#define SYSLOG_IDENT "zinctun"
 
 static enum log_level level = LOG_LEVEL_ERROR;
 static char prefix[64];
+static int syslog_fd = -1;
+static int syslog_pid;
+
+static bool parse_level(const char *s, enum log_level *out)
+{
+	static const struct {
+		const char *name;
+		enum log_level level;
+	} names[] = {
+	    {"silent", LOG_LEVEL_SILENT}, {"error", LOG_LEVEL_ERROR},	{"info", LOG_LEVEL_INFO},
+	    {"verbose", LOG_LEVEL_DEBUG}, {"debug", LOG_LEVEL_DEBUG},
+	};
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		if (!strcmp(s, names[i].name)) {
+			*out = names[i].level;
+			return true;
+		}
+	}
+	return false;
+}
 
 void log_init(const char *ifname)
 {
+	static bool warned;
 	const char *env = getenv("LOG_LEVEL");
+	bool known = !env || !*env || parse_level(env, &level);
 
-	if (env) {
-		if (!strcmp(env, "debug") || !strcmp(env, "verbose"))
-			level = LOG_LEVEL_DEBUG;
-		else if (!strcmp(env, "info"))
-			level = LOG_LEVEL_INFO;
-		else if (!strcmp(env, "error"))
-			level = LOG_LEVEL_ERROR;
-		else if (!strcmp(env, "silent"))
-			level = LOG_LEVEL_SILENT;
-	}
 	snprintf(prefix, sizeof(prefix), "(%s) ", ifname ? ifname : "");
+	if (!known && !warned) {
+		warned = true;
+		log_err("LOG_LEVEL=%s is not a level (accepted: " LOG_LEVEL_NAMES "); "
+			"logging errors only", env);
+	}
 }
 
 enum log_level log_get_level(void)
@@ -33,27 +64,63 @@ enum log_level log_get_level(void)
 	return level;
 }
 
+bool log_open_syslog(void)
+{
+	struct sockaddr_un sun = {.sun_family = AF_UNIX, .sun_path = SYSLOG_PATH};
+	int fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+
+	if (fd < 0)
+		return false;
+	if (connect(fd, (struct sockaddr *)&sun, sizeof(sun)) < 0) {
+		close(fd);
+		return false;
+	}
+	syslog_fd = fd;
+	syslog_pid = (int)getpid();
+	return true;
+}
+
+static void write_syslog(enum log_level lvl, const char *text, const struct tm *tm)
+{
+	static const int severity[] = {LOG_ERR, LOG_ERR, LOG_INFO, LOG_DEBUG};
+	static const char *const months[] = {"Jan", "Feb", "Mar", "Apr", "May", "Jun",
+					      "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"};
+	char line[1200];
+	int n = snprintf(line, sizeof(line), "<%d>%s %2d %02d:%02d:%02d %s[%d]: %s%s",
+			 LOG_DAEMON | severity[lvl], months[tm->tm_mon % 12], tm->tm_mday,
+			 tm->tm_hour, tm->tm_min, tm->tm_sec, SYSLOG_IDENT, syslog_pid, prefix,
+			 text);
+
+	if (n < 0)
+		return;
+	if ((size_t)n >= sizeof(line))
+		n = sizeof(line) - 1;
+	/* never block a thread for the log: a full socket loses the line */
+	(void)!send(syslog_fd, line, (size_t)n, MSG_DONTWAIT | MSG_NOSIGNAL);
+}
+
 void log_msg(enum log_level lvl, const char *fmt, ...)
 {
 	static const char *const names[] = {"", "ERROR", "INFO", "DEBUG"};
-	char line[1024];
+	char text[1024];
 	struct tm tm;
 	time_t now;
 	va_list ap;
-	int n;
+	int saved = errno;
 
-	if (lvl > level || lvl == LOG_LEVEL_SILENT)
+	if (!log_enabled(lvl))
 		return;
 	now = time(NULL);
 	localtime_r(&now, &tm);
-	n = snprintf(line, sizeof(line), "%s: %s%04d/%02d/%02d %02d:%02d:%02d ", names[lvl], prefix,
-		     tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min,
-		     tm.tm_sec);
-	if (n < 0 || (size_t)n >= sizeof(line))
-		n = 0;
 	va_start(ap, fmt);
-	vsnprintf(line + n, sizeof(line) - (size_t)n, fmt, ap);
+	vsnprintf(text, sizeof(text), fmt, ap);
 	va_end(ap);
-	/* one write per line so threads do not interleave inside a line */
-	fprintf(stderr, "%s\n", line);
+	if (syslog_fd >= 0)
+		write_syslog(lvl, text, &tm);
+	else
+		/* one write per line so threads do not interleave inside a line */
+		fprintf(stderr, "%s: %s%04d/%02d/%02d %02d:%02d:%02d %s\n", names[lvl], prefix,
+			tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min,
+			tm.tm_sec, text);
+	errno = saved;
 }

@@ -1,6 +1,9 @@
-/* Logging to stderr, filtered by LOG_LEVEL (error, info, debug). */
+/* Logging, filtered by LOG_LEVEL: to stderr, or to syslog once
+ * log_open_syslog() connected (a daemon in the background). */
 #ifndef ZT_LOG_H
 #define ZT_LOG_H
+
+#include <stdbool.h>
 
 enum log_level {
 	LOG_LEVEL_SILENT = 0,
@@ -9,9 +12,20 @@ enum log_level {
 	LOG_LEVEL_DEBUG = 3,
 };
 
-/* Reads LOG_LEVEL from the environment (default: error). */
+/* The names LOG_LEVEL takes: ours and wireguard-go's (verbose = debug). */
+#define LOG_LEVEL_NAMES "silent, error, info, verbose, debug"
+
+/* Reads LOG_LEVEL from the environment (default: error); warns once about
+ * a value it does not know. */
 void log_init(const char *ifname);
 enum log_level log_get_level(void);
+static inline bool log_enabled(enum log_level lvl)
+{
+	return lvl != LOG_LEVEL_SILENT && lvl <= log_get_level();
+}
+/* Connects to the system log (/dev/log) for every later line; call it
+ * before the sandbox forbids connect(). False (stderr stays) if none. */
+bool log_open_syslog(void);
 void log_msg(enum log_level level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 #define log_err(...) log_msg(LOG_LEVEL_ERROR, __VA_ARGS__)

@@ -47,7 +47,8 @@ static void usage(FILE *f, const char *prog)
 		"\n"
 		"Creates the TUN interface INTERFACE-NAME and serves the WireGuard\n"
 		"configuration socket /var/run/wireguard/INTERFACE-NAME.sock for wg(8).\n"
-		"Environment: LOG_LEVEL=error|info|debug, WG_PROCESS_FOREGROUND=1,\n"
+		"Environment: LOG_LEVEL=silent|error|info|debug (verbose = debug; to stderr\n"
+		"with -f, else to syslog), WG_PROCESS_FOREGROUND=1,\n"
 		"WG_TUN_FD and WG_UAPI_FD (inherited descriptors).\n"
 		"Once the interface and sockets exist the daemon keeps only CAP_NET_ADMIN\n"
 		"(and CAP_NET_BIND_SERVICE unless ZINCTUN_BIND_SERVICE=0), runs as nobody or\n"
@@ -350,17 +351,16 @@ static int daemonize(void)
 	return p[1];
 }
 
-/* null: /dev/null, opened before the sandbox forbids open(). */
+/* null: /dev/null, opened before the sandbox forbids open(). In the
+ * background nothing holds the caller's terminal or pipe (`zinctun wg0 |
+ * tail` returns): logs go to syslog. */
 static void detach_stdio(int null)
 {
 	if (null < 0)
 		return;
 	dup2(null, STDIN_FILENO);
-	/* as wireguard-go: with LOG_LEVEL set, logs still go to stderr */
-	if (!getenv("LOG_LEVEL")) {
-		dup2(null, STDOUT_FILENO);
-		dup2(null, STDERR_FILENO);
-	}
+	dup2(null, STDOUT_FILENO);
+	dup2(null, STDERR_FILENO);
 	if (null > STDERR_FILENO)
 		close(null);
 }
@@ -466,8 +466,13 @@ int main(int argc, char **argv)
 			return start_fail("fork: %s", strerror(-ready_fd));
 		}
 	}
-	if (ready_fd >= 0)
+	if (ready_fd >= 0) {
 		null_fd = open("/dev/null", O_RDWR | O_CLOEXEC);
+		/* connected now: the sandbox forbids connect() */
+		if (!log_open_syslog())
+			log_err("no system log (%s: %s): in the background, logs are lost; "
+				"-f keeps them on stderr", "/dev/log", strerror(errno));
+	}
 	if (cli.metrics)
 		metrics_open_proc(&d.metrics); /* /proc/self is the child's now */
 	if (enter_sandbox(&cli)) {

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "datapath.h"
+#include "eventlog.h"
 #include "log.h"
 #include "tun.h"
 
@@ -216,7 +217,8 @@ static int zt_attach_tun_queues(struct zt *zt)
 int zt_init(struct zt *zt, int tun_fd, const char *ifname)
 {
 	struct wg_env env = {.now_ns = env_now, .wall_ns = env_wall, .ctx = zt};
-	struct wg_io io = {.send = io_send, .deliver = io_deliver, .ctx = zt};
+	struct wg_io io = {
+	    .send = io_send, .deliver = io_deliver, .ctx = zt, .event = eventlog_event};
 	int ret;
 
 	/* A big set's request and parsed form and a big get's answer are

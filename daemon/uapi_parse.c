@@ -96,7 +96,8 @@ static bool parse_scope(const char *s, size_t len, uint32_t *scope)
 	return *scope != 0;
 }
 
-bool uapi_parse_endpoint(const char *s, size_t len, union uapi_sockaddr *out)
+/* uapi_parse_endpoint, saying why not: NULL when valid. */
+static const char *endpoint_error(const char *s, size_t len, union uapi_sockaddr *out)
 {
 	char host[INET6_ADDRSTRLEN];
 	const char *port_str;
@@ -111,46 +112,57 @@ bool uapi_parse_endpoint(const char *s, size_t len, union uapi_sockaddr *out)
 		uint32_t scope = 0;
 
 		if (!close || (size_t)(close - s) + 1 >= len || close[1] != ':')
-			return false;
+			return "expected [address]:port";
 		host_len = (size_t)(close - s) - 1;
 		pct = memchr(s + 1, '%', host_len);
 		if (pct) {
 			size_t zone_len = host_len - (size_t)(pct - (s + 1)) - 1;
 
 			if (!parse_scope(pct + 1, zone_len, &scope))
-				return false;
+				return "invalid zone (no such interface)";
 			host_len = (size_t)(pct - (s + 1));
 		}
-		if (!copy_cstr(host, sizeof(host), s + 1, host_len))
-			return false;
-		if (inet_pton(AF_INET6, host, &out->in6.sin6_addr) != 1)
-			return false;
+		if (!copy_cstr(host, sizeof(host), s + 1, host_len) ||
+		    inet_pton(AF_INET6, host, &out->in6.sin6_addr) != 1) {
+			memset(out, 0, sizeof(*out));
+			return "invalid IPv6 address";
+		}
 		port_str = close + 2;
 		port_len = len - (size_t)(port_str - s);
-		if (!parse_uint(port_str, port_len, 65535, &port))
-			return false;
+		if (!parse_uint(port_str, port_len, 65535, &port)) {
+			memset(out, 0, sizeof(*out));
+			return "invalid port";
+		}
 		/* An IPv4-mapped address stays IPv6, as in the Linux module
 		 * (it stores the sockaddr_in6 wg sends) and wireguard-go: it
 		 * reads back as written. */
 		out->in6.sin6_family = AF_INET6;
 		out->in6.sin6_port = htons((uint16_t)port);
 		out->in6.sin6_scope_id = scope;
-		return true;
+		return NULL;
 	}
 	port_str = memchr(s, ':', len);
 	if (!port_str)
-		return false;
-	if (!copy_cstr(host, sizeof(host), s, (size_t)(port_str - s)))
-		return false;
+		return "expected address:port";
+	if (!copy_cstr(host, sizeof(host), s, (size_t)(port_str - s)) ||
+	    inet_pton(AF_INET, host, &out->in4.sin_addr) != 1) {
+		memset(out, 0, sizeof(*out));
+		return "invalid IPv4 address";
+	}
 	port_str++;
 	port_len = len - (size_t)(port_str - s);
-	if (!parse_uint(port_str, port_len, 65535, &port))
-		return false;
-	if (inet_pton(AF_INET, host, &out->in4.sin_addr) != 1)
-		return false;
+	if (!parse_uint(port_str, port_len, 65535, &port)) {
+		memset(out, 0, sizeof(*out));
+		return "invalid port";
+	}
 	out->in4.sin_family = AF_INET;
 	out->in4.sin_port = htons((uint16_t)port);
-	return true;
+	return NULL;
+}
+
+bool uapi_parse_endpoint(const char *s, size_t len, union uapi_sockaddr *out)
+{
+	return endpoint_error(s, len, out) == NULL;
 }
 
 bool uapi_format_endpoint(char *out, size_t size, const struct sockaddr *sa)
@@ -240,105 +252,123 @@ static void *grow(void *ptr, size_t *cap, size_t n, size_t elem)
 	return p;
 }
 
+/* Reasons a line is refused (uapi_parse_error.reason). */
+static const char BAD_KEY[] = "invalid key (64 hex digits expected)";
+static const char BAD_NUMBER[] = "invalid number";
+static const char ONLY_TRUE[] = "only \"true\" is accepted";
+static const char UNKNOWN[] = "unknown key";
+static const char NO_MEMORY[] = "out of memory";
+
+/* Each line parser returns 0 or a negative errno and sets *why on error. */
+static int refuse(const char **why, const char *reason)
+{
+	*why = reason;
+	return reason == NO_MEMORY ? -ENOMEM : -EINVAL;
+}
+
 static int parse_device_line(struct uapi_set *set, const char *key, size_t klen, const char *val,
-			     size_t vlen)
+			     size_t vlen, const char **why)
 {
 	uint64_t v;
 
 	if (is(key, klen, "private_key")) {
 		if (!uapi_parse_key(val, vlen, set->private_key))
-			return -EINVAL;
+			return refuse(why, BAD_KEY);
 		set->has_private_key = true;
 	} else if (is(key, klen, "listen_port")) {
 		if (!parse_uint(val, vlen, 65535, &v))
-			return -EINVAL;
+			return refuse(why, "invalid port");
 		set->listen_port = (uint16_t)v;
 		set->has_listen_port = true;
 	} else if (is(key, klen, "fwmark")) {
 		if (!parse_uint(val, vlen, UINT32_MAX, &v))
-			return -EINVAL;
+			return refuse(why, BAD_NUMBER);
 		set->fwmark = (uint32_t)v;
 		set->has_fwmark = true;
 	} else if (is(key, klen, "replace_peers")) {
 		if (!is(val, vlen, "true"))
-			return -EINVAL;
+			return refuse(why, ONLY_TRUE);
 		set->replace_peers = true;
 	} else {
-		return -EINVAL;
+		return refuse(why, UNKNOWN);
 	}
 	return 0;
 }
 
 static int parse_peer_line(struct uapi_peer *peer, const char *key, size_t klen, const char *val,
-			   size_t vlen)
+			   size_t vlen, const char **why)
 {
 	uint64_t v;
 
 	if (is(key, klen, "remove")) {
 		if (!is(val, vlen, "true"))
-			return -EINVAL;
+			return refuse(why, ONLY_TRUE);
 		peer->remove = true;
 	} else if (is(key, klen, "update_only")) {
 		if (!is(val, vlen, "true"))
-			return -EINVAL;
+			return refuse(why, ONLY_TRUE);
 		peer->update_only = true;
 	} else if (is(key, klen, "preshared_key")) {
 		if (!uapi_parse_key(val, vlen, peer->preshared_key))
-			return -EINVAL;
+			return refuse(why, BAD_KEY);
 		peer->has_preshared_key = true;
 	} else if (is(key, klen, "endpoint")) {
-		if (!uapi_parse_endpoint(val, vlen, &peer->endpoint))
-			return -EINVAL;
+		const char *bad = endpoint_error(val, vlen, &peer->endpoint);
+
+		if (bad)
+			return refuse(why, bad);
 		peer->has_endpoint = true;
 	} else if (is(key, klen, "persistent_keepalive_interval")) {
 		if (!parse_uint(val, vlen, 65535, &v))
-			return -EINVAL;
+			return refuse(why, "invalid interval (0 to 65535 seconds)");
 		peer->keepalive = (uint16_t)v;
 		peer->has_keepalive = true;
 	} else if (is(key, klen, "replace_allowed_ips")) {
 		if (!is(val, vlen, "true"))
-			return -EINVAL;
+			return refuse(why, ONLY_TRUE);
 		peer->replace_allowed_ips = true;
 	} else if (is(key, klen, "allowed_ip")) {
 		struct uapi_allowed_ip aip;
 		struct uapi_allowed_ip *list;
 
 		if (!uapi_parse_allowed_ip(val, vlen, &aip))
-			return -EINVAL;
+			return refuse(why, "invalid prefix (address/length expected)");
 		list = grow(peer->allowed_ips, &peer->cap_allowed_ips, peer->n_allowed_ips,
 			    sizeof(*list));
 		if (!list)
-			return -ENOMEM;
+			return refuse(why, NO_MEMORY);
 		peer->allowed_ips = list;
 		list[peer->n_allowed_ips++] = aip;
 	} else if (is(key, klen, "protocol_version")) {
 		if (!is(val, vlen, "1"))
-			return -EINVAL;
+			return refuse(why, "unsupported version (only 1)");
 	} else {
-		return -EINVAL;
+		return refuse(why, UNKNOWN);
 	}
 	return 0;
 }
 
-static int start_peer(struct uapi_set *set, const char *val, size_t vlen)
+static int start_peer(struct uapi_set *set, const char *val, size_t vlen, const char **why)
 {
 	struct uapi_peer *list;
 	struct uapi_peer *peer;
 
 	list = grow(set->peers, &set->cap_peers, set->n_peers, sizeof(*list));
 	if (!list)
-		return -ENOMEM;
+		return refuse(why, NO_MEMORY);
 	set->peers = list;
 	peer = &list[set->n_peers];
 	memset(peer, 0, sizeof(*peer));
 	if (!uapi_parse_key(val, vlen, peer->public_key))
-		return -EINVAL;
+		return refuse(why, BAD_KEY);
 	set->n_peers++;
 	return 0;
 }
 
-int uapi_parse_set(const char *body, size_t len, struct uapi_set *out)
+int uapi_parse_set(const char *body, size_t len, struct uapi_set *out,
+		   struct uapi_parse_error *err)
 {
+	struct uapi_parse_error where = {0};
 	size_t pos = 0;
 	int ret = 0;
 
@@ -349,6 +379,7 @@ int uapi_parse_set(const char *body, size_t len, struct uapi_set *out)
 		size_t line_len = nl ? (size_t)(nl - line) : len - pos;
 		const char *eq;
 
+		where = (struct uapi_parse_error){.line = where.line + 1, .key_off = pos};
 		pos += line_len + 1;
 		/* CRLF ends a line too, as in wireguard-go (bufio.ScanLines) */
 		if (nl && line_len > 0 && line[line_len - 1] == '\r')
@@ -357,6 +388,9 @@ int uapi_parse_set(const char *body, size_t len, struct uapi_set *out)
 			break; /* blank line: end of the request */
 		eq = memchr(line, '=', line_len);
 		if (!eq) {
+			where.key_len = line_len;
+			where.value_off = where.key_off + line_len;
+			where.reason = "no '=' in the line";
 			ret = -EPROTO;
 			break;
 		}
@@ -364,17 +398,23 @@ int uapi_parse_set(const char *body, size_t len, struct uapi_set *out)
 		size_t klen = (size_t)(eq - line);
 		size_t vlen = line_len - klen - 1;
 
+		where.key_len = klen;
+		where.value_off = where.key_off + klen + 1;
+		where.value_len = vlen;
 		if (is(line, klen, "public_key"))
-			ret = start_peer(out, val, vlen);
+			ret = start_peer(out, val, vlen, &where.reason);
 		else if (out->n_peers == 0)
-			ret = parse_device_line(out, line, klen, val, vlen);
+			ret = parse_device_line(out, line, klen, val, vlen, &where.reason);
 		else
-			ret = parse_peer_line(&out->peers[out->n_peers - 1], line, klen, val, vlen);
+			ret = parse_peer_line(&out->peers[out->n_peers - 1], line, klen, val, vlen,
+					      &where.reason);
 		if (ret)
 			break;
 	}
 	if (ret)
 		uapi_set_free(out);
+	if (err)
+		*err = ret ? where : (struct uapi_parse_error){0};
 	return ret;
 }
 

@@ -57,11 +57,22 @@ struct uapi_set {
 	struct uapi_peer *peers;
 };
 
+/* Why a set was refused: the offending line's key and value (offsets into
+ * the body) and a reason (static text). */
+struct uapi_parse_error {
+	size_t line; /* 1-based */
+	size_t key_off, key_len;
+	size_t value_off, value_len;
+	const char *reason;
+};
+
 /* Parses the body of a set request: "key=value\n" lines (or "\r\n"),
  * without the leading "set=1\n"; a blank line ends it. Returns 0, or a negative errno (-EINVAL for a bad
  * key or value, -EPROTO for a line without '=', -ENOMEM). On error *out is
- * left empty; on success free it with uapi_set_free. */
-int uapi_parse_set(const char *body, size_t len, struct uapi_set *out);
+ * left empty and *err (if err is not NULL) tells where and why; on success
+ * free *out with uapi_set_free. */
+int uapi_parse_set(const char *body, size_t len, struct uapi_set *out,
+		   struct uapi_parse_error *err);
 
 /* Wipes the keys and frees the lists. */
 void uapi_set_free(struct uapi_set *set);

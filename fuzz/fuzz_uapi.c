@@ -6,8 +6,9 @@
  *
  * Beyond "no crash", it checks the parser's promises: on success every
  * parsed value re-formats and re-parses to itself; on failure the output
- * is empty; an input without CR parses the same with its lines ended by
- * CRLF (as wireguard-go reads them). */
+ * is empty and the error names a line, key and value inside the input, with
+ * a reason; an input without CR parses the same with its lines ended by
+ * CRLF (as wireguard-go reads them), refused for the same reason. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -57,8 +58,10 @@ static void check_roundtrip(const struct uapi_set *set)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 /* The same input with every LF made CRLF parses to the same result. */
-static void check_crlf(const char *in, size_t size, int want, const struct uapi_set *want_set)
+static void check_crlf(const char *in, size_t size, int want, const struct uapi_set *want_set,
+		       const struct uapi_parse_error *want_err)
 {
+	struct uapi_parse_error err;
 	char *crlf;
 	size_t n = 0;
 	struct uapi_set set;
@@ -74,8 +77,9 @@ static void check_crlf(const char *in, size_t size, int want, const struct uapi_
 			crlf[n++] = '\r';
 		crlf[n++] = in[i];
 	}
-	ret = uapi_parse_set(crlf, n, &set);
+	ret = uapi_parse_set(crlf, n, &set, &err);
 	check(ret == want, "CRLF result");
+	check(err.reason == want_err->reason && err.line == want_err->line, "CRLF error");
 	if (!ret) {
 		check(set.n_peers == want_set->n_peers, "CRLF peers");
 		check(set.has_private_key == want_set->has_private_key, "CRLF private key");
@@ -90,6 +94,7 @@ static void check_crlf(const char *in, size_t size, int want, const struct uapi_
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct uapi_set set;
+	struct uapi_parse_error err;
 	/* a private copy: the parser must not read past size */
 	char *copy = malloc(size ? size : 1);
 	int ret;
@@ -97,14 +102,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (!copy)
 		return 0;
 	memcpy(copy, data, size);
-	ret = uapi_parse_set(copy, size, &set);
-	check_crlf(copy, size, ret, &set);
+	ret = uapi_parse_set(copy, size, &set, &err);
+	check_crlf(copy, size, ret, &set, &err);
 	if (ret == 0) {
 		check_roundtrip(&set);
 		uapi_set_free(&set);
 	} else {
 		check(ret < 0, "error is negative");
 		check(set.n_peers == 0 && set.peers == NULL, "empty on error");
+		check(err.reason != NULL && err.line >= 1, "error reason and line");
+		check(err.key_off + err.key_len <= size && err.key_off + err.key_len <= err.value_off &&
+		      err.value_off + err.value_len <= size, "error within the input");
 	}
 	free(copy);
 	return 0;

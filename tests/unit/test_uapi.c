@@ -42,7 +42,7 @@ static int stub_get(void *ctx, struct buf *out)
 static int stub_set(void *ctx, const char *body, size_t len)
 {
 	struct uapi_set set;
-	int ret = uapi_parse_set(body, len, &set);
+	int ret = uapi_parse_set(body, len, &set, NULL);
 
 	(void)ctx;
 	set_calls++;
@@ -256,11 +256,53 @@ static void test_endpoints(void)
 	CHECK(!uapi_parse_endpoint("::ffff:10.0.0.1:1", 17, &sa));
 }
 
+/* A refused set names its line, key, value and reason. */
+static void check_refusal(const char *body, int want_ret, size_t line, const char *key,
+			  const char *value, const char *reason)
+{
+	struct uapi_parse_error err;
+	struct uapi_set set;
+	int ret = uapi_parse_set(body, strlen(body), &set, &err);
+
+	CHECK(ret == want_ret);
+	CHECK(err.line == line);
+	CHECK(err.key_len == strlen(key) && !memcmp(body + err.key_off, key, err.key_len));
+	CHECK(err.value_len == strlen(value) &&
+	      !memcmp(body + err.value_off, value, err.value_len));
+	CHECK(err.reason && !strcmp(err.reason, reason));
+}
+
+static void test_refusal_reasons(void)
+{
+	static const char pub[] =
+	    "public_key=0101010101010101010101010101010101010101010101010101010101010101\n";
+	char body[512];
+	struct uapi_parse_error err;
+	struct uapi_set set;
+
+	snprintf(body, sizeof(body), "listen_port=1\n%sendpoint=10.99.0.2:notaport\n", pub);
+	check_refusal(body, -EINVAL, 3, "endpoint", "10.99.0.2:notaport", "invalid port");
+	snprintf(body, sizeof(body), "%sendpoint=10.99.0:51820\r\n", pub);
+	check_refusal(body, -EINVAL, 2, "endpoint", "10.99.0:51820", "invalid IPv4 address");
+	snprintf(body, sizeof(body), "%sallowed_ip=10.0.0.0/33\n", pub);
+	check_refusal(body, -EINVAL, 2, "allowed_ip", "10.0.0.0/33",
+		      "invalid prefix (address/length expected)");
+	check_refusal("listen_port=70000\n", -EINVAL, 1, "listen_port", "70000", "invalid port");
+	check_refusal("private_key=zz\n", -EINVAL, 1, "private_key", "zz",
+		      "invalid key (64 hex digits expected)");
+	check_refusal("frobnicate=1\n", -EINVAL, 1, "frobnicate", "1", "unknown key");
+	check_refusal("fwmark=0\nnoequals\n", -EPROTO, 2, "noequals", "", "no '=' in the line");
+	/* accepted: no reason */
+	CHECK(uapi_parse_set("fwmark=1\n", 9, &set, &err) == 0 && err.reason == NULL);
+	uapi_set_free(&set);
+}
+
 int main(void)
 {
 	level = LOG_LEVEL_SILENT; /* log.c's: refusals are expected here */
 	test_framing();
 	test_wipe();
 	test_endpoints();
+	test_refusal_reasons();
 	return test_finish("uapi");
 }

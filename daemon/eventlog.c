@@ -1,0 +1,127 @@
+/* Engine events to log lines (see eventlog.h). */
+#include "eventlog.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "log.h"
+#include "uapi_parse.h"
+
+enum { B64_KEY_LEN = 44, ENDPOINT_TEXT_LEN = 80 };
+
+struct event_format {
+	enum log_level level;
+	bool limited; /* one line per EVENTLOG_INTERVAL_MS */
+	const char *text;
+};
+
+static const struct event_format formats[WG_EVENT_KIND_COUNT] = {
+    [WG_EVENT_INITIATION_SENT] = {LOG_LEVEL_DEBUG, false, "Sending handshake initiation"},
+    [WG_EVENT_HANDSHAKE_RETRY] = {LOG_LEVEL_INFO, false,
+				  "Handshake did not complete after 5 seconds, retrying"},
+    [WG_EVENT_HANDSHAKE_GIVEUP] = {LOG_LEVEL_INFO, false,
+				   "Handshake did not complete after 90 seconds, giving up"},
+    [WG_EVENT_INITIATION_RECEIVED] = {LOG_LEVEL_DEBUG, false,
+				      "Received handshake initiation, sending response"},
+    [WG_EVENT_RESPONSE_RECEIVED] = {LOG_LEVEL_DEBUG, false, "Received handshake response"},
+    [WG_EVENT_HANDSHAKE_COMPLETE] = {LOG_LEVEL_DEBUG, false, "Handshake completed"},
+    [WG_EVENT_KEYPAIR_ROTATED] = {LOG_LEVEL_DEBUG, false, "New keypair in use"},
+    [WG_EVENT_PEER_ADDED] = {LOG_LEVEL_DEBUG, false, "Peer added"},
+    [WG_EVENT_PEER_REMOVED] = {LOG_LEVEL_DEBUG, false, "Peer removed"},
+    [WG_EVENT_ENDPOINT_CHANGED] = {LOG_LEVEL_INFO, false, "Endpoint changed (roaming)"},
+    [WG_EVENT_UNKNOWN_PEER] = {LOG_LEVEL_INFO, true,
+			       "Handshake initiation from a public key no peer has"},
+    [WG_EVENT_BAD_MAC1] = {LOG_LEVEL_INFO, true,
+			   "Handshake message with an invalid mac1 (not for our public key)"},
+    [WG_EVENT_COOKIE_SENT] = {LOG_LEVEL_INFO, true,
+			      "Under load: sent a cookie reply instead of an answer"},
+    [WG_EVENT_RNG_UNSEEDED] = {LOG_LEVEL_DEBUG, true,
+			       "Handshake message dropped: the system RNG is not seeded yet"},
+};
+
+/* Touched only under the engine lock, which every event comes with. */
+static struct eventlog_limit limits[WG_EVENT_KIND_COUNT];
+
+static uint64_t mono_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+bool eventlog_limit_due(struct eventlog_limit *l, uint64_t now_ms, uint64_t *suppressed)
+{
+	if (l->next_ms && now_ms < l->next_ms) {
+		l->suppressed++;
+		return false;
+	}
+	*suppressed = l->suppressed;
+	l->suppressed = 0;
+	l->next_ms = now_ms + EVENTLOG_INTERVAL_MS;
+	return true;
+}
+
+static void base64_key(char out[B64_KEY_LEN + 1], const uint8_t key[WG_KEY_LEN])
+{
+	static const char tab[] =
+	    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+	size_t o = 0;
+
+	for (size_t i = 0; i < WG_KEY_LEN; i += 3) {
+		uint32_t v = (uint32_t)key[i] << 16;
+		size_t n = WG_KEY_LEN - i < 3 ? WG_KEY_LEN - i : 3;
+
+		if (n > 1)
+			v |= (uint32_t)key[i + 1] << 8;
+		if (n > 2)
+			v |= key[i + 2];
+		out[o++] = tab[v >> 18 & 63];
+		out[o++] = tab[v >> 12 & 63];
+		out[o++] = n > 1 ? tab[v >> 6 & 63] : '=';
+		out[o++] = n > 2 ? tab[v & 63] : '=';
+	}
+	out[o] = '\0';
+}
+
+void eventlog_peer_name(char out[EVENTLOG_PEER_NAME_LEN], const uint8_t key[WG_KEY_LEN])
+{
+	char b64[B64_KEY_LEN + 1];
+
+	base64_key(b64, key);
+	/* the last character is padding: end before it, as wireguard-go does */
+	snprintf(out, EVENTLOG_PEER_NAME_LEN, "peer(%.*s\u2026%.*s)", EVENTLOG_PEER_CHARS, b64,
+		 EVENTLOG_PEER_CHARS, b64 + B64_KEY_LEN - 1 - EVENTLOG_PEER_CHARS);
+}
+
+void eventlog_event(void *ctx, const struct wg_event *ev)
+{
+	const struct event_format *f;
+	char who[EVENTLOG_PEER_NAME_LEN] = "", where[ENDPOINT_TEXT_LEN] = "", extra[64] = "";
+	uint64_t suppressed = 0;
+
+	(void)ctx;
+	if ((unsigned)ev->kind >= WG_EVENT_KIND_COUNT)
+		return;
+	f = &formats[ev->kind];
+	if (!log_enabled(f->level))
+		return;
+	if (f->limited && !eventlog_limit_due(&limits[ev->kind], mono_ms(), &suppressed))
+		return;
+	if (ev->public_key)
+		eventlog_peer_name(who, ev->public_key);
+	if (ev->endpoint && !uapi_format_endpoint(where, sizeof(where), &ev->endpoint->addr.sa))
+		where[0] = '\0';
+	if (ev->kind == WG_EVENT_INITIATION_SENT && ev->attempt)
+		snprintf(extra, sizeof(extra), " (try %u)", ev->attempt + 1);
+	else if (ev->kind == WG_EVENT_HANDSHAKE_RETRY)
+		snprintf(extra, sizeof(extra), " (try %u)", ev->attempt + 1);
+	else if (ev->kind == WG_EVENT_HANDSHAKE_COMPLETE || ev->kind == WG_EVENT_KEYPAIR_ROTATED)
+		snprintf(extra, sizeof(extra), " (%s)", ev->initiator ? "initiator" : "responder");
+	else if (suppressed)
+		snprintf(extra, sizeof(extra), " (%llu more since the last such line)",
+			 (unsigned long long)suppressed);
+	log_msg(f->level, "%s%s%s%s%s%s", who, who[0] ? " - " : "", f->text, extra,
+		where[0] ? (ev->peer ? " - endpoint " : " - from ") : "", where);
+}
