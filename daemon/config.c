@@ -190,13 +190,15 @@ static void log_rejected(const char *body, const struct uapi_parse_error *err)
 	bool secret = err->key_len >= 4 && !memcmp(key + err->key_len - 4, "_key", 4);
 	char k[LOG_FIELD_MAX + 4], v[LOG_FIELD_MAX + 4];
 
+	size_t line = err->line + 1; /* in the request, whose line 1 is "set=1" */
+
 	printable(k, key, err->key_len);
 	printable(v, body + err->value_off, err->value_len);
 	if (secret)
-		log_err("UAPI set rejected, line %zu: %s (value not shown): %s", err->line, k,
+		log_err("UAPI set rejected, line %zu: %s (value not shown): %s", line, k,
 			err->reason);
 	else
-		log_err("UAPI set rejected, line %zu: %s '%s': %s", err->line, k, v, err->reason);
+		log_err("UAPI set rejected, line %zu: %s '%s': %s", line, k, v, err->reason);
 }
 
 int config_set(struct zt *zt, const char *body, size_t len)

@@ -340,3 +340,38 @@ iperf() {
 		{ cat "$T/iperf.log"; fail "iperf3 $label: no data ($line)"; }
 	ok "iperf3 $label: $rate ($(echo "$line" | grep -oE '[0-9.]+%' || true))"
 }
+
+# syslog_start: a stand-in for the system log: every datagram sent to
+# $T/devlog is appended as a line to $T/syslog.log (its PID recorded).
+syslog_start() {
+	: >"$T/syslog.log"
+	python3 -c '
+import socket, sys
+s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+s.bind(sys.argv[1])
+with open(sys.argv[2], "ab", buffering=0) as f:
+    while True:
+        f.write(s.recv(65536) + b"\n")
+' "$T/devlog" "$T/syslog.log" &
+	PIDS="$PIDS $!"
+	for _ in $(seq 1 50); do [ -S "$T/devlog" ] && return 0; sleep 0.1; done
+	fail "syslog stand-in did not start"
+}
+
+# devlog_exec NS CMD...: runs CMD in NS and in a private mount namespace
+# whose /dev (a tmpfs: null, net/tun) has log pointing at the stand-in,
+# so that the host's /dev/log (if any) is neither used nor touched.
+devlog_exec() {
+	ns=$1
+	shift
+	ip netns exec "$ns" unshare -m --propagation private sh -c '
+		mount -t tmpfs -o mode=755 zt-dev /dev && mknod -m 666 /dev/null c 1 3 &&
+		mkdir /dev/net && mknod -m 666 /dev/net/tun c 10 200 &&
+		ln -s "$0" /dev/log && exec "$@"' "$T/devlog" "$@"
+}
+
+# wait_in FILE TEXT [tenths]: true once TEXT is in FILE (default 10 s)
+wait_in() {
+	for _ in $(seq 1 "${3:-100}"); do grep -qF -- "$2" "$1" && return 0; sleep 0.1; done
+	return 1
+}

@@ -1,0 +1,101 @@
+#!/bin/sh
+# What the logs tell (issue 16): a peer with a key the other side does not
+# know (retries on one side, the unknown key on the other, at info); bad
+# mac1 traffic in one rate-limited line with a count; a refused set naming
+# its line, key and value; a background daemon that does not hold the
+# caller's pipe and logs to syslog; an unknown LOG_LEVEL named.
+[ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
+set -u
+. "$(dirname "$0")/lib_netns.sh"
+
+short() { p=$(pub "$1"); echo "peer(${p:0:4}…${p:39:4})"; }
+
+ns_setup 2
+N1=$(ns_name 1) N2=$(ns_name 2) I1=$(ifname a) I2=$(ifname b)
+genkeys k1
+genkeys k2
+genkeys kx
+start_daemon zinctun "$N1" "$I1" LOG_LEVEL=info
+start_daemon zinctun "$N2" "$I2" LOG_LEVEL=info
+conf_iface "$N1" "$I1" k1 1
+conf_iface "$N2" "$I2" k2 2
+P1=$(listen_port "$N1" "$I1") P2=$(listen_port "$N2" "$I2")
+
+# -- the wrong key: side 1 knows side 2, side 2 has another key for side 1
+add_peer "$N1" "$I1" k2 "$(tun4 2)/32" "$(ul4 2):$P2"
+add_peer "$N2" "$I2" kx "$(tun4 1)/32"
+ip netns exec "$N1" ping -c 1 -W 1 "$(tun4 2)" >/dev/null 2>&1 && fail "ping with a wrong key"
+want="INFO: ($I1)"
+wait_in "$T/$I1.log" "retrying (try 2) - endpoint $(ul4 2):$P2" 150 ||
+	fail "no retry logged within 15 s"
+grep -F "retrying (try 2)" "$T/$I1.log" | grep -qF "$want" || fail "retry not at info"
+grep -F "retrying (try 2)" "$T/$I1.log" | grep -qF "$(short k2) - Handshake did not complete" ||
+	fail "retry line does not name the peer as $(short k2)"
+grep -q "$(pub k2)\|$(pub k1)" "$T/$I1.log" "$T/$I2.log" && fail "a whole key in the log"
+wait_in "$T/$I2.log" "$(short k1) - Handshake initiation from a public key no peer has - from $(ul4 1):$P1" ||
+	fail "side 2 did not log the unknown key"
+grep -F "no peer has" "$T/$I2.log" | grep -qF "INFO: ($I2)" || fail "unknown key not at info"
+ok "wrong key: $(grep -cF "retrying" "$T/$I1.log") retries logged on side 1, the unknown $(short k1) on side 2"
+
+# -- 200 handshake initiations of garbage: one line, then a count
+flood_garbage() { # COUNT
+	ip netns exec "$N1" python3 -c '
+import socket, sys
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+msg = bytes([1, 0, 0, 0]) + bytes(range(144))
+for _ in range(int(sys.argv[3])):
+    s.sendto(msg, (sys.argv[1], int(sys.argv[2])))
+' "$(ul4 2)" "$P2" "$1"
+}
+flood_garbage 200
+wait_in "$T/$I2.log" "invalid mac1" || fail "bad mac1 not logged"
+sleep 1
+[ "$(grep -cF "invalid mac1" "$T/$I2.log")" = 1 ] || fail "bad mac1 lines not rate-limited"
+grep -F "invalid mac1" "$T/$I2.log" | grep -qF "from $(ul4 1):" || fail "bad mac1 source not named"
+sleep 5 # the limit's interval
+flood_garbage 1
+wait_in "$T/$I2.log" "more since the last such line" || fail "no count of the lines not logged"
+n=$(grep -oE "\(([0-9]+) more since" "$T/$I2.log" | grep -oE "[0-9]+")
+[ "$n" -ge 100 ] && [ "$n" -le 199 ] || fail "count $n of bad mac1 lines not logged"
+ok "bad mac1: one line, then '$n more since the last such line'"
+
+# -- a refused set names its line, key and value (never a key's value)
+reply=$(uapi "$I2" "set=1"$'\n'"public_key=$(hexkey kx pub)"$'\nendpoint=10.99.0.2:notaport\n\n')
+echo "$reply" | grep -q "errno=-\?22" || fail "bad endpoint accepted: $reply"
+wait_in "$T/$I2.log" "UAPI set rejected, line 3: endpoint '10.99.0.2:notaport': invalid port" ||
+	fail "refused set not explained"
+uapi "$I2" "set=1"$'\n'"private_key=$(hexkey k2 key)x"$'\n\n' >/dev/null
+wait_in "$T/$I2.log" "private_key (value not shown): invalid key" || fail "refused key not explained"
+grep -qF "$(hexkey k2 key)" "$T/$I2.log" && fail "a private key in the log"
+ok "refused set: line, key, value and reason logged"
+
+# -- in the background: `zinctun IF | tail` returns, logs go to syslog
+syslog_start
+I3=$(ifname c)
+IFACES="$IFACES $I3"
+(LOG_LEVEL=debug devlog_exec "$N1" "$ZINCTUN" "$I3" | tail -n 3) >"$T/tail.out" 2>&1 &
+TP=$!
+for _ in $(seq 1 100); do kill -0 "$TP" 2>/dev/null || break; sleep 0.1; done
+P3=
+for d in /proc/[0-9]*; do
+	[ "$(tr '\0' ' ' 2>/dev/null <"$d/cmdline")" = "$ZINCTUN $I3 " ] && P3=$(basename "$d")
+done
+[ -n "$P3" ] && PIDS="$PIDS $P3"
+if kill -0 "$TP" 2>/dev/null; then
+	kill "$TP"
+	fail "LOG_LEVEL=debug zinctun $I3 | tail did not return within 10 s"
+fi
+[ -n "$P3" ] || fail "background daemon not found"
+wait_in "$T/syslog.log" "zinctun[$P3]: ($I3) Device started" || fail "no syslog line"
+grep -q "^<31>.*Privileges dropped" "$T/syslog.log" || fail "debug line not at syslog priority 31"
+uapi "$I3" $'set=1\nlisten_port=70000\n\n' >/dev/null
+wait_in "$T/syslog.log" "listen_port '70000': invalid port" ||
+	fail "a line from the sandboxed daemon did not reach syslog"
+ok "background: the pipe returned, $(wc -l <"$T/syslog.log") lines in syslog"
+
+# -- an unknown LOG_LEVEL is named, with the accepted ones
+I4=$(ifname d)
+start_daemon zinctun "$N1" "$I4" LOG_LEVEL=loud
+wait_in "$T/$I4.log" "LOG_LEVEL=loud is not a level (accepted: silent, error, info, verbose, debug)" ||
+	fail "unknown LOG_LEVEL not warned"
+ok "unknown LOG_LEVEL warned"
