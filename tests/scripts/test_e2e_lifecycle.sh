@@ -27,8 +27,10 @@ find_pid() {
 	done
 }
 
-# -- background start: returns once the interface and socket exist
-ip netns exec "$N" env LOG_LEVEL=info "$ZINCTUN" "$I" >>"$T/bg.log" 2>&1 || fail "background start"
+# -- background start: returns once the interface and socket exist; logs
+# go to syslog (a stand-in here)
+syslog_start
+LOG_LEVEL=info devlog_exec "$N" "$ZINCTUN" "$I" >>"$T/bg.log" 2>&1 || fail "background start"
 [ -S "$SOCKDIR/$I.sock" ] || fail "socket missing right after return"
 ip -n "$N" link show "$I" >/dev/null || fail "interface missing right after return"
 [ "$(ip -n "$N" link show "$I" | grep -o 'mtu [0-9]*')" = "mtu 1420" ] || fail "default MTU"
@@ -40,8 +42,7 @@ ok "background start (pid $P), MTU 1420"
 
 # -- MTU changes are followed
 ip -n "$N" link set "$I" mtu 1280
-for _ in $(seq 1 20); do grep -q "MTU of $I is now 1280" "$T/bg.log" && break; sleep 0.1; done
-grep -q "MTU of $I is now 1280" "$T/bg.log" || fail "MTU change not seen"
+wait_in "$T/syslog.log" "MTU of $I is now 1280" 20 || fail "MTU change not seen"
 ok "MTU change followed"
 
 # -- a second daemon on the same interface is refused, the first survives
