@@ -30,6 +30,7 @@ enum {
 	KEEPALIVE_SECONDS = 25, /* turning it on sends the first keepalive now */
 	EPOLL_BATCH = 64,
 	FD_SPARE = 64,
+	MESSAGE_COOKIE_REPLY = 3, /* the wire type, counted to show the server under load */
 };
 
 static const char seed_label[] = "zinctun-manypeers";
@@ -44,6 +45,7 @@ struct member {
 
 static struct member *members;
 static unsigned answered;
+static unsigned cookie_replies;
 
 static uint64_t clock_ns(clockid_t id)
 {
@@ -242,6 +244,8 @@ static void member_receive(struct member *m)
 		if (n <= 0)
 			return;
 		fe.addr.in4 = from;
+		if (buf[0] == MESSAGE_COOKIE_REPLY)
+			cookie_replies++;
 		wg_device_receive(m->dev, &fe, buf, (size_t)n);
 	}
 }
@@ -375,8 +379,8 @@ int main(int argc, char **argv)
 			done = count_done(count);
 			if (done == count) {
 				done_at = now_ns(NULL);
-				printf("manypeers: handshakes %u/%u complete in %.2f s\n", done, count,
-				       (double)(done_at - t0) / 1e9);
+				printf("manypeers: handshakes %u/%u complete in %.2f s, %u cookie replies\n",
+				       done, count, (double)(done_at - t0) / 1e9, cookie_replies);
 				fflush(stdout);
 			}
 		}
@@ -384,6 +388,7 @@ int main(int argc, char **argv)
 	if (done < count)
 		printf("manypeers: handshakes %u/%u complete after %d s\n", done, count, seconds);
 	printf("manypeers: answered %u echo requests\n", answered);
+	printf("manypeers: %u cookie replies received\n", cookie_replies);
 	for (uint32_t i = 0; i < count; i++) {
 		wg_device_free(members[i].dev);
 		close(members[i].sock);
