@@ -182,9 +182,9 @@ bench: deps
 
 # bench-tunnel: raw veth vs wireguard-go (Debian, current) vs boringtun vs zinctun
 # in two namespaces; builds the peers first (scripts/install-peers)
-# (ROUNDS, SECS, IMPLS: see scripts/bench-tunnel).
+# (ROUNDS, SECS, IMPLS, ROWS: see scripts/bench-tunnel; manypeers for ROWS=hs).
 bench-tunnel: deps
-	@$(MAKE) --no-print-directory all
+	@$(MAKE) --no-print-directory all $(BUILD)/tools/manypeers
 	@MAKEFLAGS= BUILD=$(BUILD) scripts/bench-tunnel
 
 # bench-flood: the handshake flood test against zinctun, then the same flood
