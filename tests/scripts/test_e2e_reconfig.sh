@@ -111,6 +111,20 @@ alive() { # the daemons the test started still run
 		print(f"ok: iperf3 through the storm: {fwd >> 20} MiB 1->2, {rev >> 20} MiB 2->1")
 		sys.exit(0 if fwd > 0 and rev > 0 else 1)
 	EOF
+	# ten changes a second: a change that stopped traffic for longer than
+	# a TCP retransmission would leave a 1 s interval empty in a direction;
+	# allow one such second per direction (a retransmission timeout on a
+	# loaded machine), not two in a row
+	python3 - "$T/iperf.json" <<-'EOF' || fail "iperf3: traffic stopped during the storm"
+		import json, sys
+		ivs = json.load(open(sys.argv[1]))["intervals"]
+		for key, name in (("sum", "1->2"), ("sum_bidir_reverse", "2->1")):
+		    b = [iv[key]["bytes"] for iv in ivs if key in iv]
+		    gaps = [i for i in range(1, len(b)) if b[i] == 0 and b[i - 1] == 0]
+		    print(f"{name}: per-second bytes {b}")
+		    if not b or gaps:
+		        sys.exit(f"{name}: no traffic for 2 s from second {gaps[0] if gaps else 0}")
+	EOF
 	alive
 
 	ip netns exec "$N1" ping -c 3 -i 0.2 -W 1 "$(tun4 2)" >"$T/ping.out" 2>&1 ||
