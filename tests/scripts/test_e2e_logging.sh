@@ -16,7 +16,7 @@ genkeys k1
 genkeys k2
 genkeys kx
 start_daemon zinctun "$N1" "$I1" LOG_LEVEL=info
-start_daemon zinctun "$N2" "$I2" LOG_LEVEL=info
+start_daemon zinctun "$N2" "$I2" LOG_LEVEL=info ZINCTUN_METRICS=9586
 conf_iface "$N1" "$I1" k1 1
 conf_iface "$N2" "$I2" k2 2
 P1=$(listen_port "$N1" "$I1") P2=$(listen_port "$N2" "$I2")
@@ -58,6 +58,11 @@ wait_in "$T/$I2.log" "more since the last such line" || fail "no count of the li
 n=$(grep -oE "\(([0-9]+) more since" "$T/$I2.log" | grep -oE "[0-9]+")
 [ "$n" -ge 100 ] && [ "$n" -le 199 ] || fail "count $n of bad mac1 lines not logged"
 ok "bad mac1: one line, then '$n more since the last such line'"
+# ... and every one of them in the counters (the metrics endpoint)
+bad=$(ip netns exec "$N2" curl -s --max-time 5 http://127.0.0.1:9586/metrics |
+	awk '/^zinctun_packets_dropped_total\{.*reason="bad_mac"/ { print $NF }')
+[ "${bad:-0}" -ge 201 ] 2>/dev/null || fail "bad mac1 drops counted: '${bad:-none}', expected >= 201"
+ok "bad mac1 drops counted: $bad"
 
 # -- a refused set names its line, key and value (never a key's value)
 reply=$(uapi "$I2" "set=1"$'\n'"public_key=$(hexkey kx pub)"$'\nendpoint=10.99.0.2:notaport\n\n')
