@@ -64,6 +64,16 @@ done
 P2=$(listen_port "$N2" "$I2")
 add_peer "$N1" "$I1" k2 "$(tun4 2)/32" "$(ul4 2):$P2"
 add_peer "$N2" "$I2" k1 "$(tun4 1)/32"
+# The daemon follows its interface's addresses (the source of its ICMP
+# errors), so it hears the namespace's address events: let the underlay's
+# link-local addresses finish duplicate address detection first (their
+# RTM_NEWADDR is the kernel's event, not a wake-up of the daemon's own).
+for ns in "$N1" "$N2"; do
+	for _ in $(seq 1 50); do
+		[ -z "$(ip -n "$ns" -6 addr show tentative)" ] && break
+		sleep 0.1
+	done
+done
 sleep 1
 
 idle_window "configured, never used"
