@@ -104,3 +104,14 @@ start_daemon zinctun "$N1" "$I4" LOG_LEVEL=loud
 wait_in "$T/$I4.log" "LOG_LEVEL=loud is not a level (accepted: silent, error, info, verbose, debug)" ||
 	fail "unknown LOG_LEVEL not warned"
 ok "unknown LOG_LEVEL warned"
+
+# -- the wrong-key case gives up after REKEY_ATTEMPT_TIME (90 s from its
+# first initiation): the line at info. Product builds only: the sanitizer
+# runs leave out the wait (test_engine_events drives the same give-up on a
+# fake clock there).
+if [ -z "${SANITIZE:-}" ]; then
+	wait_in "$T/$I1.log" "$(short k2) - Handshake did not complete after 90 seconds, giving up" 1100 ||
+		fail "no give-up logged within 110 s"
+	grep -F "giving up" "$T/$I1.log" | grep -qF "$want" || fail "give-up not at info"
+	ok "wrong key: give-up logged at info after $(grep -cF "retrying" "$T/$I1.log") retries"
+fi
