@@ -94,7 +94,7 @@ void wg_device_free(struct wg_device *dev)
 	wg_index_destroy(&dev->index);
 	wg_identity_put(dev->identity);
 	free(dev->peer_buckets);
-	free(dev->heap);
+	wg_timerheap_free(&dev->timerheap);
 	if (dev->scratch) {
 		zinc_memzero(dev->scratch, WG_SCRATCH_SIZE);
 		free(dev->scratch);

@@ -13,6 +13,7 @@
 #include "index.h"
 #include "messages.h"
 #include "ratelimiter.h"
+#include "timerheap.h"
 
 struct wg_peer;
 
@@ -43,8 +44,7 @@ struct wg_device {
 	bool rng_weak_keys;
 	uint64_t rng_poll_at;
 
-	struct wg_peer **heap; /* timer heap, by peer->deadline */
-	size_t heap_len, heap_cap;
+	struct wg_timerheap timerheap; /* peers by earliest deadline */
 
 	bool load_seen;
 	uint64_t last_under_load;

@@ -60,8 +60,6 @@ struct wg_peer {
 	uint64_t rx_bytes, tx_bytes;
 };
 
-#define WG_HEAP_NONE SIZE_MAX
-
 struct wg_peer *wg_peer_create(struct wg_device *dev, const uint8_t pub[32]);
 /* Unlinks nothing: the device does that; wipes keys, drops staged packets,
  * releases the device's reference. */

@@ -6,78 +6,8 @@
 #include "device.h"
 #include "event.h"
 #include "peer.h"
+#include "timerheap.h"
 #include "timers.h"
-
-/* ---- Heap of peers by earliest deadline ---- */
-
-static void heap_place(struct wg_device *dev, size_t i, struct wg_peer *p)
-{
-	dev->heap[i] = p;
-	p->heap_pos = i;
-}
-
-static void sift_up(struct wg_device *dev, size_t i)
-{
-	struct wg_peer *p = dev->heap[i];
-
-	while (i > 0) {
-		size_t parent = (i - 1) / 2;
-		if (dev->heap[parent]->deadline <= p->deadline)
-			break;
-		heap_place(dev, i, dev->heap[parent]);
-		i = parent;
-	}
-	heap_place(dev, i, p);
-}
-
-static void sift_down(struct wg_device *dev, size_t i)
-{
-	struct wg_peer *p = dev->heap[i];
-
-	for (;;) {
-		size_t c = 2 * i + 1;
-		if (c >= dev->heap_len)
-			break;
-		if (c + 1 < dev->heap_len && dev->heap[c + 1]->deadline < dev->heap[c]->deadline)
-			c++;
-		if (p->deadline <= dev->heap[c]->deadline)
-			break;
-		heap_place(dev, i, dev->heap[c]);
-		i = c;
-	}
-	heap_place(dev, i, p);
-}
-
-static void heap_remove(struct wg_device *dev, struct wg_peer *p)
-{
-	size_t i = p->heap_pos;
-	struct wg_peer *last;
-
-	if (i == WG_HEAP_NONE)
-		return;
-	p->heap_pos = WG_HEAP_NONE;
-	last = dev->heap[--dev->heap_len];
-	if (last == p)
-		return;
-	heap_place(dev, i, last);
-	sift_up(dev, i);
-	sift_down(dev, last->heap_pos);
-}
-
-static bool heap_push(struct wg_device *dev, struct wg_peer *p)
-{
-	if (dev->heap_len == dev->heap_cap) {
-		size_t cap = dev->heap_cap ? dev->heap_cap * 2 : 16;
-		struct wg_peer **h = realloc(dev->heap, cap * sizeof(*h));
-		if (!h)
-			return false;
-		dev->heap = h;
-		dev->heap_cap = cap;
-	}
-	heap_place(dev, dev->heap_len++, p);
-	sift_up(dev, p->heap_pos);
-	return true;
-}
 
 static void heap_update(struct wg_device *dev, struct wg_peer *p)
 {
@@ -87,17 +17,10 @@ static void heap_update(struct wg_device *dev, struct wg_peer *p)
 		if (p->timer[t] < d)
 			d = p->timer[t];
 	p->deadline = d;
-	if (d == WG_TIMER_OFF) {
-		heap_remove(dev, p);
-	} else if (p->heap_pos == WG_HEAP_NONE) {
-		/* Out of memory: the timer is lost, as a failed mod_timer would be. */
-		if (!heap_push(dev, p))
-			p->timer[0] = p->timer[1] = p->timer[2] = p->timer[3] = p->timer[4] =
-			    p->deadline = WG_TIMER_OFF;
-	} else {
-		sift_up(dev, p->heap_pos);
-		sift_down(dev, p->heap_pos);
-	}
+	/* Out of memory: the timer is lost, as a failed mod_timer would be. */
+	if (!wg_timerheap_update(&dev->timerheap, p))
+		p->timer[0] = p->timer[1] = p->timer[2] = p->timer[3] = p->timer[4] =
+		    p->deadline = WG_TIMER_OFF;
 }
 
 static void timer_set(struct wg_device *dev, struct wg_peer *p, enum wg_timer t, uint64_t at)
@@ -289,8 +212,9 @@ static void (*const expiry[WG_TIMER_COUNT])(struct wg_device *, struct wg_peer *
 
 uint64_t wg_timers_run(struct wg_device *dev)
 {
-	while (dev->heap_len && dev->heap[0]->deadline <= dev->now) {
-		struct wg_peer *peer = dev->heap[0];
+	struct wg_peer *peer;
+
+	while ((peer = wg_timerheap_top(&dev->timerheap)) && peer->deadline <= dev->now) {
 		for (int t = 0; t < WG_TIMER_COUNT; t++) {
 			if (peer->timer[t] > dev->now)
 				continue;
@@ -303,5 +227,7 @@ uint64_t wg_timers_run(struct wg_device *dev)
 
 uint64_t wg_timers_next_deadline(const struct wg_device *dev)
 {
-	return dev->heap_len ? dev->heap[0]->deadline : WG_TIMER_OFF;
+	const struct wg_peer *top = wg_timerheap_top(&dev->timerheap);
+
+	return top ? top->deadline : WG_TIMER_OFF;
 }
