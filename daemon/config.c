@@ -72,7 +72,7 @@ int config_get(struct zt *zt, struct buf *out)
 	char hex[2 * UAPI_KEY_LEN + 1];
 	struct wg_peer *peer = NULL;
 
-	zt_lock(zt);
+	zt_engine_lock(zt);
 	if (wg_device_get_private_key(zt->dev, key)) {
 		uapi_format_key(hex, key);
 		buf_printf(out, "private_key=%s\n", hex);
@@ -85,7 +85,7 @@ int config_get(struct zt *zt, struct buf *out)
 		buf_printf(out, "fwmark=%u\n", zt->udp.fwmark);
 	while ((peer = wg_device_peer_next(zt->dev, peer)) && !out->overflow)
 		write_peer(out, peer);
-	zt_unlock(zt);
+	zt_engine_unlock(zt);
 	return out->overflow ? -ENOMEM : 0;
 }
 
@@ -212,7 +212,7 @@ int config_set(struct zt *zt, const char *body, size_t len)
 		log_rejected(body, &err);
 		return ret;
 	}
-	zt_lock(zt);
+	zt_engine_lock(zt);
 	if (too_many_peers(zt, &set)) {
 		ret = -ENOSPC;
 		goto out;
@@ -248,15 +248,14 @@ int config_set(struct zt *zt, const char *body, size_t len)
 		 * short sleep. The set is committed already and only this
 		 * thread changes the configuration. */
 		if (i % CONFIG_PEERS_PER_LOCK == CONFIG_PEERS_PER_LOCK - 1) {
-			zt_unlock(zt);
+			zt_engine_unlock(zt);
 			nanosleep(&(struct timespec){ .tv_nsec = CONFIG_HANDOFF_NS }, NULL);
-			zt_lock(zt);
+			zt_engine_lock(zt);
 		}
 	}
-	zt_timers_changed(zt);
 	changes_since_trim += set.n_peers;
 out:
-	zt_unlock(zt);
+	zt_engine_unlock(zt);
 	uapi_set_free(&set);
 	/* outside the lock: trimming a large heap takes milliseconds */
 	if (changes_since_trim >= CONFIG_TRIM_AFTER_CHANGES) {

@@ -220,9 +220,9 @@ static void send_unreachable(struct tx *t, const uint8_t *pkt, size_t len)
 	}
 	if (t->icmp_count >= ICMP_PER_SECOND)
 		return;
-	zt_lock(t->zt);
+	zt_engine_lock(t->zt);
 	from = t->zt->addrs;
-	zt_unlock(t->zt);
+	zt_engine_unlock(t->zt);
 	/* an IPv4 packet from one of our own addresses written to the TUN is
 	 * dropped as a martian: it leaves through the raw socket instead, as
 	 * the kernel's own errors do (IPv6 takes it from the TUN) */
@@ -251,7 +251,7 @@ static void tx_prepare(struct tx *t, int end)
 
 	if (t->prepared >= end)
 		return;
-	zt_lock(zt);
+	zt_engine_lock(zt);
 	udp_socks_hold(&zt->udp, &t->socks);
 	for (int i = t->prepared; i < end; i++) {
 		struct tx_slot *s = &t->slot[i];
@@ -261,8 +261,7 @@ static void tx_prepare(struct tx *t, int end)
 		if (s->result == WG_OK && wg_tx_sealed_len(zt->dev, &t->job[i]) != s->sealed)
 			s->result = WG_ERR_INVALID;
 	}
-	zt_timers_changed(zt);
-	zt_unlock(zt);
+	zt_engine_unlock(zt);
 	t->prepared = end;
 }
 
@@ -490,7 +489,7 @@ static void tx_flush(struct tx *t)
 	if (sent < n_dgrams)
 		zt_drops_add(&zt->drops.socket_error, (uint64_t)(n_dgrams - sent));
 
-	zt_lock(zt);
+	zt_engine_lock(zt);
 	for (int i = 0; i < t->n; i++) {
 		if (t->job[i].keypair)
 			wg_device_complete_tx(zt->dev, &t->job[i], t->slot[i].result == WG_OK);
@@ -498,8 +497,7 @@ static void tx_flush(struct tx *t)
 	/* not kept between batches: an idle thread would keep a replaced
 	 * port bound */
 	udp_socks_drop(&zt->udp, &t->socks);
-	zt_timers_changed(zt);
-	zt_unlock(zt);
+	zt_engine_unlock(zt);
 	t->n = 0;
 	t->prepared = 0;
 	t->cur = 0;
@@ -581,17 +579,17 @@ void *zt_tun_main(void *arg)
 	if (t->prepared) { /* stopped with a batch prepared (fused sealing) */
 		/* its jobs hold keypair references: give them back, as unsent,
 		 * so that wg_device_free finds every keypair released and wiped */
-		zt_lock(zt);
+		zt_engine_lock(zt);
 		for (int i = 0; i < t->prepared; i++) {
 			if (t->job[i].keypair)
 				wg_device_complete_tx(zt->dev, &t->job[i], false);
 		}
-		zt_unlock(zt);
+		zt_engine_unlock(zt);
 	}
 	if (t->socks) {
-		zt_lock(zt);
+		zt_engine_lock(zt);
 		udp_socks_drop(&zt->udp, &t->socks);
-		zt_unlock(zt);
+		zt_engine_unlock(zt);
 	}
 	free(t->rbuf[0]);
 	free(t->in);
@@ -710,14 +708,14 @@ static void rx_batch(struct rx *x, int nb)
 		return;
 	for (int k = 0; k < n; k++)
 		bytes += x->item[k].len;
-	zt_lock(zt);
+	zt_engine_lock(zt);
 	for (int k = 0; k < n; k++)
 		x->item[k].result = wg_device_prepare_rx(zt->dev, &b->ep[x->item[k].ep],
 							 x->item[k].pkt, x->item[k].len, &x->job[k]);
-	zt_unlock(zt);
+	zt_engine_unlock(zt);
 	wpool_run(&zt->pool, rx_open_slice, x, n, zt->rx_fanout ? slice_for(n, bytes) : n + 1);
 	/* the replay window and delivery in arrival order */
-	zt_lock(zt);
+	zt_engine_lock(zt);
 	for (int k = 0; k < n; k++) {
 		const uint8_t *out = NULL;
 		size_t out_len = 0;
@@ -732,8 +730,7 @@ static void rx_batch(struct rx *x, int nb)
 			np++;
 		}
 	}
-	zt_timers_changed(zt);
-	zt_unlock(zt);
+	zt_engine_unlock(zt);
 	if (np)
 		tun_write_plan(x, np);
 }
@@ -756,9 +753,9 @@ void *zt_udp_main(void *arg)
 		if (changed) {
 			/* the sockets polled are held: a rebind closes them
 			 * only once this thread has taken the new ones */
-			zt_lock(zt);
+			zt_engine_lock(zt);
 			udp_socks_hold(&zt->udp, &socks);
-			zt_unlock(zt);
+			zt_engine_unlock(zt);
 			changed = false;
 		}
 		struct pollfd pfd[4] = {
@@ -799,9 +796,9 @@ void *zt_udp_main(void *arg)
 			}
 		}
 	}
-	zt_lock(zt);
+	zt_engine_lock(zt);
 	udp_socks_drop(&zt->udp, &socks);
-	zt_unlock(zt);
+	zt_engine_unlock(zt);
 	udp_batch_free(&x->b);
 	free(x);
 	return NULL;

@@ -1,4 +1,9 @@
-/* The engine lock (struct zt.lock), taken through zt_lock()/zt_unlock().
+/* The engine lock (struct zt.lock): zt_engine_lock() / zt_engine_unlock()
+ * at every site. The unlock re-arms the timer thread first when the
+ * engine's next deadline moved earlier meanwhile (zt_timers_changed: a
+ * send, a receive, a handshake or a configuration change can bring a timer
+ * forward), so no caller has to remember it. The timer thread, which sets
+ * its own wake-up, releases with zt_engine_unlock_timer().
  *
  * A bench build (-DZT_LOCK_STATS, scripts/bench-handshake) also records how
  * long each hold lasts, in wall time and in the holder's CPU time (which
@@ -16,6 +21,11 @@
 #include <pthread.h>
 #include <stdint.h>
 #include <time.h>
+
+struct zt;
+/* With the lock held: re-arms the timer thread if the engine's earliest
+ * deadline is now before its wake-up (runtime.c). */
+void zt_timers_changed(struct zt *zt);
 
 #ifdef ZT_LOCK_STATS
 #define ZT_LOCK_SLOW_NS 50000ULL /* the handshake path's target (issue 13) */
@@ -40,22 +50,15 @@ void zt_lockstat_log(const struct zt_lockstat *s);
 #define ZT_LOCK_STR2(x) #x
 #define ZT_LOCK_STR(x) ZT_LOCK_STR2(x)
 #define ZT_LOCK_WHERE __FILE__ ":" ZT_LOCK_STR(__LINE__)
-#define zt_lock(zt)                                                                            \
+#define zt_engine_lock(zt)                                                                     \
 	(pthread_mutex_lock(&(zt)->lock), zt_lockstat_acquired(&(zt)->lockstat, ZT_LOCK_WHERE))
-#define zt_unlock(zt)                                                                          \
+#define zt_engine_unlock_timer(zt)                                                             \
 	(zt_lockstat_released(&(zt)->lockstat), pthread_mutex_unlock(&(zt)->lock))
-#define zt_lock_wait(zt, cond)                                                                 \
-	(zt_lockstat_released(&(zt)->lockstat), pthread_cond_wait(cond, &(zt)->lock),          \
-	 zt_lockstat_acquired(&(zt)->lockstat, ZT_LOCK_WHERE))
-#define zt_lock_timedwait(zt, cond, ts)                                                        \
-	(zt_lockstat_released(&(zt)->lockstat), pthread_cond_timedwait(cond, &(zt)->lock, ts), \
-	 zt_lockstat_acquired(&(zt)->lockstat, ZT_LOCK_WHERE))
 #else
 #define ZT_LOCKSTAT_DECL
-#define zt_lock(zt) pthread_mutex_lock(&(zt)->lock)
-#define zt_unlock(zt) pthread_mutex_unlock(&(zt)->lock)
-#define zt_lock_wait(zt, cond) pthread_cond_wait(cond, &(zt)->lock)
-#define zt_lock_timedwait(zt, cond, ts) pthread_cond_timedwait(cond, &(zt)->lock, ts)
+#define zt_engine_lock(zt) pthread_mutex_lock(&(zt)->lock)
+#define zt_engine_unlock_timer(zt) pthread_mutex_unlock(&(zt)->lock)
 #endif
+#define zt_engine_unlock(zt) (zt_timers_changed(zt), zt_engine_unlock_timer(zt))
 
 #endif

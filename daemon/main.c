@@ -200,9 +200,9 @@ static bool link_alive(struct daemon *d, int fd)
 	if (ev.mtu_changed)
 		zt_set_mtu(&d->zt, ev.mtu);
 	if (ev.addrs_changed) {
-		zt_lock(&d->zt);
+		zt_engine_lock(&d->zt);
 		d->zt.addrs = d->link.addrs;
-		zt_unlock(&d->zt);
+		zt_engine_unlock(&d->zt);
 		log_debug("interface %s: ICMP errors now from %s IPv4 and %s IPv6 address",
 			  d->zt.ifname, d->link.addrs.has4 ? "its" : "the unreachable",
 			  d->link.addrs.has6 ? "its" : "the unreachable");
@@ -220,12 +220,12 @@ static void log_stats(struct daemon *d)
 	struct zt_lockstat ls;
 #endif
 
-	zt_lock(&d->zt);
+	zt_engine_lock(&d->zt);
 	wg_device_get_stats(d->zt.dev, &st);
 #ifdef ZT_LOCK_STATS
 	ls = zt_lockstat_take(&d->zt.lockstat);
 #endif
-	zt_unlock(&d->zt);
+	zt_engine_unlock(&d->zt);
 #ifdef ZT_LOCK_STATS
 	zt_lockstat_log(&ls);
 #endif
@@ -259,9 +259,9 @@ static int check_rng(struct daemon *d)
 	struct wg_device_stats st;
 
 	if (rnglog_due(&d->rnglog, now)) {
-		zt_lock(&d->zt);
+		zt_engine_lock(&d->zt);
 		wg_device_get_stats(d->zt.dev, &st);
-		zt_unlock(&d->zt);
+		zt_engine_unlock(&d->zt);
 		if (!rnglog_update(&d->rnglog, st.handshakes_dropped_rng, now) &&
 		    zinc_rng_is_initialized()) {
 			d->rnglog.next_ms = 0; /* check again at the next wake-up */

@@ -85,7 +85,7 @@ static bool take_snapshot(struct zt *zt, struct snapshot *s)
 	struct wg_peer_info info;
 
 	memset(s, 0, sizeof(*s));
-	zt_lock(zt);
+	zt_engine_lock(zt);
 	wg_device_get_stats(zt->dev, &s->st);
 	s->peers = calloc(wg_device_peer_count(zt->dev) + 1, sizeof(*s->peers));
 	while (s->peers && !s->nomem && (peer = wg_device_peer_next(zt->dev, peer))) {
@@ -100,7 +100,7 @@ static bool take_snapshot(struct zt *zt, struct snapshot *s)
 		wg_peer_allowed_ips_foreach(peer, copy_ip, s);
 		p->n_ips = s->n_ips - p->first_ip;
 	}
-	zt_unlock(zt);
+	zt_engine_unlock(zt);
 	/* the info carried the preshared key */
 	explicit_bzero(&info, sizeof(info));
 	return s->peers && !s->nomem;

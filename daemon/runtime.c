@@ -64,9 +64,12 @@ static void io_deliver(void *ctx, struct wg_peer *from, const uint8_t *pkt, size
 
 void zt_timers_changed(struct zt *zt)
 {
-	/* absolute, on the clock of the timer thread's timerfd */
-	uint64_t deadline = wg_device_next_deadline(zt->dev);
+	uint64_t deadline;
 
+	if (!zt->dev)
+		return;
+	/* absolute, on the clock of the timer thread's timerfd */
+	deadline = wg_device_next_deadline(zt->dev);
 	if (deadline < zt->timer_deadline) {
 		zt->timer_deadline = deadline;
 		zt_alarm_set(zt->timer_fd, deadline);
@@ -75,14 +78,14 @@ void zt_timers_changed(struct zt *zt)
 
 void zt_set_mtu(struct zt *zt, uint32_t mtu)
 {
-	zt_lock(zt);
+	zt_engine_lock(zt);
 	if (mtu != zt->mtu) {
 		log_info("MTU of %s is now %u", zt->ifname, mtu);
 		zt->mtu = mtu;
 		atomic_store(&zt->tx_mtu, mtu);
 		wg_device_set_mtu(zt->dev, mtu);
 	}
-	zt_unlock(zt);
+	zt_engine_unlock(zt);
 }
 
 /* When the timer thread wakes, given the engine's answer next (ns from
@@ -114,21 +117,23 @@ static void *timer_main(void *arg)
 	    {.fd = zt->stop_fd, .events = POLLIN},
 	};
 
-	zt_lock(zt);
+	zt_engine_lock(zt);
 	while (!atomic_load(&zt->stopping)) {
 		uint64_t next = wg_device_tick(zt->dev);
 
 		zt->timer_deadline = next == UINT64_MAX ? ZT_ALARM_OFF : timer_wake_time(zt, next);
 		zt_alarm_set(zt->timer_fd, zt->timer_deadline);
-		zt_unlock(zt);
+		/* its own wake-up, set just now (at least TIMER_MIN_SLEEP_NS
+		 * ahead, so not re-armed to an engine deadline due sooner) */
+		zt_engine_unlock_timer(zt);
 		/* zt_timers_changed re-arms the timerfd meanwhile if need be;
 		 * after a suspend it is readable as soon as the machine resumes */
 		while (poll(pfd, sizeof(pfd) / sizeof(pfd[0]), -1) < 0 && errno == EINTR)
 			;
 		zt_alarm_ack(zt->timer_fd);
-		zt_lock(zt);
+		zt_engine_lock(zt);
 	}
-	zt_unlock(zt);
+	zt_engine_unlock_timer(zt);
 	return NULL;
 }
 
@@ -150,26 +155,25 @@ static void *handshake_main(void *arg)
 		return NULL;
 	}
 	while ((n = hsq_pop(&zt->hsq, items, HS_BATCH, &remaining)) > 0) {
-		zt_lock(zt);
+		zt_engine_lock(zt);
 		wg_device_set_handshake_queue_len(zt->dev, remaining + n);
 		for (size_t i = 0; i < n; i++)
 			wg_device_prepare_handshake(zt->dev, &items[i].from, items[i].data,
 						    items[i].len, &jobs[i]);
-		zt_unlock(zt);
+		zt_engine_unlock(zt);
 		for (size_t i = 0; i < n; i++)
 			wg_handshake_consume(zt->dev, &jobs[i]);
-		zt_lock(zt);
+		zt_engine_lock(zt);
 		for (size_t i = 0; i < n; i++)
 			wg_device_complete_handshake(zt->dev, &jobs[i]);
 		wg_device_set_handshake_queue_len(zt->dev, remaining);
-		zt_timers_changed(zt);
 		/* held while the answers go out without the lock ("Socket
 		 * lifetime" in doc/datapath.md), dropped after: an idle thread
 		 * would keep a replaced port bound */
 		for (size_t i = 0; i < n && !socks; i++)
 			if (jobs[i].out_len)
 				udp_socks_hold(&zt->udp, &socks);
-		zt_unlock(zt);
+		zt_engine_unlock(zt);
 		if (!socks)
 			continue;
 		for (size_t i = 0; i < n; i++)
@@ -177,9 +181,9 @@ static void *handshake_main(void *arg)
 				log_send_error(zt, udp_send_on(socks, &jobs[i].to, jobs[i].out,
 							       jobs[i].out_len),
 					       jobs[i].out_len);
-		zt_lock(zt);
+		zt_engine_lock(zt);
 		udp_socks_drop(&zt->udp, &socks);
-		zt_unlock(zt);
+		zt_engine_unlock(zt);
 	}
 	free(items);
 	free(jobs);

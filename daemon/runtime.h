@@ -72,10 +72,9 @@ void zt_request_stop(struct zt *zt);
 /* Stops and joins the threads. */
 void zt_stop(struct zt *zt);
 void zt_destroy(struct zt *zt);
-/* Under lock, after anything that may move a timer earlier (a send, a
- * receive, a configuration change): wakes the timer thread if the engine's
- * next deadline is sooner than it planned. */
-void zt_timers_changed(struct zt *zt);
+/* zt_timers_changed (declared in enginelock.h): zt_engine_unlock calls it,
+ * so every release of the engine lock wakes the timer thread when the
+ * engine's next deadline became sooner than it planned. */
 /* The TUN MTU changed (netlink). Takes the lock. */
 void zt_set_mtu(struct zt *zt, uint32_t mtu);
 

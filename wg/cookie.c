@@ -1,4 +1,5 @@
-/* mac1/mac2 and cookie replies (see PROTOCOL.md "Cookies"). */
+/* mac1/mac2 and cookie replies (doc/engine.md; the WireGuard paper,
+ * section 5.4.7). */
 #include <string.h>
 
 #include <zinc/blake2s.h>
@@ -23,11 +24,6 @@ void wg_cookie_checker_precompute(struct wg_cookie_checker *c, const uint8_t our
 {
 	label_key(c->mac1_key, WG_LABEL_MAC1, our_pub);
 	label_key(c->cookie_key, WG_LABEL_COOKIE, our_pub);
-}
-
-void wg_cookie_checker_wipe(struct wg_cookie_checker *c)
-{
-	zinc_memzero(c, sizeof(*c));
 }
 
 void wg_cookie_maker_init(struct wg_cookie_maker *m)

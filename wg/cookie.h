@@ -33,7 +33,6 @@ struct wg_cookie_maker {
 };
 
 void wg_cookie_checker_precompute(struct wg_cookie_checker *c, const uint8_t our_pub[32]);
-void wg_cookie_checker_wipe(struct wg_cookie_checker *c);
 void wg_cookie_maker_init(struct wg_cookie_maker *m);
 void wg_cookie_maker_wipe(struct wg_cookie_maker *m);
 

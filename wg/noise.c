@@ -1,4 +1,5 @@
-/* Noise IKpsk2 handshake and keypairs (see PROTOCOL.md "Handshake"). */
+/* Noise IKpsk2 handshake and keypairs (doc/engine.md; the WireGuard paper,
+ * section 5.4). */
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
