@@ -1,5 +1,5 @@
-/* Timers and limits (see PROTOCOL.md "Timers and limits"), mirroring the
- * Linux module's rules as deadlines from an explicit now. */
+/* Timers and limits (doc/engine.md; the WireGuard paper, section 6),
+ * mirroring the Linux module's rules as deadlines from an explicit now. */
 #include <stdlib.h>
 #include <string.h>
 
