@@ -40,8 +40,6 @@ enum {
 	/* a batch smaller than this is sealed/opened on the calling thread:
 	 * waking a worker costs more than the crypto of a few small packets */
 	PAR_MIN_BYTES = 8 << 10,
-	RING_MAX = 32, /* TUN reads per io_uring_enter */
-	RING_MIN = 4,
 	BUSY_MAX = 64, /* batches in a row before a poll looks at stop_fd */
 };
 
@@ -52,17 +50,13 @@ int zt_datapath_init(struct zt *zt)
 
 	if (ret)
 		log_info("tun offload setup: %s", strerror(-ret));
-	ret = tun_ring_init(&zt->ring, zt->tun_fd, RING_MAX);
-	if (ret && ret != -ENOTSUP)
-		log_info("tun: no io_uring for batched reads (%s), reading packet by packet",
-			 strerror(-ret));
 	atomic_init(&zt->tun_gro, zt->vnet_hdr && !env_on("ZINCTUN_NO_GRO"));
 	/* TUN_F_USO4: the kernel has UDP_L4 GSO for tun */
 	zt->tun_uso = (offloads & 0x20) != 0;
 	log_info(
-	    "offloads: tun vnet header %s (0x%x), tun GRO %s, UDP GSO %s, batched tun reads %s",
+	    "offloads: tun vnet header %s (0x%x), tun GRO %s, UDP GSO %s",
 	    zt->vnet_hdr ? "on" : "off", offloads, atomic_load(&zt->tun_gro) ? "on" : "off",
-	    udp_gso_enabled() ? "on" : "off", zt->ring.fd >= 0 ? "on" : "off");
+	    udp_gso_enabled() ? "on" : "off");
 	return 0;
 }
 
@@ -172,12 +166,6 @@ struct tx {
 	struct udp_run runs[TX_MAX_SEGS];
 	uint64_t icmp_window;
 	uint32_t icmp_count;
-	/* batched reads: rbuf[rpos..rcount) hold packets read but not yet
-	 * segmented (no room left in this batch) */
-	uint8_t *rbuf[RING_MAX];
-	int32_t rres[RING_MAX];
-	int rpos, rcount;
-	int rwant; /* reads per call: grows while the queue fills them all */
 	bool full; /* the last read stopped for room, not for an empty queue */
 };
 
@@ -319,14 +307,6 @@ static bool tx_room(const struct tx *t)
 	return t->n < TX_MAX_SEGS - 128 && t->cur + TX_ROOM <= TX_OUT_CAP;
 }
 
-/* Room for this packet (read already): a plain one needs its own size. */
-static bool tx_room_for(const struct tx *t, const uint8_t *buf, size_t len)
-{
-	if (t->zt->vnet_hdr && len >= VNET_HDR_LEN && buf[1] != VNET_GSO_NONE)
-		return tx_room(t);
-	return t->n < TX_MAX_SEGS && t->cur + len + 64 <= TX_OUT_CAP;
-}
-
 static bool tx_read_error(struct tx *t, int err)
 {
 	if (err == EINTR || err == EAGAIN || err == EWOULDBLOCK)
@@ -341,82 +321,10 @@ static bool tx_read_error(struct tx *t, int err)
 	return false;
 }
 
-/* Segments what the last ring call left; false when the batch is full. */
-static bool tx_pending(struct tx *t)
-{
-	while (t->rpos < t->rcount) {
-		int32_t r = t->rres[t->rpos];
-		const uint8_t *b = t->rbuf[t->rpos];
-
-		if (r >= 0 && !tx_room_for(t, b, (size_t)r))
-			return false;
-		t->rpos++;
-		if (r > 0)
-			tx_take(t, b, (size_t)r);
-	}
-	return true;
-}
-
-/* With the ring: batches of reads, as many as the queue fills. */
-static bool tx_read_ring(struct tx *t)
-{
-	struct zt *zt = t->zt;
-
-	if (!tx_pending(t))
-		return true;
-	t->full = false;
-	while (tx_room(t)) {
-		int want = t->rwant, got = 0, ret;
-
-		ret = tun_ring_read(&zt->ring, t->rbuf, TX_IN_SIZE, want, t->rres);
-		if (ret) {
-			log_info("tun: batched read failed (%s), reading packet by packet",
-				 strerror(-ret));
-			tun_ring_free(&zt->ring);
-			return true;
-		}
-		for (int i = 0; i < want; i++) {
-			int err = -t->rres[i];
-
-			if (t->rres[i] >= 0) {
-				got++;
-			} else if (err == EOPNOTSUPP || err == EINVAL || err == EACCES) {
-				/* this kernel's TUN takes no RWF_NOWAIT reads (or
-				 * the ring refuses them): the packets read so far
-				 * are kept, the rest comes through read() */
-				log_info("tun: batched read refused (%s), reading packet by packet",
-					 strerror(err));
-				tun_ring_free(&zt->ring);
-			} else if (err != EAGAIN && !tx_read_error(t, err)) {
-				return false;
-			}
-		}
-		/* grow while every read found a packet, shrink to what came */
-		t->rwant = got == want ? want * 2 : got * 2;
-		if (t->rwant > RING_MAX)
-			t->rwant = RING_MAX;
-		if (t->rwant < RING_MIN)
-			t->rwant = RING_MIN;
-		t->rpos = 0;
-		t->rcount = want;
-		if (!tx_pending(t) || got < want || zt->ring.fd < 0)
-			return true; /* batch full, the queue is empty, or no ring */
-	}
-	t->full = true;
-	return true;
-}
-
 /* Reads what TUN has (up to the batch limits) into segments. Returns false
  * when the thread should stop. */
 static bool tx_read(struct tx *t)
 {
-	struct zt *zt = t->zt;
-
-	t->full = true;
-	if (zt->ring.fd >= 0 && t->rbuf[0])
-		return tx_read_ring(t);
-	if (!tx_pending(t))
-		return true;
 	t->full = false;
 	while (tx_room(t)) {
 		ssize_t r = read(t->fd, t->in, TX_IN_SIZE);
@@ -530,25 +438,16 @@ void *zt_tun_main(void *arg)
 	prctl(PR_SET_NAME, name, 0, 0, 0);
 	t->zt = zt;
 	t->fd = q->fd;
-	t->rwant = RING_MIN;
 	int busy = 0; /* batches in a row without poll */
 
-	/* the ring reads queue 0 (tx_read uses it only with rbuf) */
-	if (zt->ring.fd >= 0 && q->fd == zt->tun_fd) {
-		/* one block; pages are touched only as packets land in them */
-		uint8_t *b = malloc((size_t)RING_MAX * TX_IN_SIZE);
-
-		for (int i = 0; b && i < RING_MAX; i++)
-			t->rbuf[i] = b + (size_t)i * TX_IN_SIZE;
-	}
 	while (!atomic_load(&zt->stopping)) {
 		struct pollfd pfd[2] = {
 		    {.fd = t->fd, .events = POLLIN},
 		    {.fd = zt->stop_fd, .events = POLLIN},
 		};
-		/* the last read stopped for room, not for an empty queue, or
-		 * left packets to segment: more to do at once */
-		bool more = t->full || t->rpos < t->rcount;
+		/* the last read stopped for room, not for an empty queue:
+		 * more to do at once */
+		bool more = t->full;
 		/* after such a batch read again without a poll (a system call
 		 * per batch); every BUSY_MAX batches a poll that does not wait */
 		bool wait = !(busy && more);
@@ -591,7 +490,6 @@ void *zt_tun_main(void *arg)
 		udp_socks_drop(&zt->udp, &t->socks);
 		zt_engine_unlock(zt);
 	}
-	free(t->rbuf[0]);
 	free(t->in);
 	free(t->out);
 	free(t);

@@ -233,7 +233,6 @@ int zt_init(struct zt *zt, int tun_fd, const char *ifname)
 	mallopt(M_MMAP_THRESHOLD, MMAP_THRESHOLD);
 	memset(zt, 0, sizeof(*zt));
 	zt->tun_fd = tun_fd;
-	zt->ring.fd = -1;
 	zt->stop_fd = -1;
 	zt->timer_fd = -1;
 	/* made now: the sandbox allows no raw socket later */
@@ -339,7 +338,6 @@ void zt_destroy(struct zt *zt)
 	zt->dev = NULL;
 	udp_destroy(&zt->udp);
 	hsq_destroy(&zt->hsq);
-	tun_ring_free(&zt->ring);
 	for (int i = 1; i < zt->n_tunq; i++)
 		close(zt->tunq[i].fd);
 	zt->n_tunq = 0;

@@ -40,7 +40,6 @@ struct zt {
 	int tun_fd;
 	struct zt_tunq tunq[TUN_MAX_QUEUES]; /* [0].fd == tun_fd */
 	int n_tunq;
-	struct tun_ring ring; /* batched TUN reads (fd -1: plain read) */
 	char ifname[IF_NAMESIZE];
 	int ifindex;
 	uint32_t mtu;

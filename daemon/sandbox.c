@@ -243,7 +243,6 @@ static const uint32_t allowed_syscalls[] = {
 	 * walks this list on every call */
 	__NR_read, __NR_write, __NR_readv, __NR_writev, __NR_recvmmsg, __NR_sendmmsg, __NR_recvmsg,
 	__NR_sendmsg, __NR_recvfrom, __NR_sendto, __NR_futex, __NR_ppoll, __NR_epoll_pwait,
-	__NR_io_uring_enter, /* batched TUN reads; the ring may only read TUN (tun.c) */
 #if defined(__x86_64__)
 	__NR_poll, __NR_epoll_wait,
 #endif

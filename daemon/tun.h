@@ -45,30 +45,4 @@ bool tun_offload_disabled(void);
  * the 10-byte header. */
 int tun_setup_offload(int fd, bool *vnet_hdr, unsigned int *offloads);
 
-/* Batched TUN reads through io_uring: one io_uring_enter reads up to
- * "entries" packets (a read syscall per packet costs more than the crypto
- * of a small one). The ring is made before the sandbox, accepts nothing but
- * IORING_OP_READ (registered restriction: it can do nothing read(2) could
- * not), and needs only io_uring_enter later. */
-struct tun_ring {
-	int fd; /* -1: no ring, use read() */
-	int tun_fd;
-	unsigned int entries;
-	uint32_t *sq_head, *sq_tail, *sq_mask, *sq_array;
-	uint32_t *cq_head, *cq_tail, *cq_mask;
-	void *sqes, *cqes;
-	void *sq_map, *cq_map, *sqe_map;
-	size_t sq_len, cq_len, sqe_len;
-};
-
-/* Sets up the ring for tun_fd (only with ZINCTUN_URING=1). Returns 0 or a
- * negative errno; r->fd is -1 whenever there is no ring. */
-int tun_ring_init(struct tun_ring *r, int tun_fd, unsigned int entries);
-void tun_ring_free(struct tun_ring *r);
-/* Reads up to n (<= entries) packets into bufs[i] (len bytes each) with
- * one system call; res[i] is the read's result (length or -errno, -EAGAIN
- * once the queue was empty). The reads run in order, so packets keep
- * their order across bufs. Returns 0 or a negative errno from the call. */
-int tun_ring_read(struct tun_ring *r, uint8_t *const *bufs, size_t len, int n, int32_t *res);
-
 #endif
