@@ -14,7 +14,7 @@
 enum {
 	MAX_PEERS = 1 << 20,
 	CONFIG_PEERS_PER_LOCK = 1024, /* ~2 ms of work per chunk of new peers */
-	CONFIG_HANDOFF_NS = 100000, /* lock released this long between chunks */
+	CONFIG_HANDOFF_NS = 100000,   /* lock released this long between chunks */
 	/* Peers and prefixes removed since the allocator last gave memory back
 	 * to the system: malloc keeps freed memory for reuse (50,000 removed
 	 * peers held ~35 MB), so a large removal ends with malloc_trim; so
@@ -40,7 +40,7 @@ static bool write_allowed_ip(void *ctx, int family, const void *addr, uint8_t ci
 static void write_peer(struct buf *out, struct wg_peer *peer)
 {
 	struct wg_peer_info info;
-	char hex[2 * UAPI_KEY_LEN + 1];
+	char hex[2 * WG_PUBLIC_KEY_LEN + 1];
 	char ep[INET6_ADDRSTRLEN + 32];
 
 	wg_peer_get_info(peer, &info);
@@ -68,8 +68,8 @@ static void write_peer(struct buf *out, struct wg_peer *peer)
 
 int config_get(struct zt *zt, struct buf *out)
 {
-	uint8_t key[32];
-	char hex[2 * UAPI_KEY_LEN + 1];
+	uint8_t key[WG_PUBLIC_KEY_LEN];
+	char hex[2 * WG_PUBLIC_KEY_LEN + 1];
 	struct wg_peer *peer = NULL;
 
 	zt_engine_lock(zt);
@@ -249,7 +249,7 @@ int config_set(struct zt *zt, const char *body, size_t len)
 		 * thread changes the configuration. */
 		if (i % CONFIG_PEERS_PER_LOCK == CONFIG_PEERS_PER_LOCK - 1) {
 			zt_engine_unlock(zt);
-			nanosleep(&(struct timespec){ .tv_nsec = CONFIG_HANDOFF_NS }, NULL);
+			nanosleep(&(struct timespec){.tv_nsec = CONFIG_HANDOFF_NS}, NULL);
 			zt_engine_lock(zt);
 		}
 	}

@@ -36,7 +36,7 @@ enum {
 	RX_MAX_PKTS = UDP_BATCH * 64,
 	ICMP_PER_SECOND = 100,
 	RX_HS_PER_RUN = 2, /* handshake messages taken from one coalesced run */
-	MIN_SLICE = 8, /* packets per worker slice: less is not worth a wakeup */
+	MIN_SLICE = 8,	   /* packets per worker slice: less is not worth a wakeup */
 	/* a batch smaller than this is sealed/opened on the calling thread:
 	 * waking a worker costs more than the crypto of a few small packets */
 	PAR_MIN_BYTES = 8 << 10,
@@ -53,10 +53,9 @@ int zt_datapath_init(struct zt *zt)
 	atomic_init(&zt->tun_gro, zt->vnet_hdr && !env_on("ZINCTUN_NO_GRO"));
 	/* TUN_F_USO4: the kernel has UDP_L4 GSO for tun */
 	zt->tun_uso = (offloads & 0x20) != 0;
-	log_info(
-	    "offloads: tun vnet header %s (0x%x), tun GRO %s, UDP GSO %s",
-	    zt->vnet_hdr ? "on" : "off", offloads, atomic_load(&zt->tun_gro) ? "on" : "off",
-	    udp_gso_enabled() ? "on" : "off");
+	log_info("offloads: tun vnet header %s (0x%x), tun GRO %s, UDP GSO %s",
+		 zt->vnet_hdr ? "on" : "off", offloads, atomic_load(&zt->tun_gro) ? "on" : "off",
+		 udp_gso_enabled() ? "on" : "off");
 	return 0;
 }
 
@@ -113,7 +112,8 @@ static int tun_fd_for(const struct zt *zt, const uint8_t *pkt, size_t len)
 		}
 	}
 	if ((proto == 6 || proto == 17) && l4 + 4 <= len)
-		h += (uint32_t)(pkt[l4] << 8 | pkt[l4 + 1]) + (uint32_t)(pkt[l4 + 2] << 8 | pkt[l4 + 3]);
+		h += (uint32_t)(pkt[l4] << 8 | pkt[l4 + 1]) +
+		     (uint32_t)(pkt[l4 + 2] << 8 | pkt[l4 + 3]);
 	h ^= proto;
 	h *= 0x9e3779b1u; /* spread the sum into the high bits */
 	return zt->tunq[(uint64_t)h * (uint32_t)zt->n_tunq >> 32].fd;
@@ -142,7 +142,7 @@ void zt_tun_write(struct zt *zt, const uint8_t *pkt, size_t len)
 /* ---- TUN -> UDP ---- */
 
 struct tx_slot {
-	size_t off;    /* sealed message at out + off, plaintext at + 16 */
+	size_t off;    /* sealed message at out + off, plaintext at + WG_DATA_HEADER_LEN */
 	size_t len;    /* plaintext length */
 	size_t sealed; /* the message length the layout reserved */
 	int result;
@@ -169,7 +169,7 @@ struct tx {
 	bool full; /* the last read stopped for room, not for an empty queue */
 };
 
-/* The engine pads to 16 but never past the MTU (as wg_tx_sealed_len). */
+/* The engine pads to 16 bytes but never past the MTU (as wg_tx_sealed_len). */
 static size_t sealed_len(size_t len, uint32_t mtu)
 {
 	struct wg_tx_job j = {.len = len, .mtu = mtu};
@@ -191,7 +191,7 @@ static uint8_t *tx_alloc(void *ctx, size_t len)
 	sl->sealed = s;
 	sl->done = false;
 	t->cur += s;
-	return t->out + sl->off + 16;
+	return t->out + sl->off + WG_DATA_HEADER_LEN;
 }
 
 /* A packet with no peer: answer with ICMP unreachable, at a bounded rate. */
@@ -244,7 +244,8 @@ static void tx_prepare(struct tx *t, int end)
 	for (int i = t->prepared; i < end; i++) {
 		struct tx_slot *s = &t->slot[i];
 
-		s->result = wg_device_prepare_tx(zt->dev, t->out + s->off + 16, s->len, &t->job[i]);
+		s->result = wg_device_prepare_tx(zt->dev, t->out + s->off + WG_DATA_HEADER_LEN,
+						 s->len, &t->job[i]);
 		/* the MTU changed between layout and prepare: drop it */
 		if (s->result == WG_OK && wg_tx_sealed_len(zt->dev, &t->job[i]) != s->sealed)
 			s->result = WG_ERR_INVALID;
@@ -262,7 +263,8 @@ static void tx_seal_slice(void *arg, int begin, int end)
 		struct tx_slot *s = &t->slot[i];
 
 		if (s->result == WG_OK && !s->done) {
-			wg_tx_seal(t->zt->dev, &t->job[i], t->out + s->off + 16, t->out + s->off);
+			wg_tx_seal(t->zt->dev, &t->job[i], t->out + s->off + WG_DATA_HEADER_LEN,
+				   t->out + s->off);
 			s->done = true;
 		}
 	}
@@ -370,17 +372,17 @@ static void tx_flush(struct tx *t)
 
 		if (s->result == WG_ERR_NOROUTE || s->result == WG_ERR_NOKEY) {
 			/* as the kernel: no peer, or a peer without endpoint */
-			send_unreachable(t, t->out + s->off + 16, s->len);
+			send_unreachable(t, t->out + s->off + WG_DATA_HEADER_LEN, s->len);
 			continue;
 		}
 		if (s->result != WG_OK)
 			continue;
 		/* extend the run: same destination, right after it, same size
 		 * (only the last of a run may be shorter) */
-		if (r && i > 0 && t->slot[i - 1].result == WG_OK && same_dest(&t->job[i - 1], &t->job[i]) &&
-		    r->buf + r->len == t->out + s->off && t->slot[i - 1].sealed == r->seg &&
-		    s->sealed <= r->seg && r->count < RUN_MAX_SEGS &&
-		    r->len + s->sealed <= RUN_MAX_BYTES) {
+		if (r && i > 0 && t->slot[i - 1].result == WG_OK &&
+		    same_dest(&t->job[i - 1], &t->job[i]) && r->buf + r->len == t->out + s->off &&
+		    t->slot[i - 1].sealed == r->seg && s->sealed <= r->seg &&
+		    r->count < RUN_MAX_SEGS && r->len + s->sealed <= RUN_MAX_BYTES) {
 			r->len += s->sealed;
 			r->count++;
 			continue;
@@ -539,7 +541,8 @@ static void tun_write_plan(struct rx *x, int np)
 			continue;
 		}
 		n = gro_item_prepare(it, &plan, x->pkts, &h, x->iov, saved);
-		if (writev(tun_fd_for(zt, x->pkts[it->head].p, x->pkts[it->head].len), x->iov, n) >= 0)
+		if (writev(tun_fd_for(zt, x->pkts[it->head].p, x->pkts[it->head].len), x->iov, n) >=
+		    0)
 			continue;
 		if (errno != EINVAL) {
 			zt_drops_add(&zt->drops.tun_full, (uint64_t)it->nseg);
@@ -549,8 +552,9 @@ static void tun_write_plan(struct rx *x, int np)
 		}
 		/* the kernel refuses coalesced packets: write them singly */
 		if (atomic_exchange(&zt->tun_gro, false))
-			log_info("TUN GRO write failed (%s): writing packets one by one from now on",
-				 strerror(errno));
+			log_info(
+			    "TUN GRO write failed (%s): writing packets one by one from now on",
+			    strerror(errno));
 		gro_item_restore(it, x->pkts, saved);
 		for (int i = it->head; i >= 0; i = plan.next[i])
 			zt_tun_write(zt, x->pkts[i].p, x->pkts[i].len);
@@ -584,7 +588,8 @@ static void rx_batch(struct rx *x, int nb)
 			size_t l = b->len[i] - off < seg ? b->len[i] - off : seg;
 			int type = wg_message_type(d, l);
 
-			if (type >= 1 && type <= 3) {
+			if (type >= WG_MESSAGE_HANDSHAKE_INITIATION &&
+			    type <= WG_MESSAGE_HANDSHAKE_COOKIE) {
 				/* a GRO run is one source's back-to-back burst: a
 				 * real peer never sends more than a couple, a flood
 				 * would fill the queue ahead of everyone else */
@@ -594,7 +599,7 @@ static void rx_batch(struct rx *x, int nb)
 					zt_drops_add(&zt->drops.handshake_queue_full, 1);
 					log_debug("handshake queue full, dropping");
 				}
-			} else if (type == 4) {
+			} else if (type == WG_MESSAGE_DATA) {
 				x->item[n].pkt = d;
 				x->item[n].len = l;
 				x->item[n].ep = i;
@@ -608,8 +613,8 @@ static void rx_batch(struct rx *x, int nb)
 		bytes += x->item[k].len;
 	zt_engine_lock(zt);
 	for (int k = 0; k < n; k++)
-		x->item[k].result = wg_device_prepare_rx(zt->dev, &b->ep[x->item[k].ep],
-							 x->item[k].pkt, x->item[k].len, &x->job[k]);
+		x->item[k].result = wg_device_prepare_rx(
+		    zt->dev, &b->ep[x->item[k].ep], x->item[k].pkt, x->item[k].len, &x->job[k]);
 	zt_engine_unlock(zt);
 	wpool_run(&zt->pool, rx_open_slice, x, n, zt->rx_fanout ? slice_for(n, bytes) : n + 1);
 	/* the replay window and delivery in arrival order */

@@ -63,15 +63,15 @@ bool eventlog_limit_due(struct eventlog_limit *l, uint64_t now_ms, uint64_t *sup
 	return true;
 }
 
-static void base64_key(char out[B64_KEY_LEN + 1], const uint8_t key[WG_KEY_LEN])
+static void base64_key(char out[B64_KEY_LEN + 1], const uint8_t key[WG_PUBLIC_KEY_LEN])
 {
 	static const char tab[] =
 	    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 	size_t o = 0;
 
-	for (size_t i = 0; i < WG_KEY_LEN; i += 3) {
+	for (size_t i = 0; i < WG_PUBLIC_KEY_LEN; i += 3) {
 		uint32_t v = (uint32_t)key[i] << 16;
-		size_t n = WG_KEY_LEN - i < 3 ? WG_KEY_LEN - i : 3;
+		size_t n = WG_PUBLIC_KEY_LEN - i < 3 ? WG_PUBLIC_KEY_LEN - i : 3;
 
 		if (n > 1)
 			v |= (uint32_t)key[i + 1] << 8;
@@ -85,7 +85,7 @@ static void base64_key(char out[B64_KEY_LEN + 1], const uint8_t key[WG_KEY_LEN])
 	out[o] = '\0';
 }
 
-void eventlog_peer_name(char out[EVENTLOG_PEER_NAME_LEN], const uint8_t key[WG_KEY_LEN])
+void eventlog_peer_name(char out[EVENTLOG_PEER_NAME_LEN], const uint8_t key[WG_PUBLIC_KEY_LEN])
 {
 	char b64[B64_KEY_LEN + 1];
 

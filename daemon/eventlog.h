@@ -21,7 +21,7 @@ enum {
 /* The wg_io.event callback; ctx unused. */
 void eventlog_event(void *ctx, const struct wg_event *ev);
 /* "peer(" + first and last EVENTLOG_PEER_CHARS of the base64 key + ")". */
-void eventlog_peer_name(char out[EVENTLOG_PEER_NAME_LEN], const uint8_t key[WG_KEY_LEN]);
+void eventlog_peer_name(char out[EVENTLOG_PEER_NAME_LEN], const uint8_t key[WG_PUBLIC_KEY_LEN]);
 
 /* Rate limit of one kind (exposed for tests): true when a line is due at
  * now_ms; *suppressed is then the count not logged since the last line. */

@@ -7,7 +7,7 @@
 int hsq_init(struct hsqueue *q)
 {
 	memset(q, 0, sizeof(*q));
-	q->items = calloc(HSQ_CAPACITY, sizeof(*q->items));
+	q->items = calloc(WG_MAX_QUEUED_INCOMING_HANDSHAKES, sizeof(*q->items));
 	if (!q->items)
 		return -ENOMEM;
 	pthread_mutex_init(&q->lock, NULL);
@@ -30,11 +30,11 @@ bool hsq_push(struct hsqueue *q, const struct wg_endpoint *from, const uint8_t *
 	struct hsq_item *it;
 	bool ok = false;
 
-	if (len > HSQ_MSG_MAX)
+	if (len > WG_HANDSHAKE_MAX_LEN)
 		return false;
 	pthread_mutex_lock(&q->lock);
-	if (q->count < HSQ_CAPACITY && !q->closed) {
-		it = &q->items[(q->head + q->count) % HSQ_CAPACITY];
+	if (q->count < WG_MAX_QUEUED_INCOMING_HANDSHAKES && !q->closed) {
+		it = &q->items[(q->head + q->count) % WG_MAX_QUEUED_INCOMING_HANDSHAKES];
 		it->from = *from;
 		it->len = (uint16_t)len;
 		memcpy(it->data, msg, len);
@@ -55,7 +55,7 @@ size_t hsq_pop(struct hsqueue *q, struct hsq_item *out, size_t max, size_t *rema
 		pthread_cond_wait(&q->cond, &q->lock);
 	while (n < max && q->count && !q->closed) {
 		out[n++] = q->items[q->head];
-		q->head = (q->head + 1) % HSQ_CAPACITY;
+		q->head = (q->head + 1) % WG_MAX_QUEUED_INCOMING_HANDSHAKES;
 		q->count--;
 	}
 	*remaining = q->count;

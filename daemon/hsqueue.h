@@ -1,6 +1,8 @@
 /* A bounded queue of incoming handshake messages (types 1-3), so a flood
  * of handshakes costs the data path nothing and the engine can see the
- * load (wg_device_set_handshake_queue_len) to demand cookies. */
+ * load (wg_device_set_handshake_queue_len) to demand cookies. It holds
+ * WG_MAX_QUEUED_INCOMING_HANDSHAKES, the depth the engine's under-load
+ * threshold is a fraction of. */
 #ifndef ZT_HSQUEUE_H
 #define ZT_HSQUEUE_H
 
@@ -11,15 +13,10 @@
 
 #include "wg/wg.h"
 
-enum {
-	HSQ_CAPACITY = 4096, /* MAX_QUEUED_INCOMING_HANDSHAKES */
-	HSQ_MSG_MAX = 148,   /* the largest handshake message */
-};
-
 struct hsq_item {
 	struct wg_endpoint from;
 	uint16_t len;
-	uint8_t data[HSQ_MSG_MAX];
+	uint8_t data[WG_HANDSHAKE_MAX_LEN];
 };
 
 /* lock guards items, head, count and closed; a leaf lock, never taken

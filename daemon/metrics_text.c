@@ -40,7 +40,7 @@ struct snap_ip {
 };
 
 struct snap_peer {
-	uint8_t public_key[32];
+	uint8_t public_key[WG_PUBLIC_KEY_LEN];
 	uint64_t rx_bytes, tx_bytes, last_handshake_wall_ns;
 	size_t first_ip, n_ips;
 };
@@ -114,23 +114,23 @@ static void free_snapshot(struct snapshot *s)
 
 /* ---- text ---- */
 
-static void base64_key(char out[KEY_B64_LEN + 1], const uint8_t key[32])
+static void base64_key(char out[KEY_B64_LEN + 1], const uint8_t key[WG_PUBLIC_KEY_LEN])
 {
 	static const char tab[] =
 	    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 	size_t o = 0;
 
-	for (size_t i = 0; i < 32; i += 3) {
+	for (size_t i = 0; i < WG_PUBLIC_KEY_LEN; i += 3) {
 		uint32_t v = (uint32_t)key[i] << 16;
 
-		if (i + 1 < 32)
+		if (i + 1 < WG_PUBLIC_KEY_LEN)
 			v |= (uint32_t)key[i + 1] << 8;
-		if (i + 2 < 32)
+		if (i + 2 < WG_PUBLIC_KEY_LEN)
 			v |= key[i + 2];
 		out[o++] = tab[v >> 18 & 63];
 		out[o++] = tab[v >> 12 & 63];
-		out[o++] = i + 1 < 32 ? tab[v >> 6 & 63] : '=';
-		out[o++] = i + 2 < 32 ? tab[v & 63] : '=';
+		out[o++] = i + 1 < WG_PUBLIC_KEY_LEN ? tab[v >> 6 & 63] : '=';
+		out[o++] = i + 2 < WG_PUBLIC_KEY_LEN ? tab[v & 63] : '=';
 	}
 	out[o] = 0;
 }
@@ -175,13 +175,12 @@ static void peer_labels(struct buf *out, const char *ifname, const struct snapsh
 enum peer_value { SENT, RECEIVED, HANDSHAKE };
 
 static void peer_metric(struct buf *out, const char *ifname, const struct snapshot *s,
-			const char *name, const char *type, const char *help,
-			enum peer_value what)
+			const char *name, const char *type, const char *help, enum peer_value what)
 {
 	header(out, name, type, help);
 	for (size_t i = 0; i < s->n_peers; i++) {
 		const struct snap_peer *p = &s->peers[i];
-		uint64_t v = what == SENT ? p->tx_bytes
+		uint64_t v = what == SENT	? p->tx_bytes
 			     : what == RECEIVED ? p->rx_bytes
 						: p->last_handshake_wall_ns / 1000000000ULL;
 
@@ -210,10 +209,8 @@ static void device_metrics(struct buf *out, struct zt *zt, const struct snapshot
 		const char *outcome;
 		uint64_t v;
 	} hs[] = {
-	    {"initiated", st->handshake_initiations_sent},
-	    {"completed", st->handshakes_completed},
-	    {"responded", st->handshakes_responded},
-	    {"timed_out", st->handshakes_timed_out},
+	    {"initiated", st->handshake_initiations_sent}, {"completed", st->handshakes_completed},
+	    {"responded", st->handshakes_responded},	   {"timed_out", st->handshakes_timed_out},
 	    {"rejected", st->handshakes_rejected},
 	};
 	const struct {
@@ -234,8 +231,8 @@ static void device_metrics(struct buf *out, struct zt *zt, const struct snapshot
 	    {"handshake_queue_full", zt_drops_read(&zt->drops.handshake_queue_full)},
 	    {"tun_full", zt_drops_read(&zt->drops.tun_full)},
 	    {"socket_error", zt_drops_read(&zt->drops.socket_error)},
-	    {"malformed_offload", atomic_load_explicit(&zt->offload_stats.malformed,
-						       memory_order_relaxed)},
+	    {"malformed_offload",
+	     atomic_load_explicit(&zt->offload_stats.malformed, memory_order_relaxed)},
 	};
 	const struct {
 		const char *offload;
@@ -289,8 +286,8 @@ static void crypto_info(struct buf *out)
 		bool name_ok = k < n && k > 0;
 
 		for (size_t i = 0; name_ok && i < k; i++)
-			name_ok = (d[i] >= 'a' && d[i] <= 'z') || (d[i] >= '0' && d[i] <= '9' && i) ||
-				  d[i] == '_';
+			name_ok = (d[i] >= 'a' && d[i] <= 'z') ||
+				  (d[i] >= '0' && d[i] <= '9' && i) || d[i] == '_';
 		if (name_ok) {
 			char value[64];
 

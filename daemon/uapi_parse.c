@@ -22,34 +22,34 @@ static uint32_t hex_value(uint8_t c, uint32_t *bad)
 	return ((uint32_t)num & num_ok) | ((uint32_t)(alpha + 10) & alpha_ok);
 }
 
-bool uapi_parse_key(const char *hex, size_t len, uint8_t key[UAPI_KEY_LEN])
+bool uapi_parse_key(const char *hex, size_t len, uint8_t key[WG_PUBLIC_KEY_LEN])
 {
 	uint32_t bad = 0;
 
-	if (len != 2 * UAPI_KEY_LEN)
+	if (len != 2 * WG_PUBLIC_KEY_LEN)
 		return false;
-	for (size_t i = 0; i < UAPI_KEY_LEN; i++) {
+	for (size_t i = 0; i < WG_PUBLIC_KEY_LEN; i++) {
 		uint32_t hi = hex_value((uint8_t)hex[2 * i], &bad);
 		uint32_t lo = hex_value((uint8_t)hex[2 * i + 1], &bad);
 
 		key[i] = (uint8_t)(hi << 4 | lo);
 	}
 	if (bad) {
-		explicit_bzero(key, UAPI_KEY_LEN);
+		explicit_bzero(key, WG_PUBLIC_KEY_LEN);
 		return false;
 	}
 	return true;
 }
 
-void uapi_format_key(char out[2 * UAPI_KEY_LEN + 1], const uint8_t key[UAPI_KEY_LEN])
+void uapi_format_key(char out[2 * WG_PUBLIC_KEY_LEN + 1], const uint8_t key[WG_PUBLIC_KEY_LEN])
 {
-	for (size_t i = 0; i < 2 * UAPI_KEY_LEN; i++) {
+	for (size_t i = 0; i < 2 * WG_PUBLIC_KEY_LEN; i++) {
 		uint32_t n = (key[i / 2] >> (i & 1 ? 0 : 4)) & 0xf;
 
 		/* '0'..'9', then 'a'..'f': add 39 when n > 9, without a branch */
 		out[i] = (char)(n + '0' + ((uint32_t)(9 - (int32_t)n) >> 31) * 39);
 	}
-	out[2 * UAPI_KEY_LEN] = '\0';
+	out[2 * WG_PUBLIC_KEY_LEN] = '\0';
 }
 
 /* Strict unsigned decimal, as Go's strconv.ParseUint with base 10. */
@@ -365,8 +365,7 @@ static int start_peer(struct uapi_set *set, const char *val, size_t vlen, const 
 	return 0;
 }
 
-int uapi_parse_set(const char *body, size_t len, struct uapi_set *out,
-		   struct uapi_parse_error *err)
+int uapi_parse_set(const char *body, size_t len, struct uapi_set *out, struct uapi_parse_error *err)
 {
 	struct uapi_parse_error where = {0};
 	size_t pos = 0;

@@ -12,10 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-enum {
-	UAPI_KEY_LEN = 32,
-	UAPI_MAX_LINE = 4096,
-};
+#include "wg/wg.h"
 
 struct uapi_allowed_ip {
 	uint8_t family; /* AF_INET or AF_INET6 */
@@ -31,7 +28,7 @@ union uapi_sockaddr {
 };
 
 struct uapi_peer {
-	uint8_t public_key[UAPI_KEY_LEN];
+	uint8_t public_key[WG_PUBLIC_KEY_LEN];
 	bool remove;
 	bool update_only;
 	bool replace_allowed_ips;
@@ -39,7 +36,7 @@ struct uapi_peer {
 	bool has_endpoint;
 	bool has_keepalive;
 	uint16_t keepalive;
-	uint8_t preshared_key[UAPI_KEY_LEN];
+	uint8_t preshared_key[WG_SYMMETRIC_KEY_LEN];
 	union uapi_sockaddr endpoint;
 	size_t n_allowed_ips, cap_allowed_ips;
 	struct uapi_allowed_ip *allowed_ips;
@@ -52,7 +49,7 @@ struct uapi_set {
 	bool replace_peers;
 	uint16_t listen_port;
 	uint32_t fwmark;
-	uint8_t private_key[UAPI_KEY_LEN];
+	uint8_t private_key[WG_PUBLIC_KEY_LEN];
 	size_t n_peers, cap_peers;
 	struct uapi_peer *peers;
 };
@@ -67,10 +64,9 @@ struct uapi_parse_error {
 };
 
 /* Parses the body of a set request: "key=value\n" lines (or "\r\n"),
- * without the leading "set=1\n"; a blank line ends it. Returns 0, or a negative errno (-EINVAL for a bad
- * key or value, -EPROTO for a line without '=', -ENOMEM). On error *out is
- * left empty and *err (if err is not NULL) tells where and why; on success
- * free *out with uapi_set_free. */
+ * without the leading "set=1\n"; a blank line ends it. Returns 0, or a negative errno (-EINVAL for
+ * a bad key or value, -EPROTO for a line without '=', -ENOMEM). On error *out is left empty and
+ * *err (if err is not NULL) tells where and why; on success free *out with uapi_set_free. */
 int uapi_parse_set(const char *body, size_t len, struct uapi_set *out,
 		   struct uapi_parse_error *err);
 
@@ -78,8 +74,8 @@ int uapi_parse_set(const char *body, size_t len, struct uapi_set *out,
 void uapi_set_free(struct uapi_set *set);
 
 /* Small helpers shared with the "get" writer and tests. */
-bool uapi_parse_key(const char *hex, size_t len, uint8_t key[UAPI_KEY_LEN]);
-void uapi_format_key(char out[2 * UAPI_KEY_LEN + 1], const uint8_t key[UAPI_KEY_LEN]);
+bool uapi_parse_key(const char *hex, size_t len, uint8_t key[WG_PUBLIC_KEY_LEN]);
+void uapi_format_key(char out[2 * WG_PUBLIC_KEY_LEN + 1], const uint8_t key[WG_PUBLIC_KEY_LEN]);
 /* "1.2.3.4:51820", "[::1]:51820", "[fe80::1%2]:51820" (the zone a number or
  * an interface name; kept as sin6_scope_id) or "[::ffff:1.2.3.4]:51820"
  * (stays AF_INET6); false if invalid. */

@@ -26,9 +26,9 @@ static void check(int cond, const char *what)
 
 static void check_roundtrip(const struct uapi_set *set)
 {
-	char hex[2 * UAPI_KEY_LEN + 1];
+	char hex[2 * WG_PUBLIC_KEY_LEN + 1];
 	char ep[128];
-	uint8_t key[UAPI_KEY_LEN];
+	uint8_t key[WG_PUBLIC_KEY_LEN];
 	union uapi_sockaddr sa;
 
 	if (set->has_private_key) {
@@ -111,8 +111,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		check(ret < 0, "error is negative");
 		check(set.n_peers == 0 && set.peers == NULL, "empty on error");
 		check(err.reason != NULL && err.line >= 1, "error reason and line");
-		check(err.key_off + err.key_len <= size && err.key_off + err.key_len <= err.value_off &&
-		      err.value_off + err.value_len <= size, "error within the input");
+		check(err.key_off + err.key_len <= size &&
+			  err.key_off + err.key_len <= err.value_off &&
+			  err.value_off + err.value_len <= size,
+		      "error within the input");
 	}
 	free(copy);
 	return 0;

@@ -46,7 +46,7 @@ bool wg_device_rng_ready(struct wg_device *dev)
 struct wg_device *wg_device_new(const struct wg_env *env, const struct wg_io *io)
 {
 	struct wg_device *dev;
-	uint8_t rl_key[16];
+	uint8_t rl_key[WG_SIPHASH_KEY_LEN];
 	bool weak_keys = false;
 
 	if (!env || !env->now_ns || !env->wall_ns || !io || !io->send || !io->deliver)
@@ -105,15 +105,16 @@ void wg_device_free(struct wg_device *dev)
 
 /* ---- Peer table ---- */
 
-static size_t peer_bucket(const struct wg_device *dev, const uint8_t pub[32])
+static size_t peer_bucket(const struct wg_device *dev, const uint8_t pub[WG_PUBLIC_KEY_LEN])
 {
-	return (size_t)wg_siphash24(dev->peer_hash_key, pub, 32) & dev->peer_mask;
+	return (size_t)wg_siphash24(dev->peer_hash_key, pub, WG_PUBLIC_KEY_LEN) & dev->peer_mask;
 }
 
-struct wg_peer *wg_device_lookup_peer_internal(struct wg_device *dev, const uint8_t pub[32])
+struct wg_peer *wg_device_lookup_peer_internal(struct wg_device *dev,
+					       const uint8_t pub[WG_PUBLIC_KEY_LEN])
 {
 	for (struct wg_peer *p = dev->peer_buckets[peer_bucket(dev, pub)]; p; p = p->hash_next)
-		if (!memcmp(p->public_key, pub, 32))
+		if (!memcmp(p->public_key, pub, WG_PUBLIC_KEY_LEN))
 			return p;
 	return NULL;
 }
@@ -143,7 +144,7 @@ static void peer_table_grow(struct wg_device *dev)
 
 bool wg_device_redraw_hash_keys(struct wg_device *dev)
 {
-	uint8_t peer_key[16], rl_key[16];
+	uint8_t peer_key[WG_SIPHASH_KEY_LEN], rl_key[WG_SIPHASH_KEY_LEN];
 
 	if (!wg_device_random(dev, peer_key, sizeof(peer_key)) ||
 	    !wg_device_random(dev, rl_key, sizeof(rl_key)))
@@ -157,12 +158,12 @@ bool wg_device_redraw_hash_keys(struct wg_device *dev)
 	return true;
 }
 
-struct wg_peer *wg_device_peer_lookup(struct wg_device *dev, const uint8_t pub[32])
+struct wg_peer *wg_device_peer_lookup(struct wg_device *dev, const uint8_t pub[WG_PUBLIC_KEY_LEN])
 {
 	return wg_device_lookup_peer_internal(dev, pub);
 }
 
-struct wg_peer *wg_device_peer_add(struct wg_device *dev, const uint8_t pub[32])
+struct wg_peer *wg_device_peer_add(struct wg_device *dev, const uint8_t pub[WG_PUBLIC_KEY_LEN])
 {
 	struct wg_peer *peer = wg_device_lookup_peer_internal(dev, pub);
 	size_t b;
@@ -171,7 +172,7 @@ struct wg_peer *wg_device_peer_add(struct wg_device *dev, const uint8_t pub[32])
 		return peer;
 	if (dev->peer_count >= WG_MAX_PEERS)
 		return NULL;
-	if (dev->has_identity && !memcmp(pub, dev->static_public, 32))
+	if (dev->has_identity && !memcmp(pub, dev->static_public, WG_PUBLIC_KEY_LEN))
 		return NULL;
 	peer = wg_peer_create(dev, pub);
 	if (!peer)
@@ -234,43 +235,43 @@ struct wg_peer *wg_device_peer_next(struct wg_device *dev, struct wg_peer *prev)
 
 /* ---- Identity ---- */
 
-/* Equality of 32-byte secrets without a data-dependent early exit. */
-static bool secret_equal(const uint8_t a[32], const uint8_t b[32])
+/* Equality of private keys without a data-dependent early exit. */
+static bool secret_equal(const uint8_t a[WG_PUBLIC_KEY_LEN], const uint8_t b[WG_PUBLIC_KEY_LEN])
 {
 	uint8_t acc = 0;
 
-	for (int i = 0; i < 32; i++)
+	for (int i = 0; i < WG_PUBLIC_KEY_LEN; i++)
 		acc |= a[i] ^ b[i];
 	return acc == 0;
 }
 
-void wg_device_set_private_key(struct wg_device *dev, const uint8_t key[32])
+void wg_device_set_private_key(struct wg_device *dev, const uint8_t key[WG_PUBLIC_KEY_LEN])
 {
-	static const uint8_t zero[32];
-	uint8_t priv[32], pub[32];
+	static const uint8_t zero[WG_PUBLIC_KEY_LEN];
+	uint8_t priv[WG_PUBLIC_KEY_LEN], pub[WG_PUBLIC_KEY_LEN];
 	struct wg_peer *peer, *next;
 
 	wg_device_clock(dev);
 	if (!key || secret_equal(key, zero)) {
 		dev->has_identity = false;
-		zinc_memzero(dev->static_private, 32);
-		zinc_memzero(dev->static_public, 32);
-		zinc_memzero(pub, 32);
+		zinc_memzero(dev->static_private, WG_PUBLIC_KEY_LEN);
+		zinc_memzero(dev->static_public, WG_PUBLIC_KEY_LEN);
+		zinc_memzero(pub, WG_PUBLIC_KEY_LEN);
 	} else {
-		memcpy(priv, key, 32);
+		memcpy(priv, key, WG_PUBLIC_KEY_LEN);
 		zinc_curve25519_clamp_secret(priv);
 		if (dev->has_identity && secret_equal(priv, dev->static_private)) {
 			zinc_memzero(priv, sizeof(priv));
 			return;
 		}
 		if (!zinc_curve25519_generate_public(pub, priv))
-			memset(pub, 0, 32);
+			memset(pub, 0, WG_PUBLIC_KEY_LEN);
 		/* A peer with our own public key cannot exist (Linux does the same). */
 		peer = wg_device_lookup_peer_internal(dev, pub);
 		if (peer)
 			wg_device_peer_remove(dev, peer);
-		memcpy(dev->static_private, priv, 32);
-		memcpy(dev->static_public, pub, 32);
+		memcpy(dev->static_private, priv, WG_PUBLIC_KEY_LEN);
+		memcpy(dev->static_public, pub, WG_PUBLIC_KEY_LEN);
 		dev->has_identity = true;
 		zinc_memzero(priv, sizeof(priv));
 	}
@@ -286,24 +287,24 @@ void wg_device_identity_renew(struct wg_device *dev)
 {
 	wg_identity_put(dev->identity);
 	/* Out of memory: handshakes are refused until the key is set again. */
-	dev->identity = dev->has_identity ? wg_identity_new(dev->static_private,
-							    dev->static_public, &dev->cookie_checker)
+	dev->identity = dev->has_identity ? wg_identity_new(dev->static_private, dev->static_public,
+							    &dev->cookie_checker)
 					  : NULL;
 }
 
-bool wg_device_get_private_key(const struct wg_device *dev, uint8_t key[32])
+bool wg_device_get_private_key(const struct wg_device *dev, uint8_t key[WG_PUBLIC_KEY_LEN])
 {
 	if (!dev->has_identity)
 		return false;
-	memcpy(key, dev->static_private, 32);
+	memcpy(key, dev->static_private, WG_PUBLIC_KEY_LEN);
 	return true;
 }
 
-bool wg_device_get_public_key(const struct wg_device *dev, uint8_t pub[32])
+bool wg_device_get_public_key(const struct wg_device *dev, uint8_t pub[WG_PUBLIC_KEY_LEN])
 {
 	if (!dev->has_identity)
 		return false;
-	memcpy(pub, dev->static_public, 32);
+	memcpy(pub, dev->static_public, WG_PUBLIC_KEY_LEN);
 	return true;
 }
 

@@ -13,6 +13,7 @@
 #include "index.h"
 #include "messages.h"
 #include "ratelimiter.h"
+#include "siphash.h"
 #include "timerheap.h"
 
 struct wg_peer;
@@ -23,8 +24,8 @@ struct wg_device {
 	uint64_t now; /* monotonic ns, read once per API call */
 
 	bool has_identity;
-	uint8_t static_private[32];
-	uint8_t static_public[32];
+	uint8_t static_private[WG_PUBLIC_KEY_LEN];
+	uint8_t static_public[WG_PUBLIC_KEY_LEN];
 	struct wg_identity *identity; /* their snapshot (identity.h); NULL without */
 	uint32_t mtu;
 
@@ -38,7 +39,7 @@ struct wg_device {
 	size_t peer_count;
 	struct wg_peer **peer_buckets;
 	size_t peer_mask;
-	uint8_t peer_hash_key[16];
+	uint8_t peer_hash_key[WG_SIPHASH_KEY_LEN];
 
 	/* rngwait.c: hash keys drawn unseeded; next look at the RNG */
 	bool rng_weak_keys;
@@ -53,7 +54,10 @@ struct wg_device {
 	uint8_t *scratch; /* one message: header + max packet + padding + tag */
 };
 
-enum { WG_SCRATCH_SIZE = 16 + WG_MAX_PACKET + 16 + 16 };
+enum {
+	WG_SCRATCH_SIZE =
+	    WG_DATA_HEADER_LEN + WG_MAX_PACKET + WG_MESSAGE_PADDING_MULTIPLE + WG_AUTHTAG_LEN
+};
 
 /* Refreshes dev->now from the injected clock. */
 void wg_device_clock(struct wg_device *dev);
@@ -66,7 +70,8 @@ bool wg_device_redraw_hash_keys(struct wg_device *dev);
 /* Makes dev->identity a snapshot of the current static key (set_private_key). */
 void wg_device_identity_renew(struct wg_device *dev);
 bool wg_device_under_load(struct wg_device *dev);
-struct wg_peer *wg_device_lookup_peer_internal(struct wg_device *dev, const uint8_t pub[32]);
+struct wg_peer *wg_device_lookup_peer_internal(struct wg_device *dev,
+					       const uint8_t pub[WG_PUBLIC_KEY_LEN]);
 /* Sends a datagram to the peer's endpoint, counting tx bytes. */
 bool wg_device_send_to_peer(struct wg_device *dev, struct wg_peer *peer, const uint8_t *pkt,
 			    size_t len);

@@ -14,12 +14,6 @@
 #include "peer.h"
 #include "timers.h"
 
-/* The job's public sizes (wg.h) against the wire's (messages.h). */
-_Static_assert(WG_HANDSHAKE_MAX_LEN == sizeof(struct wg_message_handshake_initiation),
-	       "largest handshake message");
-_Static_assert((int)WG_HANDSHAKE_TIMESTAMP_LEN == (int)WG_TIMESTAMP_SIZE, "timestamp size");
-_Static_assert((int)WG_HANDSHAKE_COOKIE_LEN == (int)WG_COOKIE_SIZE, "cookie size");
-
 /* What is left to do with a job (job->s.stage). */
 enum wg_handshake_stage {
 	WG_HS_DECIDED, /* prepare decided: job->s.result, already counted */
@@ -59,8 +53,8 @@ static bool admit_under_load(struct wg_device *dev, struct wg_handshake_job_stat
 /* A response answers our initiation: copy what reading it needs. */
 static bool prepare_response(struct wg_device *dev, struct wg_handshake_job_state *s)
 {
-	uint32_t index = wg_le32(msg_field(s, offsetof(struct wg_message_handshake_response,
-							receiver_index)));
+	uint32_t index =
+	    wg_le32(msg_field(s, offsetof(struct wg_message_handshake_response, receiver_index)));
 	struct wg_index_entry *e = wg_index_lookup(&dev->index, index, WG_INDEX_HANDSHAKE);
 	struct wg_handshake *hs;
 
@@ -73,8 +67,8 @@ static bool prepare_response(struct wg_device *dev, struct wg_handshake_job_stat
 	wg_peer_get(s->peer);
 	s->serial = hs->serial;
 	s->core = hs->secrets->core;
-	memcpy(s->e_priv, hs->secrets->ephemeral_private, 32);
-	memcpy(s->psk, s->peer->preshared_key, 32);
+	memcpy(s->e_priv, hs->secrets->ephemeral_private, WG_PUBLIC_KEY_LEN);
+	memcpy(s->psk, s->peer->preshared_key, WG_SYMMETRIC_KEY_LEN);
 	return true;
 }
 
@@ -149,7 +143,7 @@ static bool consume_initiation(const struct wg_device *dev, struct wg_handshake_
 	const struct wg_identity *id = s->id;
 	const size_t eph = offsetof(struct wg_message_handshake_initiation, unencrypted_ephemeral);
 	const size_t ts = offsetof(struct wg_message_handshake_initiation, encrypted_timestamp);
-	uint8_t ss[32], e_priv[32];
+	uint8_t ss[WG_PUBLIC_KEY_LEN], e_priv[WG_PUBLIC_KEY_LEN];
 	bool ok;
 
 	wg_noise_core_init(&s->core, (const uint8_t *)WG_IDENTIFIER, sizeof(WG_IDENTIFIER) - 1,
@@ -160,14 +154,14 @@ static bool consume_initiation(const struct wg_device *dev, struct wg_handshake_
 					    s->remote_ephemeral, s->remote_static) &&
 	     zinc_curve25519(ss, id->static_private, s->remote_static) &&
 	     wg_noise_core_read_msg1_payload(&s->core, msg_field(s, ts),
-					     WG_TIMESTAMP_SIZE + WG_AUTHTAG_SIZE, ss, s->timestamp);
+					     WG_ENCRYPTED_LEN(WG_TIMESTAMP_LEN), ss, s->timestamp);
 	/* Authentic (only the peer's static key makes that timestamp): the
 	 * response's X25519 work too, so that complete has only hashing left. */
 	ok = ok && wg_device_random(dev, e_priv, sizeof(e_priv));
 	if (ok)
 		zinc_curve25519_clamp_secret(e_priv);
-	ok = ok && wg_noise_msg2_dh(s->resp_e_pub, s->resp_ee, s->resp_se, e_priv, s->remote_ephemeral,
-			      s->remote_static);
+	ok = ok && wg_noise_msg2_dh(s->resp_e_pub, s->resp_ee, s->resp_se, e_priv,
+				    s->remote_ephemeral, s->remote_static);
 	zinc_memzero(ss, sizeof(ss));
 	zinc_memzero(e_priv, sizeof(e_priv));
 	return ok;
@@ -178,8 +172,9 @@ static bool consume_response(struct wg_handshake_job_state *s)
 	const size_t eph = offsetof(struct wg_message_handshake_response, unencrypted_ephemeral);
 	uint8_t empty[1];
 
-	return wg_noise_core_read_msg2(&s->core, msg_field(s, eph), 32 + WG_AUTHTAG_SIZE,
-				       s->e_priv, s->id->static_private, s->psk, empty);
+	return wg_noise_core_read_msg2(&s->core, msg_field(s, eph),
+				       WG_PUBLIC_KEY_LEN + WG_ENCRYPTED_LEN(0), s->e_priv,
+				       s->id->static_private, s->psk, empty);
 }
 
 /* The cookie reply, when mac1 shows the sender knows our public key. */
@@ -187,7 +182,7 @@ static bool consume_cookie(const struct wg_device *dev, struct wg_handshake_job 
 {
 	struct wg_handshake_job_state *s = &job->s;
 	struct wg_message_handshake_cookie reply;
-	uint8_t nonce[WG_COOKIE_NONCE_SIZE];
+	uint8_t nonce[WG_COOKIE_NONCE_LEN];
 
 	if (!wg_device_random(dev, nonce, sizeof(nonce)))
 		return false;

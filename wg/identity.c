@@ -6,7 +6,8 @@
 
 #include "identity.h"
 
-struct wg_identity *wg_identity_new(const uint8_t priv[32], const uint8_t pub[32],
+struct wg_identity *wg_identity_new(const uint8_t priv[WG_PUBLIC_KEY_LEN],
+				    const uint8_t pub[WG_PUBLIC_KEY_LEN],
 				    const struct wg_cookie_checker *keys)
 {
 	struct wg_identity *id = calloc(1, sizeof(*id));
@@ -14,10 +15,10 @@ struct wg_identity *wg_identity_new(const uint8_t priv[32], const uint8_t pub[32
 	if (!id)
 		return NULL;
 	id->refcount = 1;
-	memcpy(id->static_private, priv, 32);
-	memcpy(id->static_public, pub, 32);
-	memcpy(id->mac1_key, keys->mac1_key, 32);
-	memcpy(id->cookie_key, keys->cookie_key, 32);
+	memcpy(id->static_private, priv, WG_PUBLIC_KEY_LEN);
+	memcpy(id->static_public, pub, WG_PUBLIC_KEY_LEN);
+	memcpy(id->mac1_key, keys->mac1_key, WG_SYMMETRIC_KEY_LEN);
+	memcpy(id->cookie_key, keys->cookie_key, WG_SYMMETRIC_KEY_LEN);
 	return id;
 }
 

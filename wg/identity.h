@@ -14,14 +14,15 @@
 
 struct wg_identity {
 	uint32_t refcount;
-	uint8_t static_private[32];
-	uint8_t static_public[32];
-	uint8_t mac1_key[32];	/* HASH(LABEL_MAC1 || static_public) */
-	uint8_t cookie_key[32]; /* HASH(LABEL_COOKIE || static_public) */
+	uint8_t static_private[WG_PUBLIC_KEY_LEN];
+	uint8_t static_public[WG_PUBLIC_KEY_LEN];
+	uint8_t mac1_key[WG_SYMMETRIC_KEY_LEN];	  /* HASH(LABEL_MAC1 || static_public) */
+	uint8_t cookie_key[WG_SYMMETRIC_KEY_LEN]; /* HASH(LABEL_COOKIE || static_public) */
 };
 
 /* NULL when out of memory. */
-struct wg_identity *wg_identity_new(const uint8_t priv[32], const uint8_t pub[32],
+struct wg_identity *wg_identity_new(const uint8_t priv[WG_PUBLIC_KEY_LEN],
+				    const uint8_t pub[WG_PUBLIC_KEY_LEN],
 				    const struct wg_cookie_checker *keys);
 void wg_identity_get(struct wg_identity *id);
 /* The last reference wipes and frees it. NULL is ignored. */

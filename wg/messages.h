@@ -1,15 +1,22 @@
-/* WireGuard wire layout and every protocol constant, in one place. */
+/* WireGuard wire layout and the engine's protocol constants, in one place;
+ * what callers need too (key and message lengths, message types, the
+ * handshake queue) is in wg/wg.h. */
 #ifndef WG_MESSAGES_H
 #define WG_MESSAGES_H
 
 #include <stdint.h>
+
+#include <zinc/blake2s.h>
+#include <zinc/chacha20poly1305.h>
+#include <zinc/curve25519.h>
+
+#include "wg/wg.h"
 
 #define WG_NS_PER_SEC 1000000000ULL
 #define WG_NS_PER_MS 1000000ULL
 
 enum wg_limits {
 	WG_MAX_PEERS = 1U << 20,
-	WG_MAX_QUEUED_INCOMING_HANDSHAKES = 4096,
 	WG_MAX_STAGED_PACKETS = 128,
 	WG_COUNTER_WINDOW_BITS = 8192, /* replay window */
 	WG_DEFAULT_MTU = 1420,
@@ -36,22 +43,18 @@ enum wg_limits {
 #define WG_UNDER_LOAD_QUEUE_LEN (WG_MAX_QUEUED_INCOMING_HANDSHAKES / 8)
 #define WG_RATELIMIT_ENTRY_TIMEOUT (1 * WG_NS_PER_SEC)
 
-enum wg_message_type {
-	WG_MESSAGE_INVALID = 0,
-	WG_MESSAGE_HANDSHAKE_INITIATION = 1,
-	WG_MESSAGE_HANDSHAKE_RESPONSE = 2,
-	WG_MESSAGE_HANDSHAKE_COOKIE = 3,
-	WG_MESSAGE_DATA = 4,
+enum {
+	WG_COOKIE_NONCE_LEN = 24, /* XChaCha20-Poly1305 */
+	WG_COOKIE_KEY_LABEL_LEN = 8,
 };
+#define WG_ENCRYPTED_LEN(plain_len) ((plain_len) + WG_AUTHTAG_LEN)
 
-enum wg_sizes {
-	WG_KEY_SIZE = 32,
-	WG_AUTHTAG_SIZE = 16,
-	WG_TIMESTAMP_SIZE = 12,
-	WG_COOKIE_SIZE = 16,
-	WG_COOKIE_NONCE_SIZE = 24,
-	WG_HASH_SIZE = 32,
-};
+/* The lengths (wg.h, above) are the primitives' (zinc). */
+_Static_assert((int)WG_PUBLIC_KEY_LEN == (int)ZINC_CURVE25519_KEY_SIZE, "public key");
+_Static_assert((int)WG_SYMMETRIC_KEY_LEN == (int)ZINC_CHACHA20POLY1305_KEY_SIZE, "symmetric key");
+_Static_assert((int)WG_HASH_LEN == (int)ZINC_BLAKE2S_HASH_SIZE, "hash");
+_Static_assert((int)WG_AUTHTAG_LEN == (int)ZINC_CHACHA20POLY1305_AUTHTAG_SIZE, "tag");
+_Static_assert((int)WG_COOKIE_NONCE_LEN == (int)ZINC_XCHACHA20POLY1305_NONCE_SIZE, "nonce");
 
 /* Wire structs: sizeof equals the wire size; integers little-endian on the
  * wire (use the helpers in the code, never rely on host order). */
@@ -61,16 +64,16 @@ struct wg_message_header {
 };
 
 struct wg_message_macs {
-	uint8_t mac1[WG_COOKIE_SIZE];
-	uint8_t mac2[WG_COOKIE_SIZE];
+	uint8_t mac1[WG_COOKIE_LEN];
+	uint8_t mac2[WG_COOKIE_LEN];
 };
 
 struct wg_message_handshake_initiation {
 	struct wg_message_header header;
 	uint8_t sender_index[4];
-	uint8_t unencrypted_ephemeral[WG_KEY_SIZE];
-	uint8_t encrypted_static[WG_KEY_SIZE + WG_AUTHTAG_SIZE];
-	uint8_t encrypted_timestamp[WG_TIMESTAMP_SIZE + WG_AUTHTAG_SIZE];
+	uint8_t unencrypted_ephemeral[WG_PUBLIC_KEY_LEN];
+	uint8_t encrypted_static[WG_ENCRYPTED_LEN(WG_PUBLIC_KEY_LEN)];
+	uint8_t encrypted_timestamp[WG_ENCRYPTED_LEN(WG_TIMESTAMP_LEN)];
 	struct wg_message_macs macs;
 };
 
@@ -78,16 +81,16 @@ struct wg_message_handshake_response {
 	struct wg_message_header header;
 	uint8_t sender_index[4];
 	uint8_t receiver_index[4];
-	uint8_t unencrypted_ephemeral[WG_KEY_SIZE];
-	uint8_t encrypted_nothing[WG_AUTHTAG_SIZE];
+	uint8_t unencrypted_ephemeral[WG_PUBLIC_KEY_LEN];
+	uint8_t encrypted_nothing[WG_ENCRYPTED_LEN(0)];
 	struct wg_message_macs macs;
 };
 
 struct wg_message_handshake_cookie {
 	struct wg_message_header header;
 	uint8_t receiver_index[4];
-	uint8_t nonce[WG_COOKIE_NONCE_SIZE];
-	uint8_t encrypted_cookie[WG_COOKIE_SIZE + WG_AUTHTAG_SIZE];
+	uint8_t nonce[WG_COOKIE_NONCE_LEN];
+	uint8_t encrypted_cookie[WG_ENCRYPTED_LEN(WG_COOKIE_LEN)];
 };
 
 struct wg_message_data {
@@ -97,16 +100,19 @@ struct wg_message_data {
 	uint8_t encrypted_data[];
 };
 
-_Static_assert(sizeof(struct wg_message_handshake_initiation) == 148, "initiation size");
+_Static_assert(sizeof(struct wg_message_handshake_initiation) == WG_HANDSHAKE_MAX_LEN,
+	       "initiation size (the largest handshake message)");
 _Static_assert(sizeof(struct wg_message_handshake_response) == 92, "response size");
 _Static_assert(sizeof(struct wg_message_handshake_cookie) == 64, "cookie size");
-_Static_assert(sizeof(struct wg_message_data) == 16, "data header size");
+_Static_assert(sizeof(struct wg_message_data) == WG_DATA_HEADER_LEN, "data header size");
 
-#define WG_MESSAGE_MINIMUM_LENGTH (sizeof(struct wg_message_data) + WG_AUTHTAG_SIZE)
+#define WG_MESSAGE_MINIMUM_LENGTH WG_ENCRYPTED_LEN(sizeof(struct wg_message_data))
 
 static const char WG_CONSTRUCTION[] = "Noise_IKpsk2_25519_ChaChaPoly_BLAKE2s";
 static const char WG_IDENTIFIER[] = "WireGuard v1 zx2c4 Jason@zx2c4.com";
 static const char WG_LABEL_MAC1[] = "mac1----";
 static const char WG_LABEL_COOKIE[] = "cookie--";
+_Static_assert(sizeof(WG_LABEL_MAC1) - 1 == WG_COOKIE_KEY_LABEL_LEN, "label");
+_Static_assert(sizeof(WG_LABEL_COOKIE) - 1 == WG_COOKIE_KEY_LABEL_LEN, "label");
 
 #endif

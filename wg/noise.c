@@ -16,38 +16,39 @@
 
 /* ---- Primitives ---- */
 
-static void hash2(uint8_t out[32], const uint8_t *a, size_t alen, const uint8_t *b, size_t blen)
+static void hash2(uint8_t out[WG_HASH_LEN], const uint8_t *a, size_t alen, const uint8_t *b,
+		  size_t blen)
 {
 	struct zinc_blake2s_state s;
 
-	zinc_blake2s_init(&s, 32);
+	zinc_blake2s_init(&s, WG_HASH_LEN);
 	zinc_blake2s_update(&s, a, alen);
 	zinc_blake2s_update(&s, b, blen);
 	zinc_blake2s_final(&s, out);
 }
 
-/* KDF_n(key, data): up to three 32-byte outputs (NULL = not wanted). Outputs
+/* KDF_n(key, data): up to three WG_HASH_LEN outputs (NULL = not wanted). Outputs
  * may alias key. */
 static void kdf(uint8_t *t1, uint8_t *t2, uint8_t *t3, const uint8_t *data, size_t len,
-		const uint8_t key[32])
+		const uint8_t key[WG_HASH_LEN])
 {
-	uint8_t t0[32], out[33], prev[33];
+	uint8_t t0[WG_HASH_LEN], out[WG_HASH_LEN + 1], prev[WG_HASH_LEN + 1];
 
-	zinc_blake2s_hmac(t0, data, key, len, 32);
+	zinc_blake2s_hmac(t0, data, key, len, WG_HASH_LEN);
 	out[0] = 1;
-	zinc_blake2s_hmac(prev, out, t0, 1, 32);
+	zinc_blake2s_hmac(prev, out, t0, 1, WG_HASH_LEN);
 	if (t2 || t3) {
-		prev[32] = 2;
-		zinc_blake2s_hmac(out, prev, t0, 33, 32);
+		prev[WG_HASH_LEN] = 2;
+		zinc_blake2s_hmac(out, prev, t0, WG_HASH_LEN + 1, WG_HASH_LEN);
 	}
 	if (t3) {
-		out[32] = 3;
-		zinc_blake2s_hmac(t3, out, t0, 33, 32);
+		out[WG_HASH_LEN] = 3;
+		zinc_blake2s_hmac(t3, out, t0, WG_HASH_LEN + 1, WG_HASH_LEN);
 	}
 	if (t2)
-		memcpy(t2, out, 32);
+		memcpy(t2, out, WG_HASH_LEN);
 	if (t1)
-		memcpy(t1, prev, 32);
+		memcpy(t1, prev, WG_HASH_LEN);
 	zinc_memzero(t0, sizeof(t0));
 	zinc_memzero(out, sizeof(out));
 	zinc_memzero(prev, sizeof(prev));
@@ -64,7 +65,7 @@ static bool is_zero(const uint8_t *p, size_t n)
 
 static void mix_hash(struct wg_noise_core *st, const uint8_t *data, size_t len)
 {
-	hash2(st->h, st->h, 32, data, len);
+	hash2(st->h, st->h, WG_HASH_LEN, data, len);
 }
 
 static void mix_key(struct wg_noise_core *st, const uint8_t *data, size_t len)
@@ -73,72 +74,77 @@ static void mix_key(struct wg_noise_core *st, const uint8_t *data, size_t len)
 }
 
 /* (ck, key) = KDF2(ck, shared); rejects an all-zero shared secret. */
-static bool mix_shared(struct wg_noise_core *st, uint8_t key[32], const uint8_t shared[32])
+static bool mix_shared(struct wg_noise_core *st, uint8_t key[WG_SYMMETRIC_KEY_LEN],
+		       const uint8_t shared[WG_PUBLIC_KEY_LEN])
 {
-	if (is_zero(shared, 32))
+	if (is_zero(shared, WG_PUBLIC_KEY_LEN))
 		return false;
-	kdf(st->ck, key, NULL, shared, 32, st->ck);
+	kdf(st->ck, key, NULL, shared, WG_PUBLIC_KEY_LEN, st->ck);
 	return true;
 }
 
-static bool mix_dh(struct wg_noise_core *st, uint8_t key[32], const uint8_t priv[32],
-		   const uint8_t pub[32])
+static bool mix_dh(struct wg_noise_core *st, uint8_t key[WG_SYMMETRIC_KEY_LEN],
+		   const uint8_t priv[WG_PUBLIC_KEY_LEN], const uint8_t pub[WG_PUBLIC_KEY_LEN])
 {
-	uint8_t shared[32];
+	uint8_t shared[WG_PUBLIC_KEY_LEN];
 	bool ok = zinc_curve25519(shared, priv, pub) && mix_shared(st, key, shared);
 
 	zinc_memzero(shared, sizeof(shared));
 	return ok;
 }
 
-static void mix_psk(struct wg_noise_core *st, uint8_t key[32], const uint8_t psk[32])
+static void mix_psk(struct wg_noise_core *st, uint8_t key[WG_SYMMETRIC_KEY_LEN],
+		    const uint8_t psk[WG_SYMMETRIC_KEY_LEN])
 {
-	uint8_t t[32];
+	uint8_t t[WG_HASH_LEN];
 
-	kdf(st->ck, t, key, psk, 32, st->ck);
-	mix_hash(st, t, 32);
+	kdf(st->ck, t, key, psk, WG_SYMMETRIC_KEY_LEN, st->ck);
+	mix_hash(st, t, WG_HASH_LEN);
 	zinc_memzero(t, sizeof(t));
 }
 
 static void encrypt_and_hash(struct wg_noise_core *st, uint8_t *out, const uint8_t *plain,
-			     size_t len, const uint8_t key[32])
+			     size_t len, const uint8_t key[WG_SYMMETRIC_KEY_LEN])
 {
-	zinc_chacha20poly1305_encrypt(out, plain, len, st->h, 32, 0, key);
-	mix_hash(st, out, len + WG_AUTHTAG_SIZE);
+	zinc_chacha20poly1305_encrypt(out, plain, len, st->h, WG_HASH_LEN, 0, key);
+	mix_hash(st, out, len + WG_AUTHTAG_LEN);
 }
 
 static bool decrypt_and_hash(struct wg_noise_core *st, uint8_t *out, const uint8_t *in,
-			     size_t in_len, const uint8_t key[32])
+			     size_t in_len, const uint8_t key[WG_SYMMETRIC_KEY_LEN])
 {
-	if (!zinc_chacha20poly1305_decrypt(out, in, in_len, st->h, 32, 0, key))
+	if (!zinc_chacha20poly1305_decrypt(out, in, in_len, st->h, WG_HASH_LEN, 0, key))
 		return false;
 	mix_hash(st, in, in_len);
 	return true;
 }
 
 /* The "e" token in a psk handshake: MixHash(e) and MixKey(e). */
-static void mix_ephemeral(struct wg_noise_core *st, const uint8_t e_pub[32])
+static void mix_ephemeral(struct wg_noise_core *st, const uint8_t e_pub[WG_PUBLIC_KEY_LEN])
 {
-	mix_hash(st, e_pub, 32);
-	mix_key(st, e_pub, 32);
+	mix_hash(st, e_pub, WG_PUBLIC_KEY_LEN);
+	mix_key(st, e_pub, WG_PUBLIC_KEY_LEN);
 }
 
 /* ---- Generic core ---- */
 
 void wg_noise_core_init(struct wg_noise_core *st, const uint8_t *prologue, size_t prologue_len,
-			const uint8_t responder_pub[32])
+			const uint8_t responder_pub[WG_PUBLIC_KEY_LEN])
 {
-	zinc_blake2s(st->ck, (const uint8_t *)WG_CONSTRUCTION, NULL, 32,
+	zinc_blake2s(st->ck, (const uint8_t *)WG_CONSTRUCTION, NULL, WG_HASH_LEN,
 		     sizeof(WG_CONSTRUCTION) - 1, 0);
-	hash2(st->h, st->ck, 32, prologue, prologue_len);
-	mix_hash(st, responder_pub, 32);
+	hash2(st->h, st->ck, WG_HASH_LEN, prologue, prologue_len);
+	mix_hash(st, responder_pub, WG_PUBLIC_KEY_LEN);
 }
 
-bool wg_noise_core_write_msg1(struct wg_noise_core *st, uint8_t *out, const uint8_t e_priv[32],
-			      const uint8_t s_pub[32], const uint8_t rs_pub[32],
-			      const uint8_t ss[32], const uint8_t *payload, size_t plen)
+bool wg_noise_core_write_msg1(struct wg_noise_core *st, uint8_t *out,
+			      const uint8_t e_priv[WG_PUBLIC_KEY_LEN],
+			      const uint8_t s_pub[WG_PUBLIC_KEY_LEN],
+			      const uint8_t rs_pub[WG_PUBLIC_KEY_LEN],
+			      const uint8_t ss[WG_PUBLIC_KEY_LEN], const uint8_t *payload,
+			      size_t plen)
 {
-	uint8_t key[32];
+	uint8_t key[WG_SYMMETRIC_KEY_LEN];
 	bool ok = false;
 
 	if (!zinc_curve25519_generate_public(out, e_priv))
@@ -146,10 +152,11 @@ bool wg_noise_core_write_msg1(struct wg_noise_core *st, uint8_t *out, const uint
 	mix_ephemeral(st, out);
 	if (!mix_dh(st, key, e_priv, rs_pub))
 		goto out;
-	encrypt_and_hash(st, out + 32, s_pub, 32, key);
+	encrypt_and_hash(st, out + WG_PUBLIC_KEY_LEN, s_pub, WG_PUBLIC_KEY_LEN, key);
 	if (!mix_shared(st, key, ss))
 		goto out;
-	encrypt_and_hash(st, out + 32 + 48, payload, plen, key);
+	encrypt_and_hash(st, out + WG_PUBLIC_KEY_LEN + WG_ENCRYPTED_LEN(WG_PUBLIC_KEY_LEN), payload,
+			 plen, key);
 	ok = true;
 out:
 	zinc_memzero(key, sizeof(key));
@@ -157,63 +164,74 @@ out:
 }
 
 bool wg_noise_core_read_msg1_static(struct wg_noise_core *st, const uint8_t *in,
-				    const uint8_t s_priv[32], uint8_t re_out[32],
-				    uint8_t rs_out[32])
+				    const uint8_t s_priv[WG_PUBLIC_KEY_LEN],
+				    uint8_t re_out[WG_PUBLIC_KEY_LEN],
+				    uint8_t rs_out[WG_PUBLIC_KEY_LEN])
 {
-	uint8_t key[32];
+	uint8_t key[WG_SYMMETRIC_KEY_LEN];
 	bool ok;
 
-	memcpy(re_out, in, 32);
+	memcpy(re_out, in, WG_PUBLIC_KEY_LEN);
 	mix_ephemeral(st, re_out);
-	ok = mix_dh(st, key, s_priv, re_out) && decrypt_and_hash(st, rs_out, in + 32, 48, key);
+	ok = mix_dh(st, key, s_priv, re_out) &&
+	     decrypt_and_hash(st, rs_out, in + WG_PUBLIC_KEY_LEN,
+			      WG_ENCRYPTED_LEN(WG_PUBLIC_KEY_LEN), key);
 	zinc_memzero(key, sizeof(key));
 	return ok;
 }
 
 bool wg_noise_core_read_msg1_payload(struct wg_noise_core *st, const uint8_t *in, size_t in_len,
-				     const uint8_t ss[32], uint8_t *payload_out)
+				     const uint8_t ss[WG_PUBLIC_KEY_LEN], uint8_t *payload_out)
 {
-	uint8_t key[32];
+	uint8_t key[WG_SYMMETRIC_KEY_LEN];
 	bool ok;
 
-	if (in_len < WG_AUTHTAG_SIZE)
+	if (in_len < WG_AUTHTAG_LEN)
 		return false;
 	ok = mix_shared(st, key, ss) && decrypt_and_hash(st, payload_out, in, in_len, key);
 	zinc_memzero(key, sizeof(key));
 	return ok;
 }
 
-bool wg_noise_msg2_dh(uint8_t e_pub[32], uint8_t ee[32], uint8_t se[32], const uint8_t e_priv[32],
-		      const uint8_t re_pub[32], const uint8_t rs_pub[32])
+bool wg_noise_msg2_dh(uint8_t e_pub[WG_PUBLIC_KEY_LEN], uint8_t ee[WG_PUBLIC_KEY_LEN],
+		      uint8_t se[WG_PUBLIC_KEY_LEN], const uint8_t e_priv[WG_PUBLIC_KEY_LEN],
+		      const uint8_t re_pub[WG_PUBLIC_KEY_LEN],
+		      const uint8_t rs_pub[WG_PUBLIC_KEY_LEN])
 {
 	return zinc_curve25519_generate_public(e_pub, e_priv) &&
 	       zinc_curve25519(ee, e_priv, re_pub) && zinc_curve25519(se, e_priv, rs_pub);
 }
 
-bool wg_noise_core_write_msg2_dh(struct wg_noise_core *st, uint8_t *out, const uint8_t e_pub[32],
-				 const uint8_t ee[32], const uint8_t se[32], const uint8_t psk[32],
-				 const uint8_t *payload, size_t plen)
+bool wg_noise_core_write_msg2_dh(struct wg_noise_core *st, uint8_t *out,
+				 const uint8_t e_pub[WG_PUBLIC_KEY_LEN],
+				 const uint8_t ee[WG_PUBLIC_KEY_LEN],
+				 const uint8_t se[WG_PUBLIC_KEY_LEN],
+				 const uint8_t psk[WG_SYMMETRIC_KEY_LEN], const uint8_t *payload,
+				 size_t plen)
 {
-	uint8_t key[32];
+	uint8_t key[WG_SYMMETRIC_KEY_LEN];
 	bool ok = false;
 
-	memcpy(out, e_pub, 32);
+	memcpy(out, e_pub, WG_PUBLIC_KEY_LEN);
 	mix_ephemeral(st, out);
 	if (!mix_shared(st, key, ee) || !mix_shared(st, key, se))
 		goto out;
 	mix_psk(st, key, psk);
-	encrypt_and_hash(st, out + 32, payload, plen, key);
+	encrypt_and_hash(st, out + WG_PUBLIC_KEY_LEN, payload, plen, key);
 	ok = true;
 out:
 	zinc_memzero(key, sizeof(key));
 	return ok;
 }
 
-bool wg_noise_core_write_msg2(struct wg_noise_core *st, uint8_t *out, const uint8_t e_priv[32],
-			      const uint8_t re_pub[32], const uint8_t rs_pub[32],
-			      const uint8_t psk[32], const uint8_t *payload, size_t plen)
+bool wg_noise_core_write_msg2(struct wg_noise_core *st, uint8_t *out,
+			      const uint8_t e_priv[WG_PUBLIC_KEY_LEN],
+			      const uint8_t re_pub[WG_PUBLIC_KEY_LEN],
+			      const uint8_t rs_pub[WG_PUBLIC_KEY_LEN],
+			      const uint8_t psk[WG_SYMMETRIC_KEY_LEN], const uint8_t *payload,
+			      size_t plen)
 {
-	uint8_t e_pub[32], ee[32], se[32];
+	uint8_t e_pub[WG_PUBLIC_KEY_LEN], ee[WG_PUBLIC_KEY_LEN], se[WG_PUBLIC_KEY_LEN];
 	bool ok = wg_noise_msg2_dh(e_pub, ee, se, e_priv, re_pub, rs_pub) &&
 		  wg_noise_core_write_msg2_dh(st, out, e_pub, ee, se, psk, payload, plen);
 
@@ -223,37 +241,40 @@ bool wg_noise_core_write_msg2(struct wg_noise_core *st, uint8_t *out, const uint
 }
 
 bool wg_noise_core_read_msg2(struct wg_noise_core *st, const uint8_t *in, size_t in_len,
-			     const uint8_t e_priv[32], const uint8_t s_priv[32],
-			     const uint8_t psk[32], uint8_t *payload_out)
+			     const uint8_t e_priv[WG_PUBLIC_KEY_LEN],
+			     const uint8_t s_priv[WG_PUBLIC_KEY_LEN],
+			     const uint8_t psk[WG_SYMMETRIC_KEY_LEN], uint8_t *payload_out)
 {
-	uint8_t key[32];
+	uint8_t key[WG_SYMMETRIC_KEY_LEN];
 	bool ok = false;
 
-	if (in_len < 32 + WG_AUTHTAG_SIZE)
+	if (in_len < WG_PUBLIC_KEY_LEN + WG_ENCRYPTED_LEN(0))
 		return false;
 	mix_ephemeral(st, in);
 	if (!mix_dh(st, key, e_priv, in) || !mix_dh(st, key, s_priv, in))
 		goto out;
 	mix_psk(st, key, psk);
-	ok = decrypt_and_hash(st, payload_out, in + 32, in_len - 32, key);
+	ok = decrypt_and_hash(st, payload_out, in + WG_PUBLIC_KEY_LEN, in_len - WG_PUBLIC_KEY_LEN,
+			      key);
 out:
 	zinc_memzero(key, sizeof(key));
 	return ok;
 }
 
-void wg_noise_core_split(struct wg_noise_core *st, uint8_t k_init_send[32], uint8_t k_resp_send[32])
+void wg_noise_core_split(struct wg_noise_core *st, uint8_t k_init_send[WG_SYMMETRIC_KEY_LEN],
+			 uint8_t k_resp_send[WG_SYMMETRIC_KEY_LEN])
 {
 	kdf(k_init_send, k_resp_send, NULL, NULL, 0, st->ck);
 	zinc_memzero(st, sizeof(*st));
 }
 
-bool wg_noise_keypair_from_random(uint8_t priv[32], uint8_t pub[32])
+bool wg_noise_keypair_from_random(uint8_t priv[WG_PUBLIC_KEY_LEN], uint8_t pub[WG_PUBLIC_KEY_LEN])
 {
 	zinc_curve25519_clamp_secret(priv);
 	return zinc_curve25519_generate_public(pub, priv);
 }
 
-void wg_noise_tai64n(uint8_t out[WG_TIMESTAMP_SIZE], uint64_t wall_ns)
+void wg_noise_tai64n(uint8_t out[WG_TIMESTAMP_LEN], uint64_t wall_ns)
 {
 	uint64_t sec = 0x400000000000000aULL + wall_ns / WG_NS_PER_SEC;
 	/* Round down to 2^24 ns (largest power of two under 1e9/50): the
@@ -303,11 +324,11 @@ void wg_noise_handshake_clear(struct wg_device *dev, struct wg_peer *peer)
 	handshake_zero(&peer->handshake);
 }
 
-
-static bool generate_ephemeral(struct wg_device *dev, uint8_t priv[32])
+static bool generate_ephemeral(struct wg_device *dev, uint8_t priv[WG_PUBLIC_KEY_LEN])
 {
-	uint8_t pub[32];
-	bool ok = wg_device_random(dev, priv, 32) && wg_noise_keypair_from_random(priv, pub);
+	uint8_t pub[WG_PUBLIC_KEY_LEN];
+	bool ok = wg_device_random(dev, priv, WG_PUBLIC_KEY_LEN) &&
+		  wg_noise_keypair_from_random(priv, pub);
 
 	zinc_memzero(pub, sizeof(pub));
 	return ok;
@@ -317,7 +338,7 @@ bool wg_noise_create_initiation(struct wg_device *dev, struct wg_peer *peer,
 				struct wg_message_handshake_initiation *msg)
 {
 	struct wg_handshake *hs = &peer->handshake;
-	uint8_t timestamp[WG_TIMESTAMP_SIZE], ss[32];
+	uint8_t timestamp[WG_TIMESTAMP_LEN], ss[WG_PUBLIC_KEY_LEN];
 	struct wg_handshake_secrets *sec;
 	bool ok;
 
@@ -330,7 +351,8 @@ bool wg_noise_create_initiation(struct wg_device *dev, struct wg_peer *peer,
 	wg_noise_tai64n(timestamp, wg_device_wall_ns(dev));
 	/* DH(static, static) here rather than stored per peer at add (Linux
 	 * precomputes it): one X25519 per initiation, at most one per
-	 * REKEY_TIMEOUT, instead of one per configured peer and 32 bytes each.
+	 * REKEY_TIMEOUT, instead of one per configured peer and WG_PUBLIC_KEY_LEN
+	 * bytes each.
 	 * A zero result fails in write_msg1, as Linux's zero precomputation does. */
 	ok = generate_ephemeral(dev, sec->ephemeral_private);
 	if (ok && !zinc_curve25519(ss, dev->static_private, peer->public_key))
@@ -360,7 +382,7 @@ struct wg_peer *wg_noise_commit_initiation(struct wg_device *dev,
 		return NULL;
 	}
 	hs = &peer->handshake;
-	replay = memcmp(s->timestamp, hs->latest_timestamp, WG_TIMESTAMP_SIZE) <= 0;
+	replay = memcmp(s->timestamp, hs->latest_timestamp, WG_TIMESTAMP_LEN) <= 0;
 	flood = hs->has_consumed_initiation &&
 		dev->now - hs->last_initiation_consumption < WG_HANDSHAKE_INITIATION_RATE;
 	if (replay || flood) {
@@ -371,9 +393,9 @@ struct wg_peer *wg_noise_commit_initiation(struct wg_device *dev,
 	if (!handshake_begin(hs))
 		return NULL;
 	hs->secrets->core = s->core;
-	hs->remote_index = wg_le32(s->msg + offsetof(struct wg_message_handshake_initiation,
-						     sender_index));
-	memcpy(hs->latest_timestamp, s->timestamp, WG_TIMESTAMP_SIZE);
+	hs->remote_index =
+	    wg_le32(s->msg + offsetof(struct wg_message_handshake_initiation, sender_index));
+	memcpy(hs->latest_timestamp, s->timestamp, WG_TIMESTAMP_LEN);
 	hs->last_initiation_consumption = dev->now;
 	hs->has_consumed_initiation = true;
 	hs->state = WG_HANDSHAKE_CONSUMED_INITIATION;
@@ -393,8 +415,9 @@ bool wg_noise_create_response(struct wg_device *dev, struct wg_peer *peer,
 	memset(msg, 0, sizeof(*msg));
 	msg->header.type = WG_MESSAGE_HANDSHAKE_RESPONSE;
 	wg_put_le32(msg->receiver_index, hs->remote_index);
-	if (!wg_noise_core_write_msg2_dh(&hs->secrets->core, msg->unencrypted_ephemeral, s->resp_e_pub,
-					 s->resp_ee, s->resp_se, peer->preshared_key, empty, 0) ||
+	if (!wg_noise_core_write_msg2_dh(&hs->secrets->core, msg->unencrypted_ephemeral,
+					 s->resp_e_pub, s->resp_ee, s->resp_se, peer->preshared_key,
+					 empty, 0) ||
 	    !wg_index_insert_new(dev, &hs->entry)) {
 		wg_noise_handshake_clear(dev, peer);
 		return false;
@@ -412,9 +435,9 @@ bool wg_noise_commit_response(const struct wg_handshake_job_state *s)
 	    hs->serial != s->serial)
 		return false;
 	hs->secrets->core = s->core;
-	zinc_memzero(hs->secrets->ephemeral_private, 32);
-	hs->remote_index = wg_le32(s->msg + offsetof(struct wg_message_handshake_response,
-						     sender_index));
+	zinc_memzero(hs->secrets->ephemeral_private, WG_PUBLIC_KEY_LEN);
+	hs->remote_index =
+	    wg_le32(s->msg + offsetof(struct wg_message_handshake_response, sender_index));
 	hs->state = WG_HANDSHAKE_CONSUMED_RESPONSE;
 	return true;
 }

@@ -22,49 +22,62 @@ struct wg_peer;
 
 /* ck = HASH(CONSTRUCTION); h = HASH(ck || prologue); h = HASH(h || responder_pub). */
 void wg_noise_core_init(struct wg_noise_core *st, const uint8_t *prologue, size_t prologue_len,
-			const uint8_t responder_pub[32]);
+			const uint8_t responder_pub[WG_PUBLIC_KEY_LEN]);
 
 /* Initiator, message 1 "e, es, s, ss": writes e (32) || enc(s_pub) (48) ||
  * enc(payload) (plen + 16) to out. ss is DH(s_priv, rs_pub).
  * False when a DH result is zero. */
-bool wg_noise_core_write_msg1(struct wg_noise_core *st, uint8_t *out, const uint8_t e_priv[32],
-			      const uint8_t s_pub[32], const uint8_t rs_pub[32],
-			      const uint8_t ss[32], const uint8_t *payload, size_t plen);
+bool wg_noise_core_write_msg1(struct wg_noise_core *st, uint8_t *out,
+			      const uint8_t e_priv[WG_PUBLIC_KEY_LEN],
+			      const uint8_t s_pub[WG_PUBLIC_KEY_LEN],
+			      const uint8_t rs_pub[WG_PUBLIC_KEY_LEN],
+			      const uint8_t ss[WG_PUBLIC_KEY_LEN], const uint8_t *payload,
+			      size_t plen);
 /* Responder, first half of message 1 (e, es, s): in = e || enc(s) (80 bytes).
  * Returns the initiator's ephemeral and static public keys. */
 bool wg_noise_core_read_msg1_static(struct wg_noise_core *st, const uint8_t *in,
-				    const uint8_t s_priv[32], uint8_t re_out[32],
-				    uint8_t rs_out[32]);
+				    const uint8_t s_priv[WG_PUBLIC_KEY_LEN],
+				    uint8_t re_out[WG_PUBLIC_KEY_LEN],
+				    uint8_t rs_out[WG_PUBLIC_KEY_LEN]);
 /* Second half (ss, payload): in = enc(payload), in_len = plen + 16. */
 bool wg_noise_core_read_msg1_payload(struct wg_noise_core *st, const uint8_t *in, size_t in_len,
-				     const uint8_t ss[32], uint8_t *payload_out);
+				     const uint8_t ss[WG_PUBLIC_KEY_LEN], uint8_t *payload_out);
 
 /* Responder, message 2 "e, ee, se, psk": out = e (32) || enc(payload). */
-bool wg_noise_core_write_msg2(struct wg_noise_core *st, uint8_t *out, const uint8_t e_priv[32],
-			      const uint8_t re_pub[32], const uint8_t rs_pub[32],
-			      const uint8_t psk[32], const uint8_t *payload, size_t plen);
+bool wg_noise_core_write_msg2(struct wg_noise_core *st, uint8_t *out,
+			      const uint8_t e_priv[WG_PUBLIC_KEY_LEN],
+			      const uint8_t re_pub[WG_PUBLIC_KEY_LEN],
+			      const uint8_t rs_pub[WG_PUBLIC_KEY_LEN],
+			      const uint8_t psk[WG_SYMMETRIC_KEY_LEN], const uint8_t *payload,
+			      size_t plen);
 /* The same in two steps, so that the X25519 work can be done before the
  * handshake state is at hand: the ephemeral's public key and its two DH
  * results (ee with the initiator's ephemeral, se with its static; false if
  * one is zero), then the message from them. */
-bool wg_noise_msg2_dh(uint8_t e_pub[32], uint8_t ee[32], uint8_t se[32], const uint8_t e_priv[32],
-		      const uint8_t re_pub[32], const uint8_t rs_pub[32]);
-bool wg_noise_core_write_msg2_dh(struct wg_noise_core *st, uint8_t *out, const uint8_t e_pub[32],
-				 const uint8_t ee[32], const uint8_t se[32], const uint8_t psk[32],
-				 const uint8_t *payload, size_t plen);
+bool wg_noise_msg2_dh(uint8_t e_pub[WG_PUBLIC_KEY_LEN], uint8_t ee[WG_PUBLIC_KEY_LEN],
+		      uint8_t se[WG_PUBLIC_KEY_LEN], const uint8_t e_priv[WG_PUBLIC_KEY_LEN],
+		      const uint8_t re_pub[WG_PUBLIC_KEY_LEN],
+		      const uint8_t rs_pub[WG_PUBLIC_KEY_LEN]);
+bool wg_noise_core_write_msg2_dh(struct wg_noise_core *st, uint8_t *out,
+				 const uint8_t e_pub[WG_PUBLIC_KEY_LEN],
+				 const uint8_t ee[WG_PUBLIC_KEY_LEN],
+				 const uint8_t se[WG_PUBLIC_KEY_LEN],
+				 const uint8_t psk[WG_SYMMETRIC_KEY_LEN], const uint8_t *payload,
+				 size_t plen);
 /* Initiator reads message 2: in = e || enc(payload), in_len = 32 + plen + 16. */
 bool wg_noise_core_read_msg2(struct wg_noise_core *st, const uint8_t *in, size_t in_len,
-			     const uint8_t e_priv[32], const uint8_t s_priv[32],
-			     const uint8_t psk[32], uint8_t *payload_out);
+			     const uint8_t e_priv[WG_PUBLIC_KEY_LEN],
+			     const uint8_t s_priv[WG_PUBLIC_KEY_LEN],
+			     const uint8_t psk[WG_SYMMETRIC_KEY_LEN], uint8_t *payload_out);
 /* Transport keys: (initiator's sending key, responder's sending key). Wipes st. */
-void wg_noise_core_split(struct wg_noise_core *st, uint8_t k_init_send[32],
-			 uint8_t k_resp_send[32]);
+void wg_noise_core_split(struct wg_noise_core *st, uint8_t k_init_send[WG_SYMMETRIC_KEY_LEN],
+			 uint8_t k_resp_send[WG_SYMMETRIC_KEY_LEN]);
 
-/* DH-Generate from 32 random bytes (clamped in place); false if pub is zero. */
-bool wg_noise_keypair_from_random(uint8_t priv[32], uint8_t pub[32]);
+/* DH-Generate from WG_PUBLIC_KEY_LEN random bytes (clamped in place); false if pub is zero. */
+bool wg_noise_keypair_from_random(uint8_t priv[WG_PUBLIC_KEY_LEN], uint8_t pub[WG_PUBLIC_KEY_LEN]);
 
 /* 12-byte TAI64N of a wall clock, nanoseconds rounded down to 2^24. */
-void wg_noise_tai64n(uint8_t out[WG_TIMESTAMP_SIZE], uint64_t wall_ns);
+void wg_noise_tai64n(uint8_t out[WG_TIMESTAMP_LEN], uint64_t wall_ns);
 
 /* ---- WireGuard handshake state (embedded in the peer) ---- */
 enum wg_handshake_state {
@@ -78,7 +91,7 @@ enum wg_handshake_state {
 /* What only a handshake in flight holds, allocated for its duration: most
  * peers of a large configuration have none most of the time. */
 struct wg_handshake_secrets {
-	uint8_t ephemeral_private[32];
+	uint8_t ephemeral_private[WG_PUBLIC_KEY_LEN];
 	struct wg_noise_core core;
 };
 
@@ -87,7 +100,7 @@ struct wg_handshake {
 	uint8_t state;
 	uint32_t serial; /* changes whenever the state is reset (split path's check) */
 	bool has_consumed_initiation;
-	uint8_t latest_timestamp[WG_TIMESTAMP_SIZE];
+	uint8_t latest_timestamp[WG_TIMESTAMP_LEN];
 	uint32_t remote_index;
 	uint64_t last_initiation_consumption; /* monotonic ns */
 	struct wg_handshake_secrets *secrets; /* NULL exactly when ZEROED */
@@ -95,8 +108,8 @@ struct wg_handshake {
 
 struct wg_keypair {
 	struct wg_index_entry entry; /* our receiver index */
-	uint8_t send_key[32];
-	uint8_t recv_key[32];
+	uint8_t send_key[WG_SYMMETRIC_KEY_LEN];
+	uint8_t recv_key[WG_SYMMETRIC_KEY_LEN];
 	uint64_t send_counter; /* next nonce */
 	uint64_t birth_ns;
 	uint32_t remote_index;

@@ -9,7 +9,7 @@
 #include "event.h"
 #include "peer.h"
 
-struct wg_peer *wg_peer_create(struct wg_device *dev, const uint8_t pub[32])
+struct wg_peer *wg_peer_create(struct wg_device *dev, const uint8_t pub[WG_PUBLIC_KEY_LEN])
 {
 	struct wg_peer *peer = calloc(1, sizeof(*peer));
 
@@ -17,7 +17,7 @@ struct wg_peer *wg_peer_create(struct wg_device *dev, const uint8_t pub[32])
 		return NULL;
 	peer->dev = dev;
 	peer->refcount = 1;
-	memcpy(peer->public_key, pub, 32);
+	memcpy(peer->public_key, pub, WG_PUBLIC_KEY_LEN);
 	wg_noise_handshake_init(peer);
 	wg_cookie_maker_init(&peer->cookie);
 	wg_timers_init(peer);
@@ -45,7 +45,7 @@ void wg_peer_kill(struct wg_device *dev, struct wg_peer *peer)
 	wg_allowedips_remove_by_owner(dev->allowedips, &peer->aips);
 	wg_noise_handshake_clear(dev, peer);
 	wg_noise_keypairs_clear(dev, peer);
-	zinc_memzero(peer->preshared_key, 32);
+	zinc_memzero(peer->preshared_key, WG_SYMMETRIC_KEY_LEN);
 	wg_cookie_maker_wipe(&peer->cookie);
 	wg_peer_put(peer);
 }
@@ -142,18 +142,18 @@ void wg_peer_set_endpoint_from(struct wg_peer *peer, const struct wg_endpoint *f
 
 /* ---- Public configuration API ---- */
 
-void wg_peer_set_preshared_key(struct wg_peer *peer, const uint8_t psk[32])
+void wg_peer_set_preshared_key(struct wg_peer *peer, const uint8_t psk[WG_SYMMETRIC_KEY_LEN])
 {
 	uint8_t acc = 0;
 
-	for (int i = 0; psk && i < 32; i++)
+	for (int i = 0; psk && i < WG_SYMMETRIC_KEY_LEN; i++)
 		acc |= psk[i]; /* no early exit on a secret */
 	if (!psk || !acc) {
-		zinc_memzero(peer->preshared_key, 32);
+		zinc_memzero(peer->preshared_key, WG_SYMMETRIC_KEY_LEN);
 		peer->has_preshared_key = false;
 		return;
 	}
-	memcpy(peer->preshared_key, psk, 32);
+	memcpy(peer->preshared_key, psk, WG_SYMMETRIC_KEY_LEN);
 	peer->has_preshared_key = true;
 }
 
@@ -211,10 +211,10 @@ void wg_peer_allowed_ips_foreach(struct wg_peer *peer,
 void wg_peer_get_info(const struct wg_peer *peer, struct wg_peer_info *info)
 {
 	memset(info, 0, sizeof(*info));
-	memcpy(info->public_key, peer->public_key, 32);
+	memcpy(info->public_key, peer->public_key, WG_PUBLIC_KEY_LEN);
 	info->has_preshared_key = peer->has_preshared_key;
 	if (peer->has_preshared_key)
-		memcpy(info->preshared_key, peer->preshared_key, 32);
+		memcpy(info->preshared_key, peer->preshared_key, WG_SYMMETRIC_KEY_LEN);
 	info->has_endpoint = peer->has_endpoint;
 	if (peer->has_endpoint)
 		info->endpoint = peer->endpoint;

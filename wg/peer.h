@@ -30,8 +30,8 @@ struct wg_peer {
 	uint32_t refcount;		       /* device list + keypairs */
 	bool dead;
 
-	uint8_t public_key[32];
-	uint8_t preshared_key[32];
+	uint8_t public_key[WG_PUBLIC_KEY_LEN];
+	uint8_t preshared_key[WG_PUBLIC_KEY_LEN];
 	bool has_preshared_key;
 
 	struct wg_handshake handshake;
@@ -52,7 +52,7 @@ struct wg_peer {
 	bool has_sent_handshake;
 	bool need_another_keepalive;
 	bool sent_lastminute_handshake;
-	bool sent_cookie_retry; /* the current attempt's early retry is spent (send.c) */
+	bool sent_cookie_retry;	   /* the current attempt's early retry is spent (send.c) */
 	bool rng_wants_initiation; /* refused while unseeded (rngwait.c) */
 	uint16_t persistent_keepalive;
 
@@ -60,7 +60,7 @@ struct wg_peer {
 	uint64_t rx_bytes, tx_bytes;
 };
 
-struct wg_peer *wg_peer_create(struct wg_device *dev, const uint8_t pub[32]);
+struct wg_peer *wg_peer_create(struct wg_device *dev, const uint8_t pub[WG_PUBLIC_KEY_LEN]);
 /* Unlinks nothing: the device does that; wipes keys, drops staged packets,
  * releases the device's reference. */
 void wg_peer_kill(struct wg_device *dev, struct wg_peer *peer);

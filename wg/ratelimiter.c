@@ -30,7 +30,7 @@ struct entry {
 
 struct wg_ratelimiter {
 	pthread_mutex_t lock;
-	uint8_t hash_key[16];
+	uint8_t hash_key[WG_SIPHASH_KEY_LEN];
 	size_t count;
 	uint32_t free_head;
 	uint64_t last_gc_ns;
@@ -38,7 +38,7 @@ struct wg_ratelimiter {
 	struct entry entries[WG_RATELIMIT_MAX_ENTRIES];
 };
 
-struct wg_ratelimiter *wg_ratelimiter_new(const uint8_t hash_key[16])
+struct wg_ratelimiter *wg_ratelimiter_new(const uint8_t hash_key[WG_SIPHASH_KEY_LEN])
 {
 	struct wg_ratelimiter *rl = calloc(1, sizeof(*rl));
 
@@ -180,7 +180,7 @@ void wg_ratelimiter_gc(struct wg_ratelimiter *rl, uint64_t now_ns)
 	pthread_mutex_unlock(&rl->lock);
 }
 
-void wg_ratelimiter_rekey(struct wg_ratelimiter *rl, const uint8_t hash_key[16])
+void wg_ratelimiter_rekey(struct wg_ratelimiter *rl, const uint8_t hash_key[WG_SIPHASH_KEY_LEN])
 {
 	uint32_t live = NONE;
 

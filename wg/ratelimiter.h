@@ -10,10 +10,12 @@
 #include <stdint.h>
 #include <sys/socket.h>
 
+#include "siphash.h"
+
 struct wg_ratelimiter;
 
-/* hash_key: 16 random bytes. NULL on allocation failure. */
-struct wg_ratelimiter *wg_ratelimiter_new(const uint8_t hash_key[16]);
+/* hash_key: random bytes. NULL on allocation failure. */
+struct wg_ratelimiter *wg_ratelimiter_new(const uint8_t hash_key[WG_SIPHASH_KEY_LEN]);
 void wg_ratelimiter_free(struct wg_ratelimiter *rl);
 
 /* true = allowed; src is a sockaddr_in or sockaddr_in6 (v4-mapped v6 treated
@@ -26,7 +28,7 @@ bool wg_ratelimiter_allow(struct wg_ratelimiter *rl, const struct sockaddr *src,
 void wg_ratelimiter_gc(struct wg_ratelimiter *rl, uint64_t now_ns);
 
 /* A new hash key; the entries are rehashed (their tokens kept). */
-void wg_ratelimiter_rekey(struct wg_ratelimiter *rl, const uint8_t hash_key[16]);
+void wg_ratelimiter_rekey(struct wg_ratelimiter *rl, const uint8_t hash_key[WG_SIPHASH_KEY_LEN]);
 
 size_t wg_ratelimiter_count(const struct wg_ratelimiter *rl);
 

@@ -11,17 +11,20 @@
 
 int wg_message_type(const uint8_t *pkt, size_t len)
 {
-	if (!pkt || len < 4 || pkt[1] || pkt[2] || pkt[3])
+	if (!pkt || len < sizeof(struct wg_message_header) || pkt[1] || pkt[2] || pkt[3])
 		return WG_MESSAGE_INVALID;
 	switch (pkt[0]) {
 	case WG_MESSAGE_HANDSHAKE_INITIATION:
-		return len == sizeof(struct wg_message_handshake_initiation) ? pkt[0] : 0;
+		return len == sizeof(struct wg_message_handshake_initiation) ? pkt[0]
+									     : WG_MESSAGE_INVALID;
 	case WG_MESSAGE_HANDSHAKE_RESPONSE:
-		return len == sizeof(struct wg_message_handshake_response) ? pkt[0] : 0;
+		return len == sizeof(struct wg_message_handshake_response) ? pkt[0]
+									   : WG_MESSAGE_INVALID;
 	case WG_MESSAGE_HANDSHAKE_COOKIE:
-		return len == sizeof(struct wg_message_handshake_cookie) ? pkt[0] : 0;
+		return len == sizeof(struct wg_message_handshake_cookie) ? pkt[0]
+									 : WG_MESSAGE_INVALID;
 	case WG_MESSAGE_DATA:
-		return len >= WG_MESSAGE_MINIMUM_LENGTH ? pkt[0] : 0;
+		return len >= WG_MESSAGE_MINIMUM_LENGTH ? pkt[0] : WG_MESSAGE_INVALID;
 	default:
 		return WG_MESSAGE_INVALID;
 	}
@@ -64,7 +67,9 @@ int wg_device_prepare_rx(struct wg_device *dev, const struct wg_endpoint *from, 
 		dev->stats.dropped_invalid++;
 		return WG_ERR_DROPPED;
 	}
-	e = wg_index_lookup(&dev->index, wg_le32(pkt + 4), WG_INDEX_KEYPAIR);
+	e = wg_index_lookup(&dev->index,
+			    wg_le32(pkt + offsetof(struct wg_message_data, receiver_index)),
+			    WG_INDEX_KEYPAIR);
 	if (!e) {
 		dev->stats.packets_invalid++;
 		dev->stats.dropped_no_session++;
@@ -77,7 +82,7 @@ int wg_device_prepare_rx(struct wg_device *dev, const struct wg_endpoint *from, 
 	}
 	wg_keypair_get(kp);
 	job->keypair = kp;
-	job->counter = wg_le64(pkt + 8);
+	job->counter = wg_le64(pkt + offsetof(struct wg_message_data, counter));
 	job->from = *from;
 	return WG_OK;
 }
@@ -91,7 +96,7 @@ bool wg_rx_open(struct wg_rx_job *job, uint8_t *pkt, size_t len)
 			 zinc_chacha20poly1305_decrypt(body, body, clen, NULL, 0, job->counter,
 						       job->keypair->recv_key);
 	job->plain = body;
-	job->plain_len = job->authentic ? clen - WG_AUTHTAG_SIZE : 0;
+	job->plain_len = job->authentic ? clen - WG_AUTHTAG_LEN : 0;
 	return job->authentic;
 }
 
@@ -152,7 +157,7 @@ int wg_device_complete_rx(struct wg_device *dev, struct wg_rx_job *job, const ui
 	}
 	wg_timers_any_authenticated_packet_received(dev, peer);
 	wg_timers_any_authenticated_packet_traversal(dev, peer);
-	msg_len = sizeof(struct wg_message_data) + job->plain_len + WG_AUTHTAG_SIZE;
+	msg_len = sizeof(struct wg_message_data) + job->plain_len + WG_AUTHTAG_LEN;
 	if (!job->plain_len) {
 		peer->rx_bytes += msg_len;
 		r = WG_OK; /* keepalive */

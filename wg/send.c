@@ -65,17 +65,18 @@ void wg_send_handshake_initiation_cookie_retry(struct wg_device *dev, struct wg_
 	send_initiation(dev, peer, true);
 }
 
-/* Plaintext padded to 16, but not past the MTU (the last MTU-sized unit of
+/* Plaintext padded to WG_MESSAGE_PADDING_MULTIPLE, but not past the MTU (the last MTU-sized unit of
  * an oversized packet is what gets padded, as in Linux). */
 static size_t padded_len(size_t len, uint32_t mtu)
 {
+	const size_t PAD_MASK = WG_MESSAGE_PADDING_MULTIPLE - 1;
 	size_t last = len, padded;
 
 	if (!mtu)
-		return (len + 15) & ~(size_t)15;
+		return (len + PAD_MASK) & ~PAD_MASK;
 	if (last > mtu)
 		last %= mtu;
-	padded = (last + 15) & ~(size_t)15;
+	padded = (last + PAD_MASK) & ~PAD_MASK;
 	if (padded > mtu)
 		padded = mtu;
 	return len - last + padded;
@@ -92,10 +93,10 @@ static size_t seal(uint8_t *out, const struct wg_keypair *kp, uint64_t counter,
 	memset(body + len, 0, plen - len);
 	out[0] = WG_MESSAGE_DATA;
 	out[1] = out[2] = out[3] = 0;
-	wg_put_le32(out + 4, kp->remote_index);
-	wg_put_le64(out + 8, counter);
+	wg_put_le32(out + offsetof(struct wg_message_data, receiver_index), kp->remote_index);
+	wg_put_le64(out + offsetof(struct wg_message_data, counter), counter);
 	zinc_chacha20poly1305_encrypt(body, body, plen, NULL, 0, counter, kp->send_key);
-	return sizeof(struct wg_message_data) + plen + WG_AUTHTAG_SIZE;
+	return sizeof(struct wg_message_data) + plen + WG_AUTHTAG_LEN;
 }
 
 /* Reserves the next nonce, or false when the keypair may not send. */
@@ -251,7 +252,7 @@ int wg_device_prepare_tx(struct wg_device *dev, const uint8_t *ip_pkt, size_t le
 size_t wg_tx_sealed_len(const struct wg_device *dev, const struct wg_tx_job *job)
 {
 	(void)dev;
-	return sizeof(struct wg_message_data) + padded_len(job->len, job->mtu) + WG_AUTHTAG_SIZE;
+	return sizeof(struct wg_message_data) + padded_len(job->len, job->mtu) + WG_AUTHTAG_LEN;
 }
 
 size_t wg_tx_seal(const struct wg_device *dev, const struct wg_tx_job *job, const uint8_t *ip_pkt,

@@ -45,7 +45,7 @@ static void sip_block(struct sip_state *s, uint64_t m)
 	s->v0 ^= m;
 }
 
-uint64_t wg_siphash24(const uint8_t key[16], const void *data, size_t len)
+uint64_t wg_siphash24(const uint8_t key[WG_SIPHASH_KEY_LEN], const void *data, size_t len)
 {
 	const uint8_t *p = data;
 	uint64_t k0 = load_le64(key), k1 = load_le64(key + 8), last;

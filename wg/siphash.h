@@ -5,6 +5,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-uint64_t wg_siphash24(const uint8_t key[16], const void *data, size_t len);
+enum { WG_SIPHASH_KEY_LEN = 16 };
+
+uint64_t wg_siphash24(const uint8_t key[WG_SIPHASH_KEY_LEN], const void *data, size_t len);
 
 #endif

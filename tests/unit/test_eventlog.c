@@ -11,7 +11,7 @@
 #include <stdio.h>
 #include <unistd.h>
 
-static uint8_t key[WG_KEY_LEN];
+static uint8_t key[WG_PUBLIC_KEY_LEN];
 static FILE *out;
 
 /* Runs one event and returns what was logged (stderr is a temp file). */
@@ -42,8 +42,8 @@ static void test_peer_name(void)
 static void test_lines(void)
 {
 	struct wg_endpoint ep;
-	struct wg_event ev = {.kind = WG_EVENT_HANDSHAKE_RETRY, .public_key = key,
-			      .endpoint = &ep, .attempt = 1};
+	struct wg_event ev = {
+	    .kind = WG_EVENT_HANDSHAKE_RETRY, .public_key = key, .endpoint = &ep, .attempt = 1};
 	const char *s;
 
 	memset(&ep, 0, sizeof(ep));
@@ -53,7 +53,8 @@ static void test_lines(void)
 	ev.peer = (struct wg_peer *)&ev; /* any non-NULL: a peer's event */
 	level = LOG_LEVEL_INFO;
 	s = logged(&ev);
-	CHECK(strstr(s, "INFO: ") && strstr(s, "peer(AAEC\u2026dHh8) - Handshake did not complete"));
+	CHECK(strstr(s, "INFO: ") &&
+	      strstr(s, "peer(AAEC\u2026dHh8) - Handshake did not complete"));
 	CHECK(strstr(s, "(try 2)") && strstr(s, "endpoint 10.99.0.2:51820"));
 	CHECK(!strstr(s, "AAECAwQF"));
 	/* a debug event at info: nothing */
@@ -86,7 +87,7 @@ static void test_rate_limit(void)
 
 int main(void)
 {
-	for (int i = 0; i < WG_KEY_LEN; i++)
+	for (int i = 0; i < WG_PUBLIC_KEY_LEN; i++)
 		key[i] = (uint8_t)i;
 	out = tmpfile();
 	CHECK(out != NULL);

@@ -24,10 +24,40 @@
 #include <stdint.h>
 #include <sys/socket.h>
 
+/* ---- Protocol facts: each has its one name here ----
+ * Lengths in bytes, as the Linux module's NOISE_*_LEN and COOKIE_LEN (the
+ * engine's own, not a caller's, are in wg/messages.h). */
 enum {
-	WG_KEY_LEN = 32,
-	WG_MESSAGE_OVERHEAD = 32, /* transport header 16 + tag 16 */
+	WG_PUBLIC_KEY_LEN = 32,	   /* a Curve25519 key, public or private; a DH result */
+	WG_SYMMETRIC_KEY_LEN = 32, /* a ChaCha20-Poly1305 key; the preshared key */
+	WG_HASH_LEN = 32,	   /* BLAKE2s-256: chaining key, handshake hash */
+	WG_TIMESTAMP_LEN = 12,	   /* TAI64N */
+	WG_AUTHTAG_LEN = 16,	   /* Poly1305 */
+	WG_COOKIE_LEN = 16,	   /* a cookie; mac1 and mac2 */
+};
+
+/* The first byte of every message (three zero bytes follow). */
+enum wg_message_type {
+	WG_MESSAGE_INVALID = 0, /* what wg_message_type() says of anything else */
+	WG_MESSAGE_HANDSHAKE_INITIATION = 1,
+	WG_MESSAGE_HANDSHAKE_RESPONSE = 2,
+	WG_MESSAGE_HANDSHAKE_COOKIE = 3,
+	WG_MESSAGE_DATA = 4,
+};
+
+enum {
+	/* type, receiver index, counter: the transport data message up to its
+	 * ciphertext (wg_tx_seal writes the packet this far into its output) */
+	WG_DATA_HEADER_LEN = 16,
+	/* what a data message adds to the padded packet */
+	WG_MESSAGE_OVERHEAD = WG_DATA_HEADER_LEN + WG_AUTHTAG_LEN,
+	WG_HANDSHAKE_MAX_LEN = 148, /* the initiation, the largest handshake message */
 	WG_MAX_PACKET = 65535,
+	/* How many incoming handshake messages a caller queues at most (the
+	 * Linux module's MAX_QUEUED_INCOMING_HANDSHAKES): the engine is under
+	 * load while the depth it is told (wg_device_set_handshake_queue_len)
+	 * is 1/8 of this or more. */
+	WG_MAX_QUEUED_INCOMING_HANDSHAKES = 4096,
 };
 
 /* Where a datagram came from / goes to. src is the local address the peer
@@ -54,7 +84,7 @@ struct wg_peer;
  * CLOCK_BOOTTIME), or keys could outlive REJECT_AFTER_TIME across a
  * suspend; wall_ns only dates the last handshake. */
 struct wg_env {
-	uint64_t (*now_ns)(void *ctx);  /* monotonic nanoseconds, suspend included */
+	uint64_t (*now_ns)(void *ctx);	/* monotonic nanoseconds, suspend included */
 	uint64_t (*wall_ns)(void *ctx); /* nanoseconds since the Unix epoch */
 	/* Non-blocking random bytes; false when the RNG is not ready. NULL:
 	 * zinc_get_random_bytes. */
@@ -70,21 +100,21 @@ struct wg_env {
  * it never logs, and never limits the rate: the last four can come once per
  * datagram received, so a caller that logs them limits their rate. */
 enum wg_event_kind {
-	WG_EVENT_INITIATION_SENT,     /* an initiation went out (attempt: 0 first, then retries) */
-	WG_EVENT_HANDSHAKE_RETRY,     /* no response within REKEY_TIMEOUT: trying again (attempt) */
-	WG_EVENT_HANDSHAKE_GIVEUP,    /* no response for REKEY_ATTEMPT_TIME: staged packets dropped */
+	WG_EVENT_INITIATION_SENT,  /* an initiation went out (attempt: 0 first, then retries) */
+	WG_EVENT_HANDSHAKE_RETRY,  /* no response within REKEY_TIMEOUT: trying again (attempt) */
+	WG_EVENT_HANDSHAKE_GIVEUP, /* no response for REKEY_ATTEMPT_TIME: staged packets dropped */
 	WG_EVENT_INITIATION_RECEIVED, /* a valid initiation from the peer: a response is returned */
 	WG_EVENT_RESPONSE_RECEIVED,   /* a valid response to our initiation */
 	WG_EVENT_HANDSHAKE_COMPLETE,  /* a session was derived (initiator: at once usable) */
-	WG_EVENT_KEYPAIR_ROTATED,     /* a new keypair became the one we send with (the first too) */
+	WG_EVENT_KEYPAIR_ROTATED, /* a new keypair became the one we send with (the first too) */
 	WG_EVENT_PEER_ADDED,
 	WG_EVENT_PEER_REMOVED,
 	WG_EVENT_ENDPOINT_CHANGED, /* roaming: an authenticated packet came from a new address */
 	/* refused handshake messages; endpoint: their source */
-	WG_EVENT_UNKNOWN_PEER,  /* a valid initiation from a static key no peer has (public_key) */
-	WG_EVENT_BAD_MAC1,      /* a handshake message whose mac1 is not for our public key */
-	WG_EVENT_COOKIE_SENT,   /* under load: a cookie reply instead of an answer */
-	WG_EVENT_RNG_UNSEEDED,  /* dropped: the system RNG is not seeded yet */
+	WG_EVENT_UNKNOWN_PEER, /* a valid initiation from a static key no peer has (public_key) */
+	WG_EVENT_BAD_MAC1,     /* a handshake message whose mac1 is not for our public key */
+	WG_EVENT_COOKIE_SENT,  /* under load: a cookie reply instead of an answer */
+	WG_EVENT_RNG_UNSEEDED, /* dropped: the system RNG is not seeded yet */
 	WG_EVENT_KIND_COUNT,
 };
 
@@ -114,13 +144,12 @@ struct wg_io {
 /* Results (negative errno-style values for errors). */
 enum wg_result {
 	WG_OK = 0,
-	WG_STAGED = 1,        /* send: queued until a handshake completes */
-	WG_ERR_NOROUTE = -1,  /* send: no peer for the destination (caller sends ICMP unreachable) */
-	WG_ERR_INVALID = -2,  /* malformed packet or argument */
-	WG_ERR_DROPPED = -3,  /* received and rejected (auth, replay, ratelimit, rng gate...) */
-	WG_ERR_NOKEY = -4,    /* no private key / no endpoint */
+	WG_STAGED = 1,	     /* send: queued until a handshake completes */
+	WG_ERR_NOROUTE = -1, /* send: no peer for the destination (caller sends ICMP unreachable) */
+	WG_ERR_INVALID = -2, /* malformed packet or argument */
+	WG_ERR_DROPPED = -3, /* received and rejected (auth, replay, ratelimit, rng gate...) */
+	WG_ERR_NOKEY = -4,   /* no private key / no endpoint */
 	WG_ERR_NOMEM = -5,
-	WG_ERR_LIMIT = -6,    /* too many peers / allowed IPs */
 };
 
 /* ---- Device lifetime and identity ---- */
@@ -135,18 +164,18 @@ void wg_device_free(struct wg_device *dev);
  * sending (a new handshake starts with the next packet) but keep receiving
  * until they expire, as in the Linux module, so the peer's traffic is not
  * cut while it learns the new public key. */
-void wg_device_set_private_key(struct wg_device *dev, const uint8_t key[32]);
+void wg_device_set_private_key(struct wg_device *dev, const uint8_t key[WG_PUBLIC_KEY_LEN]);
 /* False when no private key is set. */
-bool wg_device_get_private_key(const struct wg_device *dev, uint8_t key[32]);
-bool wg_device_get_public_key(const struct wg_device *dev, uint8_t pub[32]);
+bool wg_device_get_private_key(const struct wg_device *dev, uint8_t key[WG_PUBLIC_KEY_LEN]);
+bool wg_device_get_public_key(const struct wg_device *dev, uint8_t pub[WG_PUBLIC_KEY_LEN]);
 /* Tunnel MTU: transport plaintext is padded to 16 but never past it. */
 void wg_device_set_mtu(struct wg_device *dev, uint32_t mtu);
 
 /* ---- Peers ---- */
-struct wg_peer *wg_device_peer_lookup(struct wg_device *dev, const uint8_t pub[32]);
+struct wg_peer *wg_device_peer_lookup(struct wg_device *dev, const uint8_t pub[WG_PUBLIC_KEY_LEN]);
 /* Adds a peer (or returns the existing one). NULL at MAX_PEERS or if pub is
  * our own public key. */
-struct wg_peer *wg_device_peer_add(struct wg_device *dev, const uint8_t pub[32]);
+struct wg_peer *wg_device_peer_add(struct wg_device *dev, const uint8_t pub[WG_PUBLIC_KEY_LEN]);
 /* Removes one peer; its keys are wiped, its allowed IPs removed. */
 void wg_device_peer_remove(struct wg_device *dev, struct wg_peer *peer);
 void wg_device_peers_clear(struct wg_device *dev);
@@ -155,7 +184,7 @@ size_t wg_device_peer_count(const struct wg_device *dev);
 struct wg_peer *wg_device_peer_next(struct wg_device *dev, struct wg_peer *prev);
 
 /* psk NULL or all zero removes it. */
-void wg_peer_set_preshared_key(struct wg_peer *peer, const uint8_t psk[32]);
+void wg_peer_set_preshared_key(struct wg_peer *peer, const uint8_t psk[WG_SYMMETRIC_KEY_LEN]);
 void wg_peer_set_endpoint(struct wg_peer *peer, const struct wg_endpoint *ep);
 /* 0 turns it off; turning it on sends a keepalive at once if the peer has an
  * endpoint (as the Linux module does). */
@@ -173,13 +202,13 @@ void wg_peer_allowed_ips_foreach(struct wg_peer *peer,
 				 void *ctx);
 
 struct wg_peer_info {
-	uint8_t public_key[32];
-	uint8_t preshared_key[32];
+	uint8_t public_key[WG_PUBLIC_KEY_LEN];
+	uint8_t preshared_key[WG_SYMMETRIC_KEY_LEN];
 	bool has_preshared_key;
 	bool has_endpoint;
 	struct wg_endpoint endpoint;
 	uint64_t last_handshake_wall_ns; /* 0: never */
-	uint64_t rx_bytes, tx_bytes;      /* UDP payload bytes, as wg shows them */
+	uint64_t rx_bytes, tx_bytes;	 /* UDP payload bytes, as wg shows them */
 	uint16_t persistent_keepalive;
 };
 void wg_peer_get_info(const struct wg_peer *peer, struct wg_peer_info *info);
@@ -208,11 +237,13 @@ uint64_t wg_device_next_deadline(const struct wg_device *dev);
 /* ---- Load information for the cookie mechanism ---- */
 
 /* The daemon reports the depth of its incoming-handshake queue; the engine
- * applies the "under load" rule (>= 1/8 of 4096, sticky for 1 s). */
+ * applies the "under load" rule (>= 1/8 of WG_MAX_QUEUED_INCOMING_HANDSHAKES,
+ * sticky for 1 s). */
 void wg_device_set_handshake_queue_len(struct wg_device *dev, size_t len);
 
 /* Cheap classification of a datagram, for routing to queues without
- * touching state: 1-3 handshake types, 4 data, 0 invalid (bad size/type). */
+ * touching state: an enum wg_message_type, WG_MESSAGE_INVALID for a bad size
+ * or type. */
 int wg_message_type(const uint8_t *pkt, size_t len);
 
 /* ---- Counters (observability) ---- */
@@ -220,25 +251,26 @@ struct wg_device_stats {
 	uint64_t handshakes_dropped_rng; /* dropped because the RNG was unseeded */
 	uint64_t cookie_replies_sent;
 	uint64_t handshakes_ratelimited;
-	uint64_t packets_invalid;        /* bad size/type/mac1/auth */
+	uint64_t packets_invalid; /* bad size/type/mac1/auth */
 	/* Handshakes by outcome */
 	uint64_t handshake_initiations_sent; /* retries included */
-	uint64_t handshakes_completed;  /* our initiation answered: a new session */
-	uint64_t handshakes_responded;  /* a peer's initiation answered: a new session */
-	uint64_t handshakes_timed_out;  /* no answer within REKEY_ATTEMPT_TIME */
-	uint64_t handshakes_rejected;   /* handshake messages dropped (reason below) */
-	uint64_t keypair_rotations;     /* a new keypair became current */
-	uint64_t endpoint_changes;      /* a peer's endpoint moved (roaming) */
+	uint64_t handshakes_completed;	     /* our initiation answered: a new session */
+	uint64_t handshakes_responded;	     /* a peer's initiation answered: a new session */
+	uint64_t handshakes_timed_out;	     /* no answer within REKEY_ATTEMPT_TIME */
+	uint64_t handshakes_rejected;	     /* handshake messages dropped (reason below) */
+	uint64_t keypair_rotations;	     /* a new keypair became current */
+	uint64_t endpoint_changes;	     /* a peer's endpoint moved (roaming) */
 	/* Packets dropped, by reason; with the three handshake counters above
 	 * (rng, cookie, ratelimited) each drop counts once. */
-	uint64_t dropped_bad_mac;      /* handshake mac1, data authentication tag */
-	uint64_t dropped_replay;       /* data counter seen; old handshake timestamp or flood */
-	uint64_t dropped_wrong_source; /* inner packet not IP or from outside the peer's allowed IPs */
-	uint64_t dropped_no_session;   /* data for no usable keypair; response to no initiation */
-	uint64_t dropped_invalid;      /* malformed, failed handshake crypto, unknown peer */
-	uint64_t dropped_no_route;     /* outgoing: no peer for the destination */
-	uint64_t dropped_no_endpoint;  /* outgoing: the peer has no endpoint, or no private key */
-	uint64_t dropped_staged;       /* outgoing: pushed out of a full staged queue */
+	uint64_t dropped_bad_mac; /* handshake mac1, data authentication tag */
+	uint64_t dropped_replay;  /* data counter seen; old handshake timestamp or flood */
+	uint64_t
+	    dropped_wrong_source; /* inner packet not IP or from outside the peer's allowed IPs */
+	uint64_t dropped_no_session;  /* data for no usable keypair; response to no initiation */
+	uint64_t dropped_invalid;     /* malformed, failed handshake crypto, unknown peer */
+	uint64_t dropped_no_route;    /* outgoing: no peer for the destination */
+	uint64_t dropped_no_endpoint; /* outgoing: the peer has no endpoint, or no private key */
+	uint64_t dropped_staged;      /* outgoing: pushed out of a full staged queue */
 };
 void wg_device_get_stats(const struct wg_device *dev, struct wg_device_stats *stats);
 
@@ -253,7 +285,7 @@ struct wg_tx_job {
 	struct wg_keypair *keypair;
 	uint64_t counter;
 	struct wg_endpoint to;
-	size_t len; /* plaintext length (before padding) */
+	size_t len;   /* plaintext length (before padding) */
 	uint32_t mtu; /* the device MTU when prepared: seal pads with it, lock-free */
 };
 /* WG_OK: job ready for seal. WG_STAGED: packet copied to the peer's staged
@@ -261,11 +293,12 @@ struct wg_tx_job {
 int wg_device_prepare_tx(struct wg_device *dev, const uint8_t *ip_pkt, size_t len,
 			 struct wg_tx_job *job);
 /* Writes the full transport message (header, ciphertext, tag) to out, which
- * needs wg_tx_sealed_len(job, mtu) bytes; out may equal ip_pkt + 16. Returns
- * the message length. Thread-safe.
- * In place: read the packet to buf + 16 and pass ip_pkt = buf + 16, out = buf
- * (any overlap of ip_pkt and out works; the packet is moved as needed). The
- * padding (up to 15 bytes, never past job->mtu) and the 16-byte tag follow
+ * needs wg_tx_sealed_len(job, mtu) bytes; out may equal
+ * ip_pkt + WG_DATA_HEADER_LEN. Returns the message length. Thread-safe.
+ * In place: read the packet to buf + WG_DATA_HEADER_LEN and pass it as
+ * ip_pkt, out = buf (any overlap of ip_pkt and out works; the packet is
+ * moved as needed). The padding (up to 15 bytes, never past job->mtu) and
+ * the WG_AUTHTAG_LEN tag follow
  * the packet, so out needs wg_tx_sealed_len() bytes. */
 size_t wg_tx_sealed_len(const struct wg_device *dev, const struct wg_tx_job *job);
 size_t wg_tx_seal(const struct wg_device *dev, const struct wg_tx_job *job, const uint8_t *ip_pkt,
@@ -278,13 +311,13 @@ struct wg_rx_job {
 	uint64_t counter;
 	struct wg_endpoint from;
 	bool authentic; /* set by wg_rx_open */
-	uint8_t *plain;  /* decrypted packet (points into the datagram) */
+	uint8_t *plain; /* decrypted packet (points into the datagram) */
 	size_t plain_len;
 };
 /* For a type-4 datagram: finds the keypair by receiver index. WG_OK or
  * WG_ERR_DROPPED. */
-int wg_device_prepare_rx(struct wg_device *dev, const struct wg_endpoint *from,
-			 const uint8_t *pkt, size_t len, struct wg_rx_job *job);
+int wg_device_prepare_rx(struct wg_device *dev, const struct wg_endpoint *from, const uint8_t *pkt,
+			 size_t len, struct wg_rx_job *job);
 /* Decrypts in place. Thread-safe. Returns job->authentic. */
 bool wg_rx_open(struct wg_rx_job *job, uint8_t *pkt, size_t len);
 /* Replay window, key confirmation, roaming, timers, inner validation; on
@@ -328,17 +361,11 @@ int wg_device_complete_rx(struct wg_device *dev, struct wg_rx_job *job, const ui
  * data path's own do. Jobs are independent: consume them on any threads,
  * complete them in any order (if a peer's newer initiation completes
  * first, an older one in flight is then refused as a replay). */
-enum {
-	WG_HANDSHAKE_MAX_LEN = 148, /* the largest handshake message */
-	WG_HANDSHAKE_TIMESTAMP_LEN = 12,
-	WG_HANDSHAKE_COOKIE_LEN = 16,
-};
-
 struct wg_identity;
 /* The engine's Noise state (chaining key, hash), embedded in jobs. */
 struct wg_noise_core {
-	uint8_t ck[WG_KEY_LEN];
-	uint8_t h[WG_KEY_LEN];
+	uint8_t ck[WG_HASH_LEN];
+	uint8_t h[WG_HASH_LEN];
 };
 
 struct wg_handshake_job {
@@ -355,18 +382,19 @@ struct wg_handshake_job {
 		struct wg_endpoint from;
 		size_t len;
 		uint8_t msg[WG_HANDSHAKE_MAX_LEN];
-		uint8_t cookie[WG_HANDSHAKE_COOKIE_LEN]; /* under load: the cookie of `from` */
+		uint8_t cookie[WG_COOKIE_LEN]; /* under load: the cookie of `from` */
 		struct wg_identity *id;
 		struct wg_peer *peer; /* response: whose initiation it answers (a reference) */
 		uint32_t serial;      /* response: our initiation's serial */
 		struct wg_noise_core core;
-		uint8_t e_priv[WG_KEY_LEN];	    /* response: our initiation's ephemeral */
-		uint8_t psk[WG_KEY_LEN];	    /* response: the peer's PSK */
-		uint8_t remote_ephemeral[WG_KEY_LEN]; /* initiation */
-		uint8_t remote_static[WG_KEY_LEN];
-		uint8_t timestamp[WG_HANDSHAKE_TIMESTAMP_LEN];
+		uint8_t e_priv[WG_PUBLIC_KEY_LEN]; /* response: our initiation's ephemeral */
+		uint8_t psk[WG_SYMMETRIC_KEY_LEN]; /* response: the peer's PSK */
+		uint8_t remote_ephemeral[WG_PUBLIC_KEY_LEN]; /* initiation */
+		uint8_t remote_static[WG_PUBLIC_KEY_LEN];
+		uint8_t timestamp[WG_TIMESTAMP_LEN];
 		/* initiation: our response's ephemeral and DH(e, re), DH(e, rs) */
-		uint8_t resp_e_pub[WG_KEY_LEN], resp_ee[WG_KEY_LEN], resp_se[WG_KEY_LEN];
+		uint8_t resp_e_pub[WG_PUBLIC_KEY_LEN], resp_ee[WG_PUBLIC_KEY_LEN],
+		    resp_se[WG_PUBLIC_KEY_LEN];
 	} s;
 };
 
