@@ -56,12 +56,6 @@ static void io_send(void *ctx, const struct wg_endpoint *to, const uint8_t *pkt,
 	log_send_error(zt, udp_send(&zt->udp, to, pkt, len), len);
 }
 
-static void io_deliver(void *ctx, struct wg_peer *from, const uint8_t *pkt, size_t len)
-{
-	(void)from;
-	zt_tun_write(ctx, pkt, len);
-}
-
 void zt_timers_changed(struct zt *zt)
 {
 	uint64_t deadline;
@@ -221,8 +215,7 @@ static int zt_attach_tun_queues(struct zt *zt)
 int zt_init(struct zt *zt, int tun_fd, const char *ifname)
 {
 	struct wg_env env = {.now_ns = env_now, .wall_ns = env_wall, .ctx = zt};
-	struct wg_io io = {
-	    .send = io_send, .deliver = io_deliver, .ctx = zt, .event = eventlog_event};
+	struct wg_io io = {.send = io_send, .ctx = zt, .event = eventlog_event};
 	int ret;
 
 	/* A big set's request and parsed form and a big get's answer are

@@ -22,6 +22,9 @@ static uint32_t hex_value(uint8_t c, uint32_t *bad)
 	return ((uint32_t)num & num_ok) | ((uint32_t)(alpha + 10) & alpha_ok);
 }
 
+/* Every UAPI key (private, public, preshared) is this long. */
+_Static_assert(WG_SYMMETRIC_KEY_LEN == WG_PUBLIC_KEY_LEN, "one key length");
+
 bool uapi_parse_key(const char *hex, size_t len, uint8_t key[WG_PUBLIC_KEY_LEN])
 {
 	uint32_t bad = 0;
@@ -192,7 +195,7 @@ bool uapi_format_endpoint(char *out, size_t size, const struct sockaddr *sa)
 	return n > 0 && (size_t)n < size;
 }
 
-bool uapi_parse_allowed_ip(const char *s, size_t len, struct uapi_allowed_ip *out)
+static bool parse_allowed_ip(const char *s, size_t len, struct uapi_allowed_ip *out)
 {
 	char host[INET6_ADDRSTRLEN];
 	const char *slash = memchr(s, '/', len);
@@ -331,7 +334,7 @@ static int parse_peer_line(struct uapi_peer *peer, const char *key, size_t klen,
 		struct uapi_allowed_ip aip;
 		struct uapi_allowed_ip *list;
 
-		if (!uapi_parse_allowed_ip(val, vlen, &aip))
+		if (!parse_allowed_ip(val, vlen, &aip))
 			return refuse(why, "invalid prefix (address/length expected)");
 		list = grow(peer->allowed_ips, &peer->cap_allowed_ips, peer->n_allowed_ips,
 			    sizeof(*list));

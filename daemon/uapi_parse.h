@@ -82,6 +82,5 @@ void uapi_format_key(char out[2 * WG_PUBLIC_KEY_LEN + 1], const uint8_t key[WG_P
 bool uapi_parse_endpoint(const char *s, size_t len, union uapi_sockaddr *out);
 /* Writes the same forms; returns false if the buffer is too small. */
 bool uapi_format_endpoint(char *out, size_t size, const struct sockaddr *sa);
-bool uapi_parse_allowed_ip(const char *s, size_t len, struct uapi_allowed_ip *out);
 
 #endif

@@ -49,7 +49,7 @@ struct wg_device *wg_device_new(const struct wg_env *env, const struct wg_io *io
 	uint8_t rl_key[WG_SIPHASH_KEY_LEN];
 	bool weak_keys = false;
 
-	if (!env || !env->now_ns || !env->wall_ns || !io || !io->send || !io->deliver)
+	if (!env || !env->now_ns || !env->wall_ns || !io || !io->send)
 		return NULL;
 	dev = calloc(1, sizeof(*dev));
 	if (!dev)
@@ -235,6 +235,16 @@ struct wg_peer *wg_device_peer_next(struct wg_device *dev, struct wg_peer *prev)
 
 /* ---- Identity ---- */
 
+/* Makes dev->identity a snapshot of the current static key. */
+static void identity_renew(struct wg_device *dev)
+{
+	wg_identity_put(dev->identity);
+	/* Out of memory: handshakes are refused until the key is set again. */
+	dev->identity = dev->has_identity ? wg_identity_new(dev->static_private, dev->static_public,
+							    &dev->cookie_checker)
+					  : NULL;
+}
+
 /* Equality of private keys without a data-dependent early exit. */
 static bool secret_equal(const uint8_t a[WG_PUBLIC_KEY_LEN], const uint8_t b[WG_PUBLIC_KEY_LEN])
 {
@@ -276,20 +286,11 @@ void wg_device_set_private_key(struct wg_device *dev, const uint8_t key[WG_PUBLI
 		zinc_memzero(priv, sizeof(priv));
 	}
 	wg_cookie_checker_precompute(&dev->cookie_checker, dev->static_public);
-	wg_device_identity_renew(dev);
+	identity_renew(dev);
 	for (peer = dev->peer_first; peer; peer = next) {
 		next = peer->list_next;
 		wg_noise_expire_current_keypairs(dev, peer);
 	}
-}
-
-void wg_device_identity_renew(struct wg_device *dev)
-{
-	wg_identity_put(dev->identity);
-	/* Out of memory: handshakes are refused until the key is set again. */
-	dev->identity = dev->has_identity ? wg_identity_new(dev->static_private, dev->static_public,
-							    &dev->cookie_checker)
-					  : NULL;
 }
 
 bool wg_device_get_private_key(const struct wg_device *dev, uint8_t key[WG_PUBLIC_KEY_LEN])

@@ -67,8 +67,6 @@ bool wg_device_rng_ready(struct wg_device *dev);
 /* New SipHash keys for the peer table and the rate limiter, and everything
  * keyed by them rehashed; false (keys unchanged) if the RNG fails. */
 bool wg_device_redraw_hash_keys(struct wg_device *dev);
-/* Makes dev->identity a snapshot of the current static key (set_private_key). */
-void wg_device_identity_renew(struct wg_device *dev);
 bool wg_device_under_load(struct wg_device *dev);
 struct wg_peer *wg_device_lookup_peer_internal(struct wg_device *dev,
 					       const uint8_t pub[WG_PUBLIC_KEY_LEN]);

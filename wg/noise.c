@@ -268,7 +268,8 @@ void wg_noise_core_split(struct wg_noise_core *st, uint8_t k_init_send[WG_SYMMET
 	zinc_memzero(st, sizeof(*st));
 }
 
-bool wg_noise_keypair_from_random(uint8_t priv[WG_PUBLIC_KEY_LEN], uint8_t pub[WG_PUBLIC_KEY_LEN])
+/* DH-Generate from random bytes (clamped in place); false if pub is zero. */
+static bool keypair_from_random(uint8_t priv[WG_PUBLIC_KEY_LEN], uint8_t pub[WG_PUBLIC_KEY_LEN])
 {
 	zinc_curve25519_clamp_secret(priv);
 	return zinc_curve25519_generate_public(pub, priv);
@@ -327,8 +328,7 @@ void wg_noise_handshake_clear(struct wg_device *dev, struct wg_peer *peer)
 static bool generate_ephemeral(struct wg_device *dev, uint8_t priv[WG_PUBLIC_KEY_LEN])
 {
 	uint8_t pub[WG_PUBLIC_KEY_LEN];
-	bool ok = wg_device_random(dev, priv, WG_PUBLIC_KEY_LEN) &&
-		  wg_noise_keypair_from_random(priv, pub);
+	bool ok = wg_device_random(dev, priv, WG_PUBLIC_KEY_LEN) && keypair_from_random(priv, pub);
 
 	zinc_memzero(pub, sizeof(pub));
 	return ok;

@@ -73,9 +73,6 @@ bool wg_noise_core_read_msg2(struct wg_noise_core *st, const uint8_t *in, size_t
 void wg_noise_core_split(struct wg_noise_core *st, uint8_t k_init_send[WG_SYMMETRIC_KEY_LEN],
 			 uint8_t k_resp_send[WG_SYMMETRIC_KEY_LEN]);
 
-/* DH-Generate from WG_PUBLIC_KEY_LEN random bytes (clamped in place); false if pub is zero. */
-bool wg_noise_keypair_from_random(uint8_t priv[WG_PUBLIC_KEY_LEN], uint8_t pub[WG_PUBLIC_KEY_LEN]);
-
 /* 12-byte TAI64N of a wall clock, nanoseconds rounded down to 2^24. */
 void wg_noise_tai64n(uint8_t out[WG_TIMESTAMP_LEN], uint64_t wall_ns);
 

@@ -177,7 +177,7 @@ int wg_device_complete_rx(struct wg_device *dev, struct wg_rx_job *job, const ui
 	if (out) {
 		*out = job->plain;
 		*out_len = n;
-	} else {
+	} else if (dev->io.deliver) {
 		dev->io.deliver(dev->io.ctx, peer, job->plain, n);
 	}
 out:

@@ -19,8 +19,8 @@ static void heap_update(struct wg_device *dev, struct wg_peer *p)
 	p->deadline = d;
 	/* Out of memory: the timer is lost, as a failed mod_timer would be. */
 	if (!wg_timerheap_update(&dev->timerheap, p))
-		p->timer[0] = p->timer[1] = p->timer[2] = p->timer[3] = p->timer[4] =
-		    p->deadline = WG_TIMER_OFF;
+		p->timer[0] = p->timer[1] = p->timer[2] = p->timer[3] = p->timer[4] = p->deadline =
+		    WG_TIMER_OFF;
 }
 
 static void timer_set(struct wg_device *dev, struct wg_peer *p, enum wg_timer t, uint64_t at)
@@ -37,7 +37,7 @@ static void timer_del(struct wg_device *dev, struct wg_peer *p, enum wg_timer t)
 	heap_update(dev, p);
 }
 
-bool wg_timer_pending(const struct wg_peer *peer, enum wg_timer t)
+static bool timer_pending(const struct wg_peer *peer, enum wg_timer t)
 {
 	return peer->timer[t] != WG_TIMER_OFF;
 }
@@ -77,14 +77,14 @@ static void clear_endpoint_src(struct wg_peer *peer)
 
 void wg_timers_data_sent(struct wg_device *dev, struct wg_peer *peer)
 {
-	if (!wg_timer_pending(peer, WG_TIMER_NEW_HANDSHAKE))
+	if (!timer_pending(peer, WG_TIMER_NEW_HANDSHAKE))
 		timer_set(dev, peer, WG_TIMER_NEW_HANDSHAKE,
 			  dev->now + WG_KEEPALIVE_TIMEOUT + WG_REKEY_TIMEOUT + jitter(dev));
 }
 
 void wg_timers_data_received(struct wg_device *dev, struct wg_peer *peer)
 {
-	if (!wg_timer_pending(peer, WG_TIMER_SEND_KEEPALIVE))
+	if (!timer_pending(peer, WG_TIMER_SEND_KEEPALIVE))
 		timer_set(dev, peer, WG_TIMER_SEND_KEEPALIVE, dev->now + WG_KEEPALIVE_TIMEOUT);
 	else
 		peer->need_another_keepalive = true;
@@ -162,7 +162,7 @@ static void expired_retransmit_handshake(struct wg_device *dev, struct wg_peer *
 		dev->stats.handshakes_timed_out++;
 		timer_del(dev, peer, WG_TIMER_SEND_KEEPALIVE);
 		wg_peer_staged_purge(peer);
-		if (!wg_timer_pending(peer, WG_TIMER_ZERO_KEY_MATERIAL))
+		if (!timer_pending(peer, WG_TIMER_ZERO_KEY_MATERIAL))
 			timer_set(dev, peer, WG_TIMER_ZERO_KEY_MATERIAL,
 				  dev->now + 3 * WG_REJECT_AFTER_TIME);
 		wg_event_peer(dev, WG_EVENT_HANDSHAKE_GIVEUP, peer);

@@ -25,7 +25,6 @@ enum wg_timer {
 void wg_timers_init(struct wg_peer *peer);
 /* Clears every timer of the peer and takes it out of the heap. */
 void wg_timers_stop(struct wg_device *dev, struct wg_peer *peer);
-bool wg_timer_pending(const struct wg_peer *peer, enum wg_timer t);
 
 /* Events (now is dev->now). */
 void wg_timers_data_sent(struct wg_device *dev, struct wg_peer *peer);

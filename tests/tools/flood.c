@@ -27,14 +27,16 @@
 
 #include <zinc/blake2s.h>
 
+#include "wg/wg.h"
+
 #include "rfc1071.h"
 
 enum {
 	IP_HDR_LEN = 20,
 	UDP_HDR_LEN = 8,
-	INIT_LEN = 148,
-	INIT_MAC1_OFF = 116,
-	MAC_LEN = 16,
+	INIT_LEN = WG_HANDSHAKE_MAX_LEN,
+	MAC_LEN = WG_COOKIE_LEN,
+	INIT_MAC1_OFF = INIT_LEN - 2 * MAC_LEN,	       /* mac1, then mac2 end the message */
 	MAX_PAYLOAD = 1500 - IP_HDR_LEN - UDP_HDR_LEN, /* one unfragmented packet on a 1500 link */
 	BATCH = 64,
 };
@@ -44,9 +46,9 @@ enum flood_mode { MODE_INIT, MODE_GARBAGE };
 struct flood_opts {
 	struct in_addr target;
 	uint16_t port;
-	uint8_t pubkey[32];
+	uint8_t pubkey[WG_PUBLIC_KEY_LEN];
 	uint32_t src_net, src_mask; /* host order */
-	uint64_t rate;              /* packets per second; 0: as fast as possible */
+	uint64_t rate;		    /* packets per second; 0: as fast as possible */
 	double seconds;
 	uint64_t count; /* 0: bounded by seconds only */
 	enum flood_mode mode;
@@ -96,7 +98,7 @@ static int b64_value(char c)
 }
 
 /* A WireGuard key in base64 is 44 characters ending in one '='. */
-static bool parse_key(const char *s, uint8_t key[32])
+static bool parse_key(const char *s, uint8_t key[WG_PUBLIC_KEY_LEN])
 {
 	uint32_t acc = 0;
 	int bits = 0;
@@ -112,11 +114,11 @@ static bool parse_key(const char *s, uint8_t key[32])
 		bits += 6;
 		if (bits >= 8) {
 			bits -= 8;
-			if (out < 32)
+			if (out < WG_PUBLIC_KEY_LEN)
 				key[out++] = (uint8_t)(acc >> bits);
 		}
 	}
-	return out == 32;
+	return out == WG_PUBLIC_KEY_LEN;
 }
 
 static bool parse_target(const char *s, struct flood_opts *o)
@@ -256,7 +258,7 @@ static size_t build_init(uint8_t *payload, const struct zinc_blake2s_state *mac1
 	struct zinc_blake2s_state st = *mac1_base;
 
 	rng_fill(payload, INIT_LEN);
-	payload[0] = 1;
+	payload[0] = WG_MESSAGE_HANDSHAKE_INITIATION;
 	payload[1] = payload[2] = payload[3] = 0;
 	zinc_blake2s_update(&st, payload, INIT_MAC1_OFF);
 	zinc_blake2s_final(&st, payload + INIT_MAC1_OFF);
@@ -268,7 +270,7 @@ static size_t build_init(uint8_t *payload, const struct zinc_blake2s_state *mac1
  * per-type parsers instead of the size check alone. */
 static size_t build_garbage(uint8_t *payload)
 {
-	static const size_t exact[6] = { 0, 148, 92, 64, 32, 0 };
+	static const size_t exact[6] = {0, 148, 92, 64, 32, 0};
 	uint64_t r = rng_next();
 	uint8_t type = (uint8_t)(r % 6);
 	size_t len;
@@ -309,11 +311,15 @@ static void usage(FILE *f)
 static int parse_args(int argc, char **argv, struct flood_opts *o)
 {
 	static const struct option longopts[] = {
-		{ "target", required_argument, NULL, 't' }, { "pubkey", required_argument, NULL, 'k' },
-		{ "src", required_argument, NULL, 's' },    { "rate", required_argument, NULL, 'r' },
-		{ "seconds", required_argument, NULL, 'S' }, { "count", required_argument, NULL, 'c' },
-		{ "mode", required_argument, NULL, 'm' },   { "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
+	    {"target", required_argument, NULL, 't'},
+	    {"pubkey", required_argument, NULL, 'k'},
+	    {"src", required_argument, NULL, 's'},
+	    {"rate", required_argument, NULL, 'r'},
+	    {"seconds", required_argument, NULL, 'S'},
+	    {"count", required_argument, NULL, 'c'},
+	    {"mode", required_argument, NULL, 'm'},
+	    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
 	};
 	bool have_target = false, have_key = false;
 	int c;
@@ -346,7 +352,8 @@ static int parse_args(int argc, char **argv, struct flood_opts *o)
 		case 'S':
 			o->seconds = strtod(optarg, &end);
 			if (!(o->seconds > 0 && o->seconds <= 3600))
-				return fprintf(stderr, "flood: --seconds must be in (0, 3600]\n"), -1;
+				return fprintf(stderr, "flood: --seconds must be in (0, 3600]\n"),
+				       -1;
 			break;
 		case 'c':
 			o->count = strtoull(optarg, &end, 10);
@@ -399,7 +406,7 @@ int main(int argc, char **argv)
 	struct mmsghdr msgs[BATCH];
 	struct iovec iov[BATCH];
 	struct flood_opts o;
-	struct sockaddr_in dst = { .sin_family = AF_INET };
+	struct sockaddr_in dst = {.sin_family = AF_INET};
 	struct zinc_blake2s_state mac1_base;
 	uint8_t mac1_key[32];
 	uint64_t start, deadline, sent = 0, errors = 0, elapsed;

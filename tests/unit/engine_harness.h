@@ -36,7 +36,7 @@ struct h_side {
 	uint64_t rng;
 	bool rng_ready;
 	struct wg_endpoint addr; /* our UDP address */
-	uint8_t priv[32], pub[32];
+	uint8_t priv[WG_PUBLIC_KEY_LEN], pub[WG_PUBLIC_KEY_LEN];
 	uint8_t tun_ip[4];
 	struct h_pkt out[H_MAX_OUT];
 	size_t nout;
@@ -47,7 +47,7 @@ struct h_side {
 	struct wg_peer *delivered_from;
 	struct wg_event events[H_MAX_EVENTS]; /* pointers in them are not kept */
 	struct wg_endpoint event_endpoint[H_MAX_EVENTS];
-	uint8_t event_key[H_MAX_EVENTS][32]; /* zero if none */
+	uint8_t event_key[H_MAX_EVENTS][WG_PUBLIC_KEY_LEN]; /* zero if none */
 	size_t nevents;
 };
 
@@ -107,9 +107,9 @@ static inline void h_event(void *ctx, const struct wg_event *ev)
 		return;
 	s->events[s->nevents] = *ev;
 	s->events[s->nevents].public_key = NULL;
-	memset(s->event_key[s->nevents], 0, 32);
+	memset(s->event_key[s->nevents], 0, WG_PUBLIC_KEY_LEN);
 	if (ev->public_key)
-		memcpy(s->event_key[s->nevents], ev->public_key, 32);
+		memcpy(s->event_key[s->nevents], ev->public_key, WG_PUBLIC_KEY_LEN);
 	memset(&s->event_endpoint[s->nevents], 0, sizeof(struct wg_endpoint));
 	if (ev->endpoint)
 		s->event_endpoint[s->nevents] = *ev->endpoint;
@@ -136,7 +136,7 @@ static inline void h_side_init(struct h_side *s, struct h_clock *clock, uint64_t
 	s->rng = seed;
 	s->rng_ready = true;
 	h_endpoint4(&s->addr, udp_ip, port);
-	test_randbytes(&s->rng, s->priv, 32);
+	test_randbytes(&s->rng, s->priv, WG_PUBLIC_KEY_LEN);
 	zinc_curve25519_clamp_secret(s->priv);
 	zinc_curve25519_generate_public(s->pub, s->priv);
 	s->tun_ip[0] = 192;
@@ -286,7 +286,7 @@ static inline struct h_pkt h_grab_initiation(struct h_side *s, struct wg_peer *p
 	p->has_sent_handshake = false;
 	wg_device_clock(s->dev);
 	wg_send_handshake_initiation(s->dev, p, false);
-	CHECK(s->nout == 1 && s->out[0].len == 148);
+	CHECK(s->nout == 1 && s->out[0].len == WG_HANDSHAKE_MAX_LEN);
 	pkt = s->out[0];
 	s->nout = 0;
 	return pkt;

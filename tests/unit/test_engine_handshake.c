@@ -217,6 +217,30 @@ static void test_roaming(void)
 	A.nout = 0;
 }
 
+/* A caller that takes every packet from wg_device_complete_rx's out (the
+ * daemon) leaves io.deliver NULL: a packet through wg_device_receive is then
+ * dropped, and the session works as with a callback. */
+static void test_deliver_optional(void)
+{
+	struct wg_env env = {h_now, h_wall, h_random, h_rng_ready, &B};
+	struct wg_io io = {h_send, NULL, &B, h_event};
+
+	setup(NULL, NULL);
+	wg_device_free(B.dev);
+	B.dev = wg_device_new(&env, &io);
+	CHECK(B.dev != NULL);
+	if (!B.dev)
+		return;
+	wg_device_set_private_key(B.dev, B.priv);
+	CHECK(h_connect(&B, &A, NULL, true) != NULL);
+	CHECK(h_send_ip(&A, &B, 100, 1) == WG_STAGED);
+	h_pump(&A, &B, NULL, NULL);
+	CHECK(B.sent_by_type[2] == 1 && B.ndelivered == 0);
+	CHECK(h_send_ip(&B, &A, 60, 2) == WG_OK);
+	h_pump(&A, &B, NULL, NULL);
+	CHECK(A.ndelivered == 1 && delivered_has(&A, 60, 2));
+}
+
 int main(void)
 {
 	test_roaming();
@@ -229,6 +253,7 @@ int main(void)
 	test_padding();
 	test_split_path();
 	test_no_route_no_key();
+	test_deliver_optional();
 	wg_device_free(A.dev);
 	wg_device_free(B.dev);
 	return test_finish("test_engine_handshake");

@@ -49,8 +49,6 @@ enum {
 	/* type, receiver index, counter: the transport data message up to its
 	 * ciphertext (wg_tx_seal writes the packet this far into its output) */
 	WG_DATA_HEADER_LEN = 16,
-	/* what a data message adds to the padded packet */
-	WG_MESSAGE_OVERHEAD = WG_DATA_HEADER_LEN + WG_AUTHTAG_LEN,
 	WG_HANDSHAKE_MAX_LEN = 148, /* the initiation, the largest handshake message */
 	WG_MAX_PACKET = 65535,
 	/* How many incoming handshake messages a caller queues at most (the
@@ -128,7 +126,9 @@ struct wg_event {
 };
 
 /* Output. send: a datagram for the network. deliver: a decrypted, validated
- * IP packet for the tunnel interface (buffer valid only during the call).
+ * IP packet for the tunnel interface (buffer valid only during the call);
+ * NULL for a caller that takes every packet from wg_device_complete_rx's out
+ * and never calls wg_device_receive (a packet is dropped if it comes).
  * event: NULL, or told of each wg_event (the struct and what it points to
  * are valid only during the call). It runs inside engine calls, so under
  * the daemon's lock: it must be quick and must not call into the engine.
