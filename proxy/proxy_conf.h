@@ -25,7 +25,7 @@
  * once per section. Every error is one message "FILE:LINE: what is wrong",
  * FILE being the file it is in (the included file's path as joined), and
  * LINE the line of the offending key or section header; an error about
- * the whole file (no [Interface], say) names its last line.
+ * the whole file (no [Interface], too large) names its last line.
  */
 #ifndef ZT_PROXY_CONF_H
 #define ZT_PROXY_CONF_H
