@@ -1,0 +1,263 @@
+// SPDX-License-Identifier: MIT
+/* DNS A/AAAA queries and responses for the proxy mode's resolver (see
+ * dns.h). Everything read from a response is bounds-checked first. */
+#include "dns.h"
+
+#include <stdbool.h>
+#include <string.h>
+
+enum {
+	HEADER_LEN = 12,
+	FLAG_QR = 0x8000,
+	FLAG_TC = 0x0200,
+	FLAG_RD = 0x0100,
+	OPCODE_MASK = 0x7800,
+	RCODE_MASK = 0x000f,
+	NAME_WIRE_MAX = 255,
+	LABEL_MAX = 63,
+	RR_FIXED = 10, /* TYPE CLASS TTL RDLENGTH */
+};
+
+static uint16_t get16(const uint8_t *p)
+{
+	return (uint16_t)(p[0] << 8 | p[1]);
+}
+
+static uint32_t get32(const uint8_t *p)
+{
+	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
+static void put16(uint8_t *p, uint16_t v)
+{
+	p[0] = (uint8_t)(v >> 8);
+	p[1] = (uint8_t)v;
+}
+
+static char lower(char c)
+{
+	return c >= 'A' && c <= 'Z' ? (char)(c - 'A' + 'a') : c;
+}
+
+static bool label_char(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+	       c == '-' || c == '_';
+}
+
+/* Writes name in wire form to out (NAME_WIRE_MAX bytes); returns its
+ * length or 0 if name is not an acceptable host name. */
+static size_t encode_name(const char *name, uint8_t *out)
+{
+	size_t len = strnlen(name, NAME_WIRE_MAX + 1), n = 0;
+
+	if (len && name[len - 1] == '.')
+		len--;
+	if (!len || len > NAME_WIRE_MAX - 2 || name[len - 1] == '.')
+		return 0;
+	for (size_t i = 0; i < len;) {
+		size_t l = 0;
+
+		while (i + l < len && name[i + l] != '.') {
+			if (!label_char(name[i + l]))
+				return 0;
+			l++;
+		}
+		if (!l || l > LABEL_MAX)
+			return 0;
+		out[n++] = (uint8_t)l;
+		memcpy(out + n, name + i, l);
+		n += l;
+		i += l + 1;
+	}
+	out[n++] = 0;
+	return n;
+}
+
+size_t dns_build_query(uint8_t *out, size_t cap, uint16_t id, const char *name, uint16_t qtype)
+{
+	uint8_t wire[NAME_WIRE_MAX];
+	size_t n;
+
+	if (qtype != DNS_TYPE_A && qtype != DNS_TYPE_AAAA)
+		return 0;
+	n = encode_name(name, wire);
+	if (!n || cap < HEADER_LEN + n + 4)
+		return 0;
+	memset(out, 0, HEADER_LEN);
+	put16(out, id);
+	put16(out + 2, FLAG_RD);
+	put16(out + 4, 1); /* QDCOUNT */
+	memcpy(out + HEADER_LEN, wire, n);
+	put16(out + HEADER_LEN + n, qtype);
+	put16(out + HEADER_LEN + n + 2, DNS_CLASS_IN);
+	return HEADER_LEN + n + 4;
+}
+
+/* Reads the (possibly compressed) name at off into text (lower case,
+ * dotted, no final dot; NAME_WIRE_MAX + 1 bytes) and sets *end to the
+ * offset after it where it lies. Pointers must point backwards, so every
+ * name ends; their number is bounded anyway. Labels must be host-name
+ * characters: the dotted text then stands for one name only. */
+static bool read_name(const uint8_t *pkt, size_t len, size_t off, char *text, size_t *end)
+{
+	size_t n = 0, wire = 0;
+	int hops = 0;
+	bool jumped = false;
+
+	while (true) {
+		if (off >= len)
+			return false;
+		uint8_t c = pkt[off];
+
+		if ((c & 0xc0) == 0xc0) {
+			size_t ptr;
+
+			if (off + 1 >= len || ++hops > DNS_MAX_POINTER_HOPS)
+				return false;
+			ptr = (size_t)(c & 0x3f) << 8 | pkt[off + 1];
+			if (ptr >= off)
+				return false;
+			if (!jumped)
+				*end = off + 2;
+			jumped = true;
+			off = ptr;
+			continue;
+		}
+		if (c & 0xc0) /* the reserved label types */
+			return false;
+		wire += 1 + (size_t)c;
+		if (wire > NAME_WIRE_MAX)
+			return false;
+		if (!c)
+			break;
+		if (off + 1 + c > len)
+			return false;
+		if (n)
+			text[n++] = '.';
+		for (size_t i = 0; i < c; i++) {
+			char ch = (char)pkt[off + 1 + i];
+
+			if (!label_char(ch))
+				return false;
+			text[n++] = lower(ch);
+		}
+		off += 1 + (size_t)c;
+	}
+	if (!jumped)
+		*end = off + 1;
+	text[n] = '\0';
+	return true;
+}
+
+struct rr {
+	char owner[NAME_WIRE_MAX + 1];
+	uint16_t type, class;
+	uint32_t ttl;
+	size_t rdata, rdlen;
+};
+
+/* Reads the resource record at *off; advances *off past it. */
+static bool read_rr(const uint8_t *pkt, size_t len, size_t *off, struct rr *rr)
+{
+	size_t p;
+
+	if (!read_name(pkt, len, *off, rr->owner, &p) || len - p < RR_FIXED)
+		return false;
+	rr->type = get16(pkt + p);
+	rr->class = get16(pkt + p + 2);
+	rr->ttl = get32(pkt + p + 4);
+	rr->rdlen = get16(pkt + p + 8);
+	rr->rdata = p + RR_FIXED;
+	if (len - rr->rdata < rr->rdlen)
+		return false;
+	*off = rr->rdata + rr->rdlen;
+	return true;
+}
+
+static void normalize(const char *name, char *out)
+{
+	size_t n = strnlen(name, NAME_WIRE_MAX);
+
+	if (n && name[n - 1] == '.')
+		n--;
+	for (size_t i = 0; i < n; i++)
+		out[i] = lower(name[i]);
+	out[n] = '\0';
+}
+
+int dns_parse_response(const uint8_t *pkt, size_t len, uint16_t id, const char *name,
+		       uint16_t qtype, struct dns_addr *out, size_t max, uint32_t *ttl)
+{
+	char want[NAME_WIRE_MAX + 1], qname[NAME_WIRE_MAX + 1];
+	size_t off, answers, found = 0;
+	uint16_t flags, ancount;
+	uint32_t min_ttl = UINT32_MAX;
+	struct rr rr;
+
+	if (len < HEADER_LEN)
+		return DNS_E_MALFORMED;
+	flags = get16(pkt + 2);
+	if (get16(pkt) != id || !(flags & FLAG_QR) || (flags & OPCODE_MASK) || get16(pkt + 4) != 1)
+		return DNS_E_MISMATCH;
+	ancount = get16(pkt + 6);
+	normalize(name, want);
+	if (!read_name(pkt, len, HEADER_LEN, qname, &off) || len - off < 4)
+		return DNS_E_MALFORMED;
+	if (strcmp(qname, want) || get16(pkt + off) != qtype ||
+	    get16(pkt + off + 2) != DNS_CLASS_IN)
+		return DNS_E_MISMATCH;
+	if (flags & RCODE_MASK)
+		return DNS_E_RCODE;
+	answers = off + 4;
+
+	/* one pass per name along the CNAME chain: addresses of the name
+	 * end it, else its CNAME leads to the next name */
+	for (int hop = 0; hop <= DNS_MAX_CNAME_HOPS; hop++) {
+		char next[NAME_WIRE_MAX + 1] = "";
+		uint32_t next_ttl = 0;
+
+		off = answers;
+		for (unsigned i = 0; i < ancount; i++) {
+			if (!read_rr(pkt, len, &off, &rr))
+				return DNS_E_MALFORMED;
+			if (rr.class != DNS_CLASS_IN || strcmp(rr.owner, want))
+				continue;
+			if (rr.type == DNS_TYPE_CNAME && !next[0]) {
+				size_t end;
+
+				if (!read_name(pkt, len, rr.rdata, next, &end) ||
+				    end > rr.rdata + rr.rdlen)
+					return DNS_E_MALFORMED;
+				next_ttl = rr.ttl;
+			} else if (rr.type == qtype) {
+				size_t alen = qtype == DNS_TYPE_A ? 4 : 16;
+
+				if (rr.rdlen != alen)
+					return DNS_E_MALFORMED;
+				if (rr.ttl < min_ttl)
+					min_ttl = rr.ttl;
+				if (found < max) {
+					memset(&out[found], 0, sizeof(out[found]));
+					out[found].family =
+					    qtype == DNS_TYPE_A ? AF_INET : AF_INET6;
+					memcpy(qtype == DNS_TYPE_A ? (void *)&out[found].in4
+								   : (void *)&out[found].in6,
+					       pkt + rr.rdata, alen);
+					found++;
+				}
+			}
+		}
+		if (min_ttl != UINT32_MAX || !next[0])
+			break;
+		if (next_ttl < min_ttl)
+			min_ttl = next_ttl;
+		/* the chain's TTLs count too; a loop ends with the hops */
+		memcpy(want, next, sizeof(want));
+	}
+	if (!found && (flags & FLAG_TC))
+		return DNS_E_TRUNCATED;
+	if (ttl)
+		*ttl = found ? min_ttl : 0;
+	return (int)found;
+}

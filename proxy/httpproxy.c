@@ -1,0 +1,399 @@
+// SPDX-License-Identifier: MIT
+/* HTTP proxy request heads, parsed and rewritten without I/O (see
+ * httpproxy.h). */
+#include "httpproxy.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+
+#include <zinc/memzero.h>
+
+#include "base64.h"
+#include "cred.h"
+#include "proxy_conf.h"
+
+enum { HTTP_DEFAULT_PORT = 80, METHOD_MAX = 32 };
+
+struct line {
+	const char *s;
+	size_t len;
+};
+
+/* The first line of head[pos..end), without its LF and a CR before it;
+ * returns the position after it. */
+static size_t next_line(const char *head, size_t pos, size_t end, struct line *l)
+{
+	const char *nl = memchr(head + pos, '\n', end - pos);
+	size_t stop = nl ? (size_t)(nl - head) : end;
+
+	l->s = head + pos;
+	l->len = stop - pos;
+	if (l->len && l->s[l->len - 1] == '\r')
+		l->len--;
+	return nl ? stop + 1 : end;
+}
+
+static bool is_tchar(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+	       (c && strchr("!#$%&'*+-.^_`|~", c));
+}
+
+static bool is_token(const char *s, size_t len)
+{
+	if (!len)
+		return false;
+	for (size_t i = 0; i < len; i++)
+		if (!is_tchar(s[i]))
+			return false;
+	return true;
+}
+
+static bool eq_nocase(const char *s, size_t len, const char *word)
+{
+	return strlen(word) == len && !strncasecmp(s, word, len);
+}
+
+static bool prefix_nocase(const char *s, size_t len, const char *word)
+{
+	size_t n = strlen(word);
+
+	return len >= n && !strncasecmp(s, word, n);
+}
+
+static void trim(const char **s, size_t *len)
+{
+	while (*len && (**s == ' ' || **s == '\t')) {
+		(*s)++;
+		(*len)--;
+	}
+	while (*len && ((*s)[*len - 1] == ' ' || (*s)[*len - 1] == '\t'))
+		(*len)--;
+}
+
+/* A header line "Name: value": name and trimmed value; false if malformed
+ * (no colon, a name that is not a token, control bytes in the value, or a
+ * folded continuation line). */
+static bool split_header(const struct line *l, struct line *name, struct line *value)
+{
+	const char *colon = memchr(l->s, ':', l->len);
+
+	if (!colon)
+		return false;
+	name->s = l->s;
+	name->len = (size_t)(colon - l->s);
+	if (!is_token(name->s, name->len))
+		return false;
+	value->s = colon + 1;
+	value->len = l->len - name->len - 1;
+	for (size_t i = 0; i < value->len; i++) {
+		unsigned char c = (unsigned char)value->s[i];
+		if ((c < 0x20 && c != '\t') || c == 0x7f)
+			return false;
+	}
+	trim(&value->s, &value->len);
+	return true;
+}
+
+/* True when the comma-separated list has name as one of its elements. */
+static bool list_has(const struct line *list, const char *name, size_t nlen)
+{
+	const char *s = list->s, *end = list->s + list->len;
+
+	while (s < end) {
+		const char *comma = memchr(s, ',', (size_t)(end - s));
+		const char *e = comma ? comma : end;
+		const char *t = s;
+		size_t tl = (size_t)(e - s);
+
+		trim(&t, &tl);
+		if (tl == nlen && !strncasecmp(t, name, nlen))
+			return true;
+		s = comma ? comma + 1 : end;
+	}
+	return false;
+}
+
+/* The head's lines after the request line, checked; Host and
+ * Proxy-Authorization noted. */
+struct headers {
+	size_t start, end; /* of the header lines in buf */
+	bool host;
+	struct line auth;
+};
+
+static bool scan_headers(const char *buf, struct headers *h)
+{
+	struct line l, name, value;
+
+	h->host = false;
+	h->auth.s = NULL;
+	h->auth.len = 0;
+	for (size_t pos = h->start; pos < h->end;) {
+		pos = next_line(buf, pos, h->end, &l);
+		if (!l.len)
+			continue; /* the blank line that ends the head */
+		if (!split_header(&l, &name, &value))
+			return false;
+		if (eq_nocase(name.s, name.len, "Host"))
+			h->host = true;
+		if (eq_nocase(name.s, name.len, "Proxy-Authorization")) {
+			if (h->auth.s) /* two: ambiguous */
+				return false;
+			h->auth = value;
+		}
+	}
+	return true;
+}
+
+static bool authorized(const struct line *auth, const char *user, const char *pass)
+{
+	uint8_t plain[2 * PROXY_CRED_MAX + 2];
+	const char *tok;
+	size_t tlen;
+	long n;
+	bool ok = false;
+
+	if (!auth->s || !prefix_nocase(auth->s, auth->len, "Basic "))
+		return false;
+	tok = auth->s + 6;
+	tlen = auth->len - 6;
+	trim(&tok, &tlen);
+	n = base64_decode(tok, tlen, plain, sizeof(plain));
+	if (n > 0) {
+		const uint8_t *colon = memchr(plain, ':', (size_t)n);
+
+		if (colon) {
+			size_t ul = (size_t)(colon - plain);
+
+			ok = proxy_cred_equal((const char *)plain, ul, user, strlen(user));
+			ok &= proxy_cred_equal((const char *)colon + 1, (size_t)n - ul - 1, pass,
+					       strlen(pass));
+		}
+	}
+	zinc_memzero(plain, sizeof(plain));
+	return ok;
+}
+
+/* host[:port] of an http:// URL or a CONNECT target into req. */
+static bool parse_authority(const char *s, size_t len, uint16_t default_port,
+			    struct http_proxy_req *req)
+{
+	struct proxy_hostport hp;
+	char tmp[PROXY_HOST_MAX + 16];
+	const char *close = len && s[0] == '[' ? memchr(s, ']', len) : NULL;
+	const char *port_colon = close ? (close + 1 < s + len && close[1] == ':' ? close + 1 : NULL)
+				       : memchr(s, ':', len);
+
+	if (len > PROXY_HOST_MAX + 8 || (s[0] == '[' && !close))
+		return false;
+	if (port_colon) {
+		if (!proxy_parse_hostport(s, len, &hp))
+			return false;
+	} else {
+		if (!default_port || (close && close + 1 != s + len))
+			return false;
+		snprintf(tmp, sizeof(tmp), "%.*s:%u", (int)len, s, default_port);
+		if (!proxy_parse_hostport(tmp, strlen(tmp), &hp))
+			return false;
+	}
+	memcpy(req->host, hp.host, sizeof(req->host));
+	req->port = hp.port;
+	return true;
+}
+
+static enum http_proxy_action reject(struct http_proxy_req *req, int status)
+{
+	req->action = HTTPP_REJECT;
+	req->status = status;
+	req->out_len = 0;
+	return HTTPP_REJECT;
+}
+
+struct writer {
+	char *out;
+	size_t cap, len;
+	bool full;
+};
+
+static void put(struct writer *w, const char *s, size_t len)
+{
+	if (w->full || len > w->cap - w->len) {
+		w->full = true;
+		return;
+	}
+	memcpy(w->out + w->len, s, len);
+	w->len += len;
+}
+
+static void puts_(struct writer *w, const char *s)
+{
+	put(w, s, strlen(s));
+}
+
+/* The forwarded head: origin-form request line, the end-to-end headers,
+ * Host if missing, Connection: close. */
+static bool rewrite(const char *buf, const struct headers *h, const struct line *method,
+		    const struct line *authority, const struct line *path,
+		    const struct line *version, char *out, size_t cap, size_t *out_len)
+{
+	struct writer w = {.out = out, .cap = cap};
+	struct line l, name, value, conn[8];
+	size_t n_conn = 0;
+
+	/* headers the client's Connection names are hop-by-hop too */
+	for (size_t pos = h->start; pos < h->end;) {
+		pos = next_line(buf, pos, h->end, &l);
+		if (l.len && split_header(&l, &name, &value) &&
+		    eq_nocase(name.s, name.len, "Connection") &&
+		    n_conn < sizeof(conn) / sizeof(conn[0]))
+			conn[n_conn++] = value;
+	}
+	put(&w, method->s, method->len);
+	puts_(&w, " ");
+	if (!path->len || path->s[0] != '/')
+		puts_(&w, "/");
+	put(&w, path->s, path->len);
+	puts_(&w, " ");
+	put(&w, version->s, version->len);
+	puts_(&w, "\r\n");
+	for (size_t pos = h->start; pos < h->end;) {
+		bool hop = false;
+
+		pos = next_line(buf, pos, h->end, &l);
+		if (!l.len || !split_header(&l, &name, &value))
+			continue;
+		hop = eq_nocase(name.s, name.len, "Proxy-Connection") ||
+		      eq_nocase(name.s, name.len, "Proxy-Authorization") ||
+		      eq_nocase(name.s, name.len, "Connection") ||
+		      eq_nocase(name.s, name.len, "Keep-Alive");
+		for (size_t i = 0; i < n_conn && !hop; i++)
+			hop = list_has(&conn[i], name.s, name.len);
+		if (hop)
+			continue;
+		put(&w, l.s, l.len);
+		puts_(&w, "\r\n");
+	}
+	if (!h->host) {
+		puts_(&w, "Host: ");
+		put(&w, authority->s, authority->len);
+		puts_(&w, "\r\n");
+	}
+	puts_(&w, "Connection: close\r\n\r\n");
+	*out_len = w.len;
+	return !w.full;
+}
+
+/* Where the head ends (after its blank line) in buf[from..limit), or 0. */
+static size_t head_end(const char *buf, size_t from, size_t limit)
+{
+	for (size_t i = from; i < limit; i++) {
+		if (buf[i] != '\n')
+			continue;
+		if (i + 1 < limit && buf[i + 1] == '\n')
+			return i + 2;
+		if (i + 2 < limit && buf[i + 1] == '\r' && buf[i + 2] == '\n')
+			return i + 3;
+	}
+	return 0;
+}
+
+enum http_proxy_action http_proxy_parse(const char *buf, size_t len, const char *user,
+					const char *pass, struct http_proxy_req *req, char *out,
+					size_t out_cap)
+{
+	size_t start = 0, end, limit = len < HTTPP_HEAD_MAX ? len : HTTPP_HEAD_MAX;
+	struct line rl, method, target, version;
+	struct headers h;
+	const char *sp1, *sp2;
+
+	memset(req, 0, sizeof(*req));
+	/* empty lines before the request line are allowed (RFC 9112 2.2) */
+	while (start < limit && (buf[start] == '\r' || buf[start] == '\n'))
+		start++;
+	end = head_end(buf, start, limit);
+	if (!end) {
+		if (len >= HTTPP_HEAD_MAX)
+			return reject(req, 431);
+		req->action = HTTPP_MORE;
+		return HTTPP_MORE;
+	}
+	req->used = end;
+	if (memchr(buf, '\0', end))
+		return reject(req, 400);
+
+	h.start = next_line(buf, start, end, &rl);
+	h.end = end;
+	sp1 = memchr(rl.s, ' ', rl.len);
+	sp2 = sp1 ? memchr(sp1 + 1, ' ', rl.len - (size_t)(sp1 + 1 - rl.s)) : NULL;
+	if (!sp2)
+		return reject(req, 400);
+	method = (struct line){rl.s, (size_t)(sp1 - rl.s)};
+	target = (struct line){sp1 + 1, (size_t)(sp2 - sp1 - 1)};
+	version = (struct line){sp2 + 1, rl.len - (size_t)(sp2 + 1 - rl.s)};
+	if (method.len > METHOD_MAX || !is_token(method.s, method.len) || !target.len ||
+	    (!eq_nocase(version.s, version.len, "HTTP/1.1") &&
+	     !eq_nocase(version.s, version.len, "HTTP/1.0")))
+		return reject(req, 400);
+	for (size_t i = 0; i < target.len; i++)
+		if ((unsigned char)target.s[i] <= ' ' || target.s[i] == 0x7f)
+			return reject(req, 400);
+	if (!scan_headers(buf, &h))
+		return reject(req, 400);
+	if (user && !authorized(&h.auth, user, pass ? pass : ""))
+		return reject(req, 407);
+
+	if (eq_nocase(method.s, method.len, "CONNECT")) {
+		if (!parse_authority(target.s, target.len, 0, req))
+			return reject(req, 400);
+		req->action = HTTPP_TUNNEL;
+		return HTTPP_TUNNEL;
+	}
+	if (!prefix_nocase(target.s, target.len, "http://"))
+		return reject(req, 400); /* origin form, or a scheme we do not proxy */
+
+	struct line auth = {target.s + 7, target.len - 7}, path;
+	size_t alen = 0;
+
+	while (alen < auth.len && !strchr("/?#", auth.s[alen]))
+		alen++;
+	path = (struct line){auth.s + alen, auth.len - alen};
+	auth.len = alen;
+	if (!auth.len || memchr(auth.s, '@', auth.len) ||
+	    !parse_authority(auth.s, auth.len, HTTP_DEFAULT_PORT, req))
+		return reject(req, 400);
+	const char *hash = memchr(path.s, '#', path.len);
+
+	if (hash) /* a fragment is the client's own business */
+		path.len = (size_t)(hash - path.s);
+	if (!rewrite(buf, &h, &method, &auth, &path, &version, out, out_cap, &req->out_len))
+		return reject(req, 431);
+	req->action = HTTPP_FORWARD;
+	return HTTPP_FORWARD;
+}
+
+const char *http_proxy_response(int status)
+{
+#define CLOSING "Content-Length: 0\r\nConnection: close\r\n\r\n"
+	switch (status) {
+	case 200:
+		return "HTTP/1.1 200 Connection established\r\n\r\n";
+	case 400:
+		return "HTTP/1.1 400 Bad Request\r\n" CLOSING;
+	case 403:
+		return "HTTP/1.1 403 Forbidden\r\n" CLOSING;
+	case 407:
+		return "HTTP/1.1 407 Proxy Authentication Required\r\n"
+		       "Proxy-Authenticate: Basic realm=\"zinctun\"\r\n" CLOSING;
+	case 431:
+		return "HTTP/1.1 431 Request Header Fields Too Large\r\n" CLOSING;
+	case 502:
+		return "HTTP/1.1 502 Bad Gateway\r\n" CLOSING;
+	case 504:
+		return "HTTP/1.1 504 Gateway Timeout\r\n" CLOSING;
+	default:
+		return "HTTP/1.1 500 Internal Server Error\r\n" CLOSING;
+	}
+#undef CLOSING
+}
