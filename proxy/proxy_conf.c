@@ -466,6 +466,8 @@ static int open_section(struct parser *p, const char *name, size_t len)
 			sec = (enum section)i;
 	if (sec == S_COUNT)
 		return fail(p, "unknown section [%.*s]", shown(len), name);
+	if (close_section(p))
+		return -1;
 	if (p->included && sec != S_INTERFACE && sec != S_PEER)
 		return fail(p, "[%s] is not allowed in a WGConfig file", sections[sec].name);
 	if (!p->included && p->wg_file && (sec == S_INTERFACE || sec == S_PEER))
@@ -792,8 +794,6 @@ static int parse_line(struct parser *p, const char *s, size_t n)
 			return fail(p, "text after the section header");
 		nlen = (size_t)(close - name);
 		trim(&name, &nlen);
-		if (close_section(p))
-			return -1;
 		return open_section(p, name, nlen);
 	}
 	eq = memchr(s, '=', n);
