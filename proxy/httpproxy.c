@@ -62,7 +62,7 @@ static bool prefix_nocase(const char *s, size_t len, const char *word)
 	return len >= n && !strncasecmp(s, word, n);
 }
 
-static void trim(const char **s, size_t *len)
+static void trim_ows(const char **s, size_t *len)
 {
 	while (*len && (**s == ' ' || **s == '\t')) {
 		(*s)++;
@@ -92,7 +92,7 @@ static bool split_header(const struct line *l, struct line *name, struct line *v
 		if ((c < 0x20 && c != '\t') || c == 0x7f)
 			return false;
 	}
-	trim(&value->s, &value->len);
+	trim_ows(&value->s, &value->len);
 	return true;
 }
 
@@ -107,7 +107,7 @@ static bool list_has(const struct line *list, const char *name, size_t nlen)
 		const char *t = s;
 		size_t tl = (size_t)(e - s);
 
-		trim(&t, &tl);
+		trim_ows(&t, &tl);
 		if (tl == nlen && !strncasecmp(t, name, nlen))
 			return true;
 		s = comma ? comma + 1 : end;
@@ -159,7 +159,7 @@ static bool authorized(const struct line *auth, const char *user, const char *pa
 		return false;
 	tok = auth->s + 6;
 	tlen = auth->len - 6;
-	trim(&tok, &tlen);
+	trim_ows(&tok, &tlen);
 	n = base64_decode(tok, tlen, plain, sizeof(plain));
 	if (n > 0) {
 		const uint8_t *colon = memchr(plain, ':', (size_t)n);

@@ -1,0 +1,240 @@
+// SPDX-License-Identifier: MIT
+/* HTTP proxy request heads (proxy/httpproxy.c): CONNECT and absolute-form
+ * requests, the rewritten head, Basic authentication and the limits. */
+#include "test.h"
+
+#include "../../proxy/base64.c"
+#include "../../proxy/cred.c"
+#include "../../proxy/httpproxy.c"
+#include "../../proxy/proxy_conf.c"
+
+static char out[HTTPP_OUT_MAX];
+
+static enum http_proxy_action run(const char *head, const char *user, const char *pass,
+				  struct http_proxy_req *req)
+{
+	return http_proxy_parse(head, strlen(head), user, pass, req, out, sizeof(out));
+}
+
+static bool out_is(const struct http_proxy_req *req, const char *want)
+{
+	bool same = req->out_len == strlen(want) && !memcmp(out, want, req->out_len);
+
+	if (!same)
+		fprintf(stderr, "got:\n%.*s\nwant:\n%s\n", (int)req->out_len, out, want);
+	return same;
+}
+
+static void test_connect(void)
+{
+	struct http_proxy_req r;
+	const char *h = "CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n\x16\x03";
+
+	CHECK(run(h, NULL, NULL, &r) == HTTPP_TUNNEL);
+	CHECK(!strcmp(r.host, "example.com") && r.port == 443 && r.used == strlen(h) - 2);
+	CHECK(run("CONNECT [2001:db8::1]:8443 HTTP/1.0\n\n", NULL, NULL, &r) == HTTPP_TUNNEL &&
+	      !strcmp(r.host, "2001:db8::1") && r.port == 8443);
+	CHECK(run("connect 10.0.0.1:22 HTTP/1.1\r\n\r\n", NULL, NULL, &r) == HTTPP_TUNNEL &&
+	      r.port == 22);
+	/* a port is required; bad hosts and ports */
+	CHECK(run("CONNECT example.com HTTP/1.1\r\n\r\n", NULL, NULL, &r) == HTTPP_REJECT &&
+	      r.status == 400);
+	CHECK(run("CONNECT example.com:0 HTTP/1.1\r\n\r\n", NULL, NULL, &r) == HTTPP_REJECT);
+	CHECK(run("CONNECT example.com:99999 HTTP/1.1\r\n\r\n", NULL, NULL, &r) == HTTPP_REJECT);
+	CHECK(run("CONNECT ::1:22 HTTP/1.1\r\n\r\n", NULL, NULL, &r) == HTTPP_REJECT);
+	CHECK(run("CONNECT [::1]:22x HTTP/1.1\r\n\r\n", NULL, NULL, &r) == HTTPP_REJECT);
+	CHECK(run("CONNECT ex%ample.com:22 HTTP/1.1\r\n\r\n", NULL, NULL, &r) == HTTPP_REJECT);
+}
+
+static void test_forward(void)
+{
+	struct http_proxy_req r;
+
+	CHECK(run("GET http://example.com/a/b?c=d#frag HTTP/1.1\r\n"
+		  "Host: example.com\r\n"
+		  "User-Agent: t\r\n"
+		  "Proxy-Connection: keep-alive\r\n"
+		  "Connection: keep-alive, X-Hop\r\n"
+		  "X-Hop: 1\r\n"
+		  "Keep-Alive: 300\r\n"
+		  "Accept: */*\r\n"
+		  "\r\n"
+		  "body",
+		  NULL, NULL, &r) == HTTPP_FORWARD);
+	CHECK(!strcmp(r.host, "example.com") && r.port == 80);
+	CHECK(out_is(&r, "GET /a/b?c=d HTTP/1.1\r\n"
+			 "Host: example.com\r\n"
+			 "User-Agent: t\r\n"
+			 "Accept: */*\r\n"
+			 "Connection: close\r\n\r\n"));
+	/* no path, a port, no Host, bare LF lines, another method */
+	CHECK(run("POST HTTP://[fd00::1]:8080 HTTP/1.0\nContent-Length: 4\nProxy-Authorization: "
+		  "Basic eDp5\n\nabcd",
+		  NULL, NULL, &r) == HTTPP_FORWARD);
+	CHECK(!strcmp(r.host, "fd00::1") && r.port == 8080);
+	CHECK(out_is(&r, "POST / HTTP/1.0\r\n"
+			 "Content-Length: 4\r\n"
+			 "Host: [fd00::1]:8080\r\n"
+			 "Connection: close\r\n\r\n"));
+	CHECK(r.used == strlen("POST HTTP://[fd00::1]:8080 HTTP/1.0\nContent-Length: 4\n"
+			       "Proxy-Authorization: Basic eDp5\n\n"));
+	CHECK(run("OPTIONS http://h?q HTTP/1.1\r\n\r\n", NULL, NULL, &r) == HTTPP_FORWARD &&
+	      out_is(&r, "OPTIONS /?q HTTP/1.1\r\nHost: h\r\nConnection: close\r\n\r\n"));
+	/* empty lines before the request line are skipped */
+	CHECK(run("\r\n\r\nGET http://h/ HTTP/1.1\r\n\r\n", NULL, NULL, &r) == HTTPP_FORWARD &&
+	      r.used == strlen("\r\n\r\nGET http://h/ HTTP/1.1\r\n\r\n"));
+}
+
+static void test_rejects(void)
+{
+	static const char *const bad[] = {
+	    "GET /index.html HTTP/1.1\r\nHost: h\r\n\r\n", /* origin form: not a proxy request */
+	    "GET https://h/ HTTP/1.1\r\n\r\n",
+	    "GET ftp://h/ HTTP/1.1\r\n\r\n",
+	    "GET http:// HTTP/1.1\r\n\r\n",
+	    "GET http:///x HTTP/1.1\r\n\r\n",
+	    "GET http://user:pw@h/ HTTP/1.1\r\n\r\n",
+	    "GET http://h:0/ HTTP/1.1\r\n\r\n",
+	    "GET http://[::1/ HTTP/1.1\r\n\r\n",
+	    "GET http://h/ HTTP/2.0\r\n\r\n",
+	    "GET http://h/\r\n\r\n", /* HTTP/0.9 */
+	    "GET http://h/ HTTP/1.1 x\r\n\r\n",
+	    "GET  http://h/ HTTP/1.1\r\n\r\n",
+	    "G(T http://h/ HTTP/1.1\r\n\r\n",
+	    "GET http://h/ HTTP/1.1\r\nNo colon\r\n\r\n",
+	    "GET http://h/ HTTP/1.1\r\nA: b\r\n folded\r\n\r\n",
+	    "GET http://h/ HTTP/1.1\r\nBad Name: x\r\n\r\n",
+	    "GET http://h/ HTTP/1.1\r\nA: b\rc\r\n\r\n",
+	    "GET http://h/ HTTP/1.1\r\nA: \x01\r\n\r\n",
+	    "GET http://h/\x7f HTTP/1.1\r\n\r\n",
+	    "GET http://h/ HTTP/1.1\r\nProxy-Authorization: a\r\nProxy-Authorization: b\r\n\r\n",
+	    "GETGETGETGETGETGETGETGETGETGETGET http://h/ HTTP/1.1\r\n\r\n",
+	};
+	struct http_proxy_req r;
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		enum http_proxy_action a = run(bad[i], NULL, NULL, &r);
+
+		CHECK(a == HTTPP_REJECT && r.status == 400 && r.out_len == 0);
+		if (a != HTTPP_REJECT)
+			fprintf(stderr, "case %zu accepted\n", i);
+	}
+	/* a NUL inside the head */
+	static const char nul[] = "GET http://h/ HTTP/1.1\r\nA: \0\r\n\r\n";
+	CHECK(http_proxy_parse(nul, sizeof(nul) - 1, NULL, NULL, &r, out, sizeof(out)) ==
+		  HTTPP_REJECT &&
+	      r.status == 400);
+}
+
+static void test_more_and_limits(void)
+{
+	struct http_proxy_req r;
+	const char *full = "GET http://h/ HTTP/1.1\r\nHost: h\r\n\r\n";
+	char *big;
+
+	/* every prefix of a complete head asks for more */
+	for (size_t n = 0; n < strlen(full); n++)
+		CHECK(http_proxy_parse(full, n, NULL, NULL, &r, out, sizeof(out)) == HTTPP_MORE);
+	CHECK(http_proxy_parse(full, strlen(full), NULL, NULL, &r, out, sizeof(out)) ==
+	      HTTPP_FORWARD);
+
+	big = malloc(2 * HTTPP_HEAD_MAX);
+	if (!big) {
+		CHECK(!"malloc");
+		return;
+	}
+	/* no end of head within the limit: 431 */
+	size_t n = (size_t)sprintf(big, "GET http://h/ HTTP/1.1\r\n");
+	while (n < HTTPP_HEAD_MAX)
+		n += (size_t)sprintf(big + n, "X-Pad: %04zu\r\n", n % 10000);
+	CHECK(http_proxy_parse(big, HTTPP_HEAD_MAX - 1, NULL, NULL, &r, out, sizeof(out)) ==
+	      HTTPP_MORE);
+	CHECK(http_proxy_parse(big, n, NULL, NULL, &r, out, sizeof(out)) == HTTPP_REJECT &&
+	      r.status == 431);
+	/* a head just inside the limit is fine, even made of bare LF lines */
+	n = (size_t)sprintf(big, "GET http://h/ HTTP/1.1\n");
+	while (n < HTTPP_HEAD_MAX - 8)
+		n += (size_t)sprintf(big + n, "a:\n");
+	n += (size_t)sprintf(big + n, "\n");
+	CHECK(n <= HTTPP_HEAD_MAX);
+	CHECK(http_proxy_parse(big, n, NULL, NULL, &r, out, sizeof(out)) == HTTPP_FORWARD);
+	CHECK(r.out_len <= HTTPP_OUT_MAX);
+	/* too small an out buffer: refused, never overrun */
+	CHECK(http_proxy_parse(full, strlen(full), NULL, NULL, &r, out, 10) == HTTPP_REJECT &&
+	      r.status == 431);
+	free(big);
+}
+
+static void test_auth(void)
+{
+	struct http_proxy_req r;
+	char head[512], b64[128];
+
+	/* "alice:s3cret" */
+	base64_encode((const uint8_t *)"alice:s3cret", 12, b64);
+	snprintf(head, sizeof(head),
+		 "CONNECT h:1 HTTP/1.1\r\nProxy-Authorization: Basic %s\r\n\r\n", b64);
+	CHECK(run(head, "alice", "s3cret", &r) == HTTPP_TUNNEL);
+	snprintf(head, sizeof(head),
+		 "CONNECT h:1 HTTP/1.1\r\nproxy-authorization:   basic %s  \r\n\r\n", b64);
+	CHECK(run(head, "alice", "s3cret", &r) == HTTPP_TUNNEL);
+	/* the header is not forwarded */
+	snprintf(head, sizeof(head),
+		 "GET http://h/ HTTP/1.1\r\nProxy-Authorization: Basic %s\r\n\r\n", b64);
+	CHECK(run(head, "alice", "s3cret", &r) == HTTPP_FORWARD && !memmem(out, r.out_len, b64, 8));
+	/* a password with a colon in it */
+	base64_encode((const uint8_t *)"bob:a:b", 7, b64);
+	snprintf(head, sizeof(head),
+		 "CONNECT h:1 HTTP/1.1\r\nProxy-Authorization: Basic %s\r\n\r\n", b64);
+	CHECK(run(head, "bob", "a:b", &r) == HTTPP_TUNNEL);
+
+	static const char *const wrong[] = {
+	    "alice:s3creT", "alice:s3cre", "alice:s3crett", "Alice:s3cret",
+	    "alices3cret",  ":",	   "alice:",
+	};
+	for (size_t i = 0; i < sizeof(wrong) / sizeof(wrong[0]); i++) {
+		base64_encode((const uint8_t *)wrong[i], strlen(wrong[i]), b64);
+		snprintf(head, sizeof(head),
+			 "CONNECT h:1 HTTP/1.1\r\nProxy-Authorization: Basic %s\r\n\r\n", b64);
+		CHECK(run(head, "alice", "s3cret", &r) == HTTPP_REJECT && r.status == 407);
+	}
+	CHECK(run("CONNECT h:1 HTTP/1.1\r\n\r\n", "alice", "s3cret", &r) == HTTPP_REJECT &&
+	      r.status == 407);
+	CHECK(run("CONNECT h:1 HTTP/1.1\r\nProxy-Authorization: Bearer abc\r\n\r\n", "alice",
+		  "s3cret", &r) == HTTPP_REJECT &&
+	      r.status == 407);
+	CHECK(run("CONNECT h:1 HTTP/1.1\r\nProxy-Authorization: Basic !!!!\r\n\r\n", "alice",
+		  "s3cret", &r) == HTTPP_REJECT &&
+	      r.status == 407);
+	/* credentials sent to a proxy without any are ignored */
+	CHECK(run("CONNECT h:1 HTTP/1.1\r\nProxy-Authorization: Basic eDp5\r\n\r\n", NULL, NULL,
+		  &r) == HTTPP_TUNNEL);
+}
+
+static void test_responses(void)
+{
+	CHECK(!strcmp(http_proxy_response(200), "HTTP/1.1 200 Connection established\r\n\r\n"));
+	CHECK(strstr(http_proxy_response(407),
+		     "\r\nProxy-Authenticate: Basic realm=\"zinctun\"\r\n"));
+	static const int codes[] = {400, 403, 407, 431, 502, 504, 500, 418};
+	for (size_t i = 0; i < sizeof(codes) / sizeof(codes[0]); i++) {
+		const char *s = http_proxy_response(codes[i]);
+		char want[16];
+		snprintf(want, sizeof(want), "HTTP/1.1 %d ", codes[i] == 418 ? 500 : codes[i]);
+		CHECK(!strncmp(s, want, strlen(want)));
+		CHECK(strstr(s, "\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"));
+		size_t l = strlen(s);
+		CHECK(l > 4 && !strcmp(s + l - 4, "\r\n\r\n"));
+	}
+}
+
+int main(void)
+{
+	test_connect();
+	test_forward();
+	test_rejects();
+	test_more_and_limits();
+	test_auth();
+	test_responses();
+	return test_finish("test_httpproxy");
+}
