@@ -216,6 +216,7 @@ int dns_parse_response(const uint8_t *pkt, size_t len, uint16_t id, const char *
 	for (int hop = 0; hop <= DNS_MAX_CNAME_HOPS; hop++) {
 		char next[NAME_WIRE_MAX + 1] = "";
 		uint32_t next_ttl = 0;
+		bool got = false;
 
 		off = answers;
 		for (unsigned i = 0; i < ancount; i++) {
@@ -237,6 +238,7 @@ int dns_parse_response(const uint8_t *pkt, size_t len, uint16_t id, const char *
 					return DNS_E_MALFORMED;
 				if (rr.ttl < min_ttl)
 					min_ttl = rr.ttl;
+				got = true;
 				if (found < max) {
 					memset(&out[found], 0, sizeof(out[found]));
 					out[found].family =
@@ -248,7 +250,7 @@ int dns_parse_response(const uint8_t *pkt, size_t len, uint16_t id, const char *
 				}
 			}
 		}
-		if (min_ttl != UINT32_MAX || !next[0])
+		if (got || !next[0])
 			break;
 		if (next_ttl < min_ttl)
 			min_ttl = next_ttl;
