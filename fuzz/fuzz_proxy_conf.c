@@ -1,0 +1,96 @@
+/* fuzz-sources: proxy/proxy_conf.c proxy/base64.c */
+/* The proxy mode's configuration parser (proxy/proxy_conf.c).
+ *
+ * Input: the file text, then optionally a NUL and the text every WGConfig
+ * include reads. Beyond "no crash, no leak": an accepted configuration
+ * keeps the rules the parser promises (an [Interface] with an address,
+ * peers with AllowedIPs, no unauthenticated proxy on a non-loopback
+ * address unless allowed), and a refused one has a "FILE:LINE: " message
+ * and nothing allocated. */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../proxy/proxy_conf.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+struct input {
+	const uint8_t *text;
+	size_t len;
+	bool present;
+};
+
+static int read_include(void *ctx, const char *path, char **text, size_t *len)
+{
+	const struct input *in = ctx;
+
+	if (!in->present || !path[0])
+		return -2; /* -ENOENT */
+	*text = malloc(in->len ? in->len : 1);
+	if (!*text)
+		return -12;
+	memcpy(*text, in->text, in->len);
+	*len = in->len;
+	return 0;
+}
+
+static void check(bool ok, const char *what)
+{
+	if (!ok) {
+		fprintf(stderr, "fuzz_proxy_conf: %s\n", what);
+		abort();
+	}
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	const uint8_t *nul = memchr(data, 0, size);
+	size_t main_len = nul ? (size_t)(nul - data) : size;
+	struct input inc = {nul ? nul + 1 : NULL, nul ? size - main_len - 1 : 0, nul != NULL};
+	/* the text gets its own allocation so ASan sees any overread */
+	char *text = malloc(main_len ? main_len : 1);
+	char err[PROXY_CONF_ERR_LEN];
+	struct proxy_conf c;
+
+	if (!text)
+		return 0;
+	memcpy(text, data, main_len);
+	if (proxy_conf_parse("dir/f.conf", text, main_len, read_include, &inc, &c, err,
+			     sizeof(err)) == 0) {
+		check(err[0] == '\0', "error text on success");
+		check(c.iface.n_addrs >= 1 && c.iface.n_addrs <= PROXY_CONF_MAX_ADDRS, "addresses");
+		check(c.iface.mtu >= PROXY_MIN_MTU && c.iface.mtu <= PROXY_MAX_MTU, "mtu");
+		check(c.n_peers >= 1 && c.n_peers <= PROXY_CONF_MAX_PEERS, "peers");
+		for (size_t i = 0; i < c.n_peers; i++)
+			check(c.peers[i].n_allowed >= 1 &&
+				  c.peers[i].n_allowed <= PROXY_CONF_MAX_ALLOWED,
+			      "allowed ips");
+		for (size_t i = 0; i < c.n_listeners; i++) {
+			const struct proxy_listener *l = &c.listeners[i];
+
+			if (l->kind == PROXY_TCP_SERVER) {
+				check(l->listen_port != 0, "listen port");
+			} else {
+				check(l->bind.is_ip && l->bind.port != 0, "bind");
+			}
+			if (l->kind != PROXY_SOCKS5 && l->kind != PROXY_HTTP)
+				check(l->target.port != 0 && l->target.host[0], "target");
+			if ((l->kind == PROXY_SOCKS5 || l->kind == PROXY_HTTP) && !l->has_auth &&
+			    !l->allow_unauthenticated)
+				check(proxy_ip_is_loopback(&l->bind.ip), "open proxy accepted");
+			if (l->has_auth)
+				check(l->username[0] && l->password[0], "empty credentials");
+		}
+		proxy_conf_free(&c);
+	} else {
+		check(!strncmp(err, "dir/f.conf:", 11) || !strncmp(err, "dir/", 4) ||
+			  strchr(err, ':') != NULL,
+		      "error without FILE:LINE");
+		check(strlen(err) < sizeof(err), "error not terminated");
+		check(c.peers == NULL && c.listeners == NULL, "left allocated after an error");
+	}
+	free(text);
+	return 0;
+}
