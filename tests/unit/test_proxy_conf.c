@@ -556,6 +556,41 @@ static void test_hostport(void)
 	CHECK(!proxy_parse_hostport("", 0, &hp));
 }
 
+/* The example file in README.md's "Without root" parses and has every
+ * kind of section (make check runs the tests from the top directory). */
+static void test_readme_example(void)
+{
+	FILE *f = fopen("README.md", "r");
+	static char text[1 << 16];
+	size_t n;
+	char *start, *end, err[PROXY_CONF_ERR_LEN];
+	struct proxy_conf c;
+	bool kinds[PROXY_UDP + 1] = {false};
+
+	CHECK(f != NULL);
+	if (!f)
+		return;
+	n = fread(text, 1, sizeof(text) - 1, f);
+	fclose(f);
+	text[n] = '\0';
+	start = strstr(text, "## Without root");
+	start = start ? strstr(start, "```ini\n") : NULL;
+	end = start ? strstr(start + 7, "\n```\n") : NULL;
+	CHECK(start && end);
+	if (!start || !end)
+		return;
+	start += 7;
+	CHECK(proxy_conf_parse("README.md", start, (size_t)(end - start) + 1, NULL, NULL, &c, err,
+			       sizeof(err)) == 0);
+	if (err[0])
+		fprintf(stderr, "README example: %s\n", err);
+	for (size_t i = 0; i < c.n_listeners; i++)
+		kinds[c.listeners[i].kind] = true;
+	for (int k = 0; k <= PROXY_UDP; k++)
+		CHECK(kinds[k]);
+	proxy_conf_free(&c);
+}
+
 int main(void)
 {
 	test_base64();
@@ -565,5 +600,6 @@ int main(void)
 	test_errors();
 	test_limits();
 	test_hostport();
+	test_readme_example();
 	return test_finish("test_proxy_conf");
 }
