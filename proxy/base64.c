@@ -3,8 +3,6 @@
 
 #include <zinc/memzero.h>
 
-static const char alphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-
 /* The 6-bit value of c, or -1. Arithmetic on ranges rather than a lookup,
  * so a secret key's characters do not pick table entries. */
 static int sextet(unsigned char c)
@@ -75,25 +73,4 @@ bool base64_decode_key(const char *s, size_t len, uint8_t key[32])
 		key[i] = tmp[i];
 	zinc_memzero(tmp, sizeof(tmp));
 	return true;
-}
-
-size_t base64_encode(const uint8_t *in, size_t len, char *out)
-{
-	size_t n = 0;
-
-	for (size_t i = 0; i < len; i += 3) {
-		uint32_t w = (uint32_t)in[i] << 16;
-		size_t left = len - i;
-
-		if (left > 1)
-			w |= (uint32_t)in[i + 1] << 8;
-		if (left > 2)
-			w |= in[i + 2];
-		out[n++] = alphabet[(w >> 18) & 63];
-		out[n++] = alphabet[(w >> 12) & 63];
-		out[n++] = left > 1 ? alphabet[(w >> 6) & 63] : '=';
-		out[n++] = left > 2 ? alphabet[w & 63] : '=';
-	}
-	out[n] = '\0';
-	return n;
 }

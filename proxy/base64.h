@@ -1,6 +1,7 @@
-/* Base64 (RFC 4648, standard alphabet, with padding) for WireGuard keys in
- * the configuration file and for HTTP Basic credentials. The daemon only
- * encodes keys (eventlog.c, metrics_text.c); the proxy mode decodes. */
+/* Base64 decoding (RFC 4648, standard alphabet, with padding) for
+ * WireGuard keys in the configuration file and for HTTP Basic credentials.
+ * The daemon only encodes keys (eventlog.c, metrics_text.c); the proxy
+ * mode only decodes. */
 #ifndef ZT_PROXY_BASE64_H
 #define ZT_PROXY_BASE64_H
 
@@ -15,9 +16,5 @@ long base64_decode(const char *s, size_t len, uint8_t *out, size_t cap);
 
 /* A 32-byte key: exactly 44 characters ending in '='. */
 bool base64_decode_key(const char *s, size_t len, uint8_t key[32]);
-
-/* Encodes len bytes into out (4 * ((len + 2) / 3) + 1 bytes, NUL added).
- * Returns the length without the NUL. */
-size_t base64_encode(const uint8_t *in, size_t len, char *out);
 
 #endif

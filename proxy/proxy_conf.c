@@ -403,6 +403,10 @@ static int check_listener(struct parser *p, const struct proxy_listener *l)
 		return fail_at(p, at, "[%s] has a Username but no Password", name);
 	if ((p->seen & 1u << K_PASSWORD) && !(p->seen & 1u << K_USERNAME))
 		return fail_at(p, at, "[%s] has a Password but no Username", name);
+	if (l->kind == PROXY_HTTP && l->has_auth && strchr(l->username, ':'))
+		return fail_at(p, at,
+			       "[http] Username contains ':', which Basic authentication"
+			       " cannot carry");
 	if ((l->kind == PROXY_SOCKS5 || l->kind == PROXY_HTTP) && !l->has_auth &&
 	    !l->allow_unauthenticated && !proxy_ip_is_loopback(&l->bind.ip))
 		return fail_at(p, at,

@@ -24,7 +24,7 @@ enum {
 	SOCKS5_REPLY_MAX = 22, /* a reply with an IPv6 address */
 	SOCKS5_UDP_HEADER_MAX = 4 + 1 + PROXY_HOST_MAX + 2,
 
-	HTTPP_HEAD_MAX = 16384,		      /* a request head, request line to blank line */
+	HTTPP_HEAD_MAX = 16384,		    /* a request head, request line to blank line */
 	HTTPP_OUT_MAX = 2 * HTTPP_HEAD_MAX, /* the rewritten head (bare LFs become CRLF) */
 
 	DNS_QUERY_MAX = 12 + 255 + 4, /* header, name (wire form <= 255), type, class */
