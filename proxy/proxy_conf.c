@@ -121,6 +121,10 @@ static int vfail_at(struct parser *p, unsigned line, const char *fmt, va_list ap
 	n = snprintf(p->err, p->errlen, "%s:%u: ", p->file, line);
 	if (n >= 0 && (size_t)n < p->errlen)
 		vsnprintf(p->err + n, p->errlen - (size_t)n, fmt, ap);
+	/* quoted values go to a terminal: no control characters */
+	for (char *c = p->err; *c; c++)
+		if ((unsigned char)*c < 0x20 || *c == 0x7f)
+			*c = '?';
 	return -1;
 }
 

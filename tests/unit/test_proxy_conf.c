@@ -360,6 +360,7 @@ static const struct bad bad[] = {
     {"[Socks5]\nPassword = \"abc\" x\n", "t.conf:2: text after the quoted value"},
     {"PrivateKey = " K1 "\n", "t.conf:1: key PrivateKey outside a section"},
     {"[Socks5]\nWGConfig = x\n", "t.conf:2: WGConfig must come before the first section"},
+    {"[Interface]\nMTU = \x1b[2J\tx\n", "t.conf:2: bad MTU '?[2J?x' (576..65455)"},
     {"[Interface]\nListenPort = 1\nCheckAlive = 1.1.1.1\n",
      "t.conf:3: unknown key CheckAlive in [Interface]"},
     {"[Socks5]\nTarget = a:1\n", "t.conf:2: unknown key Target in [Socks5]"},
