@@ -75,7 +75,7 @@ enum socks5_action {
 
 struct socks5_step {
 	enum socks5_action action;
-	size_t used; /* bytes of data taken; less than len only after CONNECT/UDP_ASSOCIATE */
+	size_t used; /* bytes of data taken; less than len only when action is not MORE */
 	uint8_t out[SOCKS5_OUT_MAX]; /* to send to the client before acting */
 	size_t out_len;
 	struct socks5_addr dst; /* CONNECT, UDP_ASSOCIATE */
