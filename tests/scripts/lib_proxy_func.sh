@@ -52,7 +52,7 @@ check_credentials() {
 	pcurl -p -x "http://$bad@127.0.0.1:$HTTP_AUTH_PORT" "$url" >"$T/auth.out" 2>&1 &&
 		fail "HTTP CONNECT with a wrong password was served"
 	grep -q $want "$T/auth.out" || fail "HTTP CONNECT with a wrong password: $(cat "$T/auth.out")"
-	ok "HTTP proxy: right password served, wrong or none 407 (GET and CONNECT)"
+	ok "HTTP proxy: right password served, wrong ($want) or none (407) refused (GET and CONNECT)"
 }
 
 check_forwards() {

@@ -1,0 +1,147 @@
+#!/bin/sh
+# zinctun-proxy (issue 17): a configuration file with each kind of error
+# stops start-up with "FILE:LINE: message" and exit code 1, run as an
+# unprivileged uid in a namespace of its own (nothing is sent anywhere);
+# `zinctun --proxy FILE` says the same. A non-loopback listener without
+# credentials starts once AllowUnauthenticated = true says so.
+# PROXY=wireproxy checks only the exit status (it gives no FILE:LINE, takes
+# unknown keys and unauthenticated non-loopback listeners).
+[ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
+set -u
+. "$(dirname "$0")/lib_proxy.sh"
+
+resolve_proxy
+chmod 755 "$T"
+ns_setup 1
+N1=$(ns_name 1)
+genkeys a
+genkeys b
+KEY_A=$(cat "$T/a.key") PUB_B=$(pub b)
+
+# good_conf: a valid file, 13 lines; the cases below change one line
+good_conf() {
+	cat <<-EOF
+	[Interface]
+	PrivateKey = $KEY_A
+	Address = 10.99.0.2/32
+	DNS = 10.99.0.1
+
+	[Peer]
+	PublicKey = $PUB_B
+	Endpoint = 10.200.0.1:51820
+	AllowedIPs = 10.99.0.0/24
+
+	[Socks5]
+	BindAddress = 127.0.0.1:1080
+
+	EOF
+}
+
+# case_conf NAME LINE TEXT: good_conf with line LINE replaced by TEXT
+# (TEXT may hold several lines; "" deletes the line), into $T/NAME.conf
+case_conf() {
+	good_conf | awk -v n="$2" -v t="$3" 'NR == n { if (t != "") print t; next } { print }' >"$T/$1.conf"
+	chgrp "$UNPRIV" "$T/$1.conf" && chmod 640 "$T/$1.conf"
+}
+
+# expect_error NAME LINES WORD [CMD...]: the proxy (or CMD) on $T/NAME.conf
+# exits 1, its first line of stderr starts "$T/NAME.conf:L:" with L one of
+# LINES (a|b) and holds WORD (case-insensitive)
+expect_error() {
+	name=$1 lines=$2 word=$3
+	shift 3
+	[ $# -gt 0 ] || set -- $PROXY_CMD
+	f=$T/$name.conf
+	unpriv "$N1" timeout 10 "$@" "$f" >"$T/$name.out" 2>"$T/$name.err"
+	rc=$?
+	if [ "$PROXY_IMPL" = wireproxy ]; then
+		[ $rc != 0 ] && [ $rc != 124 ] || fail "$name: exit code $rc: $(cat "$T/$name.err")"
+		echo "validation mode: $name: wireproxy exits $rc: $(grep -v DEBUG "$T/$name.err" | tail -n 1)"
+		return
+	fi
+	[ $rc = 1 ] || fail "$name: exit code $rc (expected 1), stderr: $(cat "$T/$name.err")"
+	msg=$(grep -v '^$' "$T/$name.err" | head -n 1)
+	echo "$msg" | grep -qE "^$f:($lines): " || fail "$name: '$msg', expected '$f:($lines): ...'"
+	echo "$msg" | grep -qiF -- "$word" || fail "$name: '$msg' does not mention '$word'"
+	ok "$name: $msg"
+}
+
+# Line numbers: 1 [Interface], 2 PrivateKey, 3 Address, 4 DNS, 6 [Peer],
+# 7 PublicKey, 8 Endpoint, 9 AllowedIPs, 11 [Socks5], 12 BindAddress.
+LAST=$(good_conf | wc -l)
+
+case_conf good 0 ""
+if [ "$PROXY_IMPL" != wireproxy ]; then
+	case_conf unknown_key 4 "DNS = 10.99.0.1
+Bogus = 1"
+	expect_error unknown_key 5 bogus
+	case_conf unknown_section 10 "[Sock5]
+BindAddress = 127.0.0.1:1081"
+	expect_error unknown_section 10 sock5
+	# never without credentials on a non-loopback address unless told so
+	case_conf open_socks 12 "BindAddress = 0.0.0.0:1080"
+	expect_error open_socks "11|12" 0.0.0.0
+	case_conf open_http 11 "[http]"
+	sed -i 's/^BindAddress = 127.0.0.1:1080/BindAddress = [::]:8118/' "$T/open_http.conf"
+	expect_error open_http "11|12" "::"
+	case_conf half_auth 12 "BindAddress = 127.0.0.1:1080
+Username = someone"
+	expect_error half_auth "11|13" password
+	case_conf bad_timeout 12 "BindAddress = 127.0.0.1:1080
+[UDPProxyTunnel]
+BindAddress = 127.0.0.1:5353
+Target = 10.99.0.1:53
+InactivityTimeout = soon"
+	expect_error bad_timeout 16 soon
+	# the launcher runs the same program: the same message
+	case_conf via_zinctun 4 "DNS = 10.99.0.1
+Bogus = 1"
+	expect_error via_zinctun 5 bogus "$ZINCTUN" --proxy
+else
+	quirk "unknown keys and sections, non-loopback listeners without credentials, zinctun --proxy"
+fi
+case_conf bad_key_base64 2 "PrivateKey = not*base64*at*all"
+expect_error bad_key_base64 2 PrivateKey
+case_conf bad_key_length 7 "PublicKey = $(head -c 31 /dev/urandom | base64)"
+expect_error bad_key_length 7 PublicKey
+case_conf bad_address 3 "Address = 10.99.0.300/32"
+expect_error bad_address 3 10.99.0.300
+case_conf bad_prefix 9 "AllowedIPs = 10.99.0.0/33"
+expect_error bad_prefix 9 /33
+case_conf bad_endpoint 8 "Endpoint = 10.200.0.1"
+expect_error bad_endpoint 8 Endpoint
+case_conf bad_bind 12 "BindAddress = 127.0.0.1:65536"
+expect_error bad_bind 12 65536
+case_conf no_peer 6 ""
+sed -i '/^PublicKey\|^Endpoint\|^AllowedIPs/d' "$T/no_peer.conf"
+expect_error no_peer "$((LAST - 4))" Peer
+case_conf no_interface 1 ""
+sed -i '/^PrivateKey\|^Address\|^DNS/d' "$T/no_interface.conf"
+expect_error no_interface "$((LAST - 4))" Interface
+case_conf no_public_key 7 ""
+expect_error no_public_key 6 PublicKey
+case_conf no_private_key 2 ""
+expect_error no_private_key 1 PrivateKey
+case_conf no_target 12 "BindAddress = 127.0.0.1:1080
+[TCPClientTunnel]
+BindAddress = 127.0.0.1:2000"
+expect_error no_target 13 Target
+
+# the good file and an open listener that says so do start (and listen)
+for name in good allowed_open; do
+	if [ $name = allowed_open ]; then
+		quirk "AllowUnauthenticated" && continue
+		case_conf allowed_open 12 "BindAddress = 0.0.0.0:1080
+AllowUnauthenticated = true"
+	fi
+	# shellcheck disable=SC2086 # PROXY_CMD: the command's words
+	ip netns exec "$N1" setpriv --reuid="$UNPRIV" --regid="$UNPRIV" --clear-groups \
+		--inh-caps=-all --bounding-set=-all $PROXY_CMD "$T/$name.conf" >"$T/$name.log" 2>&1 &
+	pid=$!
+	PIDS="$PIDS $pid"
+	wait_tcp "$N1" 1080 || fail "$name: no listener on port 1080"
+	kill "$pid"
+	wait "$pid" 2>/dev/null
+	ok "$name: starts and listens"
+done
+echo PASS
