@@ -187,6 +187,13 @@ bench-tunnel: deps
 	@$(MAKE) --no-print-directory all $(BUILD)/tools/manypeers
 	@MAKEFLAGS= BUILD=$(BUILD) scripts/bench-tunnel
 
+# bench-proxy: zinctun-proxy vs wireproxy vs onetun (scripts/install-peers)
+# against one TUN zinctun peer: throughput through SOCKS5 and a TCP forward,
+# connection rate, RSS (ROUNDS, SECS, IMPLS: see scripts/bench-proxy).
+bench-proxy: deps
+	@$(MAKE) --no-print-directory all
+	@MAKEFLAGS= BUILD=$(BUILD) scripts/bench-proxy
+
 # bench-flood: the handshake flood test against zinctun, then the same flood
 # against wireguard-go for comparison (make check runs zinctun only).
 bench-flood: deps
@@ -284,7 +291,7 @@ uninstall:
 clean:
 	rm -rf build build-san build-*
 
-.PHONY: all deps gen tests check check-sanitize check-tsan bench bench-tunnel bench-flood bench-handshake bench-scale \
+.PHONY: all deps gen tests check check-sanitize check-tsan bench bench-tunnel bench-proxy bench-flood bench-handshake bench-scale \
 	fuzz demo install install-strip uninstall clean
 .SECONDARY:
 

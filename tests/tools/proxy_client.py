@@ -10,8 +10,11 @@
                                             and never read; "ready" once sent
   socks-rate PROXY PORT HOST TPORT SECS     (bench) CONNECT+echo+close per s
   fwd-rate HOST PORT SECS                   (bench) the same without SOCKS
-  socks-get PROXY PORT HOST TPORT PATH N    (bench) N parallel GETs through
-                                            SOCKS5, bytes/s of the bodies read
+  fwd-hold HOST PORT N                      (bench) N connections through a
+                                            forward to an echo server, each
+                                            echoed once; "ready", then held
+  blast-server HOST PORT FILE               (bench) answers any HTTP request
+                                            with FILE, by sendfile()
 
 --user U --pass P (before the subcommand) authenticate to the SOCKS5 proxy.
 Exit 0 on success; on failure a message on stderr and exit 1.
@@ -287,32 +290,41 @@ def cmd_fwd_rate(host, port, secs):
 	print("%.0f" % (n / float(secs)))
 
 
-def cmd_socks_get(proxy, port, host, tport, path, n):
+def cmd_fwd_hold(host, port, n):
+	conns = []
+	for _ in range(int(n)):
+		s = socket.create_connection((host, int(port)), timeout=TIMEOUT)
+		s.sendall(b"x")
+		read_exact(s, 1)
+		conns.append(s)
+	print("ready", flush=True)
+	time.sleep(3600)
+
+
+def cmd_blast_server(host, port, path):
 	import threading
 
-	total = [0]
-	lock = threading.Lock()
+	size = os.path.getsize(path)
 
-	def one():
-		s = socks_connect(proxy, port, host, tport)
-		s.sendall(("GET %s HTTP/1.0\r\nHost: %s\r\n\r\n" % (path, host)).encode())
-		got = 0
-		buf = bytearray(1 << 20)
-		while True:
-			k = s.recv_into(buf)
-			if not k:
-				break
-			got += k
-		with lock:
-			total[0] += got
+	def serve(c):
+		try:
+			c.recv(65536)  # the request, whatever it is
+			c.sendall(b"HTTP/1.0 200 OK\r\nContent-Length: %d\r\n\r\n" % size)
+			with open(path, "rb") as f:
+				c.sendfile(f)
+		except OSError:
+			pass
+		c.close()
 
-	threads = [threading.Thread(target=one) for _ in range(int(n))]
-	t0 = time.monotonic()
-	for t in threads:
-		t.start()
-	for t in threads:
-		t.join()
-	print("%.0f" % (total[0] / (time.monotonic() - t0)))
+	fam = socket.AF_INET6 if ":" in host else socket.AF_INET
+	srv = socket.socket(fam, socket.SOCK_STREAM)
+	srv.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+	srv.bind((host, int(port)))
+	srv.listen(1024)
+	while True:
+		c, _ = srv.accept()
+		c.settimeout(None)
+		threading.Thread(target=serve, args=(c,), daemon=True).start()
 
 
 COMMANDS = {
@@ -323,7 +335,8 @@ COMMANDS = {
 	"stall": cmd_stall,
 	"socks-rate": cmd_socks_rate,
 	"fwd-rate": cmd_fwd_rate,
-	"socks-get": cmd_socks_get,
+	"fwd-hold": cmd_fwd_hold,
+	"blast-server": cmd_blast_server,
 }
 
 
