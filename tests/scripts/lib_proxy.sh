@@ -35,6 +35,8 @@ UNPRIV=65534		# nobody / nogroup
 BIG_MB=100
 PROXY_IMPL=
 PROXY_CMD=
+# the file's base name names the proxy's configuration socket: unique
+CONF=$T/ztp$ID.conf
 
 # resolve_proxy: PROXY_CMD (words) and PROXY_IMPL (zinctun or wireproxy).
 # A zinctun-proxy that is not built fails the test: it is the thing tested.
@@ -181,7 +183,7 @@ write_conf() {
 unpriv() {
 	ns=$1
 	shift
-	ip netns exec "$ns" setpriv --reuid="$UNPRIV" --regid="$UNPRIV" --clear-groups \
+	ip netns exec "$ns" env -u XDG_RUNTIME_DIR setpriv --reuid="$UNPRIV" --regid="$UNPRIV" --clear-groups \
 		--inh-caps=-all --bounding-set=-all "$@"
 }
 
@@ -190,8 +192,9 @@ unpriv() {
 start_proxy() {
 	# not through unpriv(): $! must be the proxy's PID (ip and setpriv exec)
 	# shellcheck disable=SC2086 # PROXY_CMD: the command's words
-	ip netns exec "$N2" setpriv --reuid="$UNPRIV" --regid="$UNPRIV" --clear-groups \
-		--inh-caps=-all --bounding-set=-all $PROXY_CMD "$1" >>"$T/proxy.log" 2>&1 &
+	# (root's XDG_RUNTIME_DIR, if set, is not the unprivileged user's)
+	ip netns exec "$N2" env -u XDG_RUNTIME_DIR setpriv --reuid="$UNPRIV" --regid="$UNPRIV" \
+		--clear-groups --inh-caps=-all --bounding-set=-all $PROXY_CMD "$1" >>"$T/proxy.log" 2>&1 &
 	PROXY_PID=$!
 	PIDS="$PIDS $PROXY_PID"
 	wait_tcp "$N2" "$SOCKS_PORT" || fail "proxy: no SOCKS5 listener on port $SOCKS_PORT"

@@ -93,8 +93,8 @@ proxy_functional() {
 	resolve_proxy
 	peer_setup
 	log "peer: $PEER_IMPL; proxy: $PROXY_CMD"
-	write_conf "$T/proxy.conf"
-	start_proxy "$T/proxy.conf"
+	write_conf "$CONF"
+	start_proxy "$CONF"
 	check_unprivileged
 	wait_tunnel
 	check_socks

@@ -135,7 +135,7 @@ for name in good allowed_open; do
 AllowUnauthenticated = true"
 	fi
 	# shellcheck disable=SC2086 # PROXY_CMD: the command's words
-	ip netns exec "$N1" setpriv --reuid="$UNPRIV" --regid="$UNPRIV" --clear-groups \
+	ip netns exec "$N1" env -u XDG_RUNTIME_DIR setpriv --reuid="$UNPRIV" --regid="$UNPRIV" --clear-groups \
 		--inh-caps=-all --bounding-set=-all $PROXY_CMD "$T/$name.conf" >"$T/$name.log" 2>&1 &
 	pid=$!
 	PIDS="$PIDS $pid"

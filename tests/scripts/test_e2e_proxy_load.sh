@@ -15,8 +15,8 @@ IDLE_MAX_TICKS=1	# clock ticks (10 ms) of CPU allowed in IDLE_SECS
 
 resolve_proxy
 peer_setup
-write_conf "$T/proxy.conf"
-start_proxy "$T/proxy.conf"
+write_conf "$CONF"
+start_proxy "$CONF"
 wait_tunnel
 
 log "$MANY SOCKS5 connections at once"
