@@ -32,66 +32,66 @@ QTYPES = {"A": 1, "AAAA": 28}
 
 
 def die(msg):
-	sys.stderr.write("proxy_client: %s\n" % msg)
-	sys.exit(1)
+    sys.stderr.write("proxy_client: %s\n" % msg)
+    sys.exit(1)
 
 
 # ---- DNS (RFC 1035): just enough for one question and its A/AAAA answers
 
 
 def dns_query(name, qtype):
-	qid = int.from_bytes(os.urandom(2), "big")
-	q = struct.pack(">HHHHHH", qid, 0x0100, 1, 0, 0, 0)
-	for label in name.rstrip(".").split("."):
-		q += bytes([len(label)]) + label.encode()
-	return qid, q + b"\0" + struct.pack(">HH", QTYPES[qtype], 1)
+    qid = int.from_bytes(os.urandom(2), "big")
+    q = struct.pack(">HHHHHH", qid, 0x0100, 1, 0, 0, 0)
+    for label in name.rstrip(".").split("."):
+        q += bytes([len(label)]) + label.encode()
+    return qid, q + b"\0" + struct.pack(">HH", QTYPES[qtype], 1)
 
 
 def skip_name(msg, off):
-	while True:
-		n = msg[off]
-		if n >= 0xC0:
-			return off + 2
-		off += 1 + n
-		if n == 0:
-			return off
+    while True:
+        n = msg[off]
+        if n >= 0xC0:
+            return off + 2
+        off += 1 + n
+        if n == 0:
+            return off
 
 
 def dns_answers(qid, msg, qtype):
-	rid, flags, qd, an = struct.unpack(">HHHH", msg[:8])
-	if rid != qid:
-		die("DNS answer id %#x, asked %#x" % (rid, qid))
-	if flags & 0xF:
-		die("DNS rcode %d" % (flags & 0xF))
-	off = 12
-	for _ in range(qd):
-		off = skip_name(msg, off) + 4
-	out = []
-	for _ in range(an):
-		off = skip_name(msg, off)
-		t, _c, _ttl, ln = struct.unpack(">HHIH", msg[off:off + 10])
-		off += 10
-		if t == QTYPES[qtype]:
-			out.append(str(ipaddress.ip_address(msg[off:off + ln])))
-		off += ln
-	return out
+    rid, flags, qd, an = struct.unpack(">HHHH", msg[:8])
+    if rid != qid:
+        die("DNS answer id %#x, asked %#x" % (rid, qid))
+    if flags & 0xF:
+        die("DNS rcode %d" % (flags & 0xF))
+    off = 12
+    for _ in range(qd):
+        off = skip_name(msg, off) + 4
+    out = []
+    for _ in range(an):
+        off = skip_name(msg, off)
+        t, _c, _ttl, ln = struct.unpack(">HHIH", msg[off:off + 10])
+        off += 10
+        if t == QTYPES[qtype]:
+            out.append(str(ipaddress.ip_address(msg[off:off + ln])))
+        off += ln
+    return out
 
 
 def cmd_dns(server, port, name, qtype="A"):
-	qid, q = dns_query(name, qtype)
-	fam = socket.AF_INET6 if ":" in server else socket.AF_INET
-	s = socket.socket(fam, socket.SOCK_DGRAM)
-	s.settimeout(2)
-	for _ in range(5):  # UDP: the first may go before the tunnel is up
-		s.sendto(q, (server, int(port)))
-		try:
-			msg = s.recv(4096)
-			break
-		except socket.timeout:
-			continue
-	else:
-		die("no DNS answer from %s:%s" % (server, port))
-	print("\n".join(dns_answers(qid, msg, qtype)))
+    qid, q = dns_query(name, qtype)
+    fam = socket.AF_INET6 if ":" in server else socket.AF_INET
+    s = socket.socket(fam, socket.SOCK_DGRAM)
+    s.settimeout(2)
+    for _ in range(5):  # UDP: the first may go before the tunnel is up
+        s.sendto(q, (server, int(port)))
+        try:
+            msg = s.recv(4096)
+            break
+        except socket.timeout:
+            continue
+    else:
+        die("no DNS answer from %s:%s" % (server, port))
+    print("\n".join(dns_answers(qid, msg, qtype)))
 
 
 # ---- SOCKS5 (RFC 1928, RFC 1929)
@@ -101,258 +101,258 @@ PASSWORD = None
 
 
 def socks_addr(host, port):
-	try:
-		ip = ipaddress.ip_address(host)
-		atyp = 1 if ip.version == 4 else 4
-		return bytes([atyp]) + ip.packed + struct.pack(">H", port)
-	except ValueError:
-		return bytes([3, len(host)]) + host.encode() + struct.pack(">H", port)
+    try:
+        ip = ipaddress.ip_address(host)
+        atyp = 1 if ip.version == 4 else 4
+        return bytes([atyp]) + ip.packed + struct.pack(">H", port)
+    except ValueError:
+        return bytes([3, len(host)]) + host.encode() + struct.pack(">H", port)
 
 
 def read_exact(sock, n):
-	buf = b""
-	while len(buf) < n:
-		chunk = sock.recv(n - len(buf))
-		if not chunk:
-			die("SOCKS5 proxy closed the connection")
-		buf += chunk
-	return buf
+    buf = b""
+    while len(buf) < n:
+        chunk = sock.recv(n - len(buf))
+        if not chunk:
+            die("SOCKS5 proxy closed the connection")
+        buf += chunk
+    return buf
 
 
 def read_addr(sock, atyp):
-	if atyp == 1:
-		host = str(ipaddress.ip_address(read_exact(sock, 4)))
-	elif atyp == 4:
-		host = str(ipaddress.ip_address(read_exact(sock, 16)))
-	elif atyp == 3:
-		host = read_exact(sock, read_exact(sock, 1)[0]).decode()
-	else:
-		die("SOCKS5 address type %d" % atyp)
-	return host, struct.unpack(">H", read_exact(sock, 2))[0]
+    if atyp == 1:
+        host = str(ipaddress.ip_address(read_exact(sock, 4)))
+    elif atyp == 4:
+        host = str(ipaddress.ip_address(read_exact(sock, 16)))
+    elif atyp == 3:
+        host = read_exact(sock, read_exact(sock, 1)[0]).decode()
+    else:
+        die("SOCKS5 address type %d" % atyp)
+    return host, struct.unpack(">H", read_exact(sock, 2))[0]
 
 
 def socks_hello(sock):
-	method = 2 if USER is not None else 0
-	sock.sendall(bytes([5, 1, method]))
-	ver, chosen = read_exact(sock, 2)
-	if ver != 5 or chosen != method:
-		die("SOCKS5 method %d refused (answer %d %d)" % (method, ver, chosen))
-	if method == 2:
-		u, p = USER.encode(), PASSWORD.encode()
-		sock.sendall(bytes([1, len(u)]) + u + bytes([len(p)]) + p)
-		if read_exact(sock, 2)[1] != 0:
-			die("SOCKS5 username/password refused")
+    method = 2 if USER is not None else 0
+    sock.sendall(bytes([5, 1, method]))
+    ver, chosen = read_exact(sock, 2)
+    if ver != 5 or chosen != method:
+        die("SOCKS5 method %d refused (answer %d %d)" % (method, ver, chosen))
+    if method == 2:
+        u, p = USER.encode(), PASSWORD.encode()
+        sock.sendall(bytes([1, len(u)]) + u + bytes([len(p)]) + p)
+        if read_exact(sock, 2)[1] != 0:
+            die("SOCKS5 username/password refused")
 
 
 def socks_request(sock, cmd, host, port):
-	sock.sendall(bytes([5, cmd, 0]) + socks_addr(host, port))
-	ver, rep, _rsv, atyp = read_exact(sock, 4)
-	if ver != 5 or rep != 0:
-		die("SOCKS5 request %d to %s:%d: reply %d" % (cmd, host, port, rep))
-	return read_addr(sock, atyp)
+    sock.sendall(bytes([5, cmd, 0]) + socks_addr(host, port))
+    ver, rep, _rsv, atyp = read_exact(sock, 4)
+    if ver != 5 or rep != 0:
+        die("SOCKS5 request %d to %s:%d: reply %d" % (cmd, host, port, rep))
+    return read_addr(sock, atyp)
 
 
 def udp_payload(msg):
-	"""The data of a SOCKS5 UDP datagram (RSV RSV FRAG ATYP ADDR PORT DATA)."""
-	if len(msg) < 4 or msg[2] != 0:
-		die("bad or fragmented SOCKS5 datagram")
-	alen = {1: 4, 4: 16}.get(msg[3])
-	if alen is None:
-		alen = 1 + msg[4]
-	return msg[4 + alen + 2:]
+    """The data of a SOCKS5 UDP datagram (RSV RSV FRAG ATYP ADDR PORT DATA)."""
+    if len(msg) < 4 or msg[2] != 0:
+        die("bad or fragmented SOCKS5 datagram")
+    alen = {1: 4, 4: 16}.get(msg[3])
+    if alen is None:
+        alen = 1 + msg[4]
+    return msg[4 + alen + 2:]
 
 
 def cmd_socks_udp_dns(proxy, port, dns, name, qtype="A"):
-	ctl = socket.create_connection((proxy, int(port)), timeout=TIMEOUT)
-	socks_hello(ctl)
-	# the client's address is not known in advance: 0.0.0.0:0
-	bhost, bport = socks_request(ctl, 3, "0.0.0.0", 0)
-	if ipaddress.ip_address(bhost).is_unspecified:
-		bhost = proxy  # "use the address you reached me on"
-	fam = socket.AF_INET6 if ":" in bhost else socket.AF_INET
-	u = socket.socket(fam, socket.SOCK_DGRAM)
-	u.settimeout(2)
-	qid, q = dns_query(name, qtype)
-	for _ in range(5):
-		u.sendto(b"\0\0\0" + socks_addr(dns, 53) + q, (bhost, bport))
-		try:
-			msg = u.recv(4096)
-			break
-		except socket.timeout:
-			continue
-	else:
-		die("no datagram back through UDP ASSOCIATE %s:%d" % (bhost, bport))
-	print("\n".join(dns_answers(qid, udp_payload(msg), qtype)))
-	ctl.close()
+    ctl = socket.create_connection((proxy, int(port)), timeout=TIMEOUT)
+    socks_hello(ctl)
+    # the client's address is not known in advance: 0.0.0.0:0
+    bhost, bport = socks_request(ctl, 3, "0.0.0.0", 0)
+    if ipaddress.ip_address(bhost).is_unspecified:
+        bhost = proxy  # "use the address you reached me on"
+    fam = socket.AF_INET6 if ":" in bhost else socket.AF_INET
+    u = socket.socket(fam, socket.SOCK_DGRAM)
+    u.settimeout(2)
+    qid, q = dns_query(name, qtype)
+    for _ in range(5):
+        u.sendto(b"\0\0\0" + socks_addr(dns, 53) + q, (bhost, bport))
+        try:
+            msg = u.recv(4096)
+            break
+        except socket.timeout:
+            continue
+    else:
+        die("no datagram back through UDP ASSOCIATE %s:%d" % (bhost, bport))
+    print("\n".join(dns_answers(qid, udp_payload(msg), qtype)))
+    ctl.close()
 
 
 def socks_connect(proxy, port, host, tport):
-	s = socket.create_connection((proxy, int(port)), timeout=TIMEOUT)
-	socks_hello(s)
-	socks_request(s, 1, host, int(tport))
-	return s
+    s = socket.create_connection((proxy, int(port)), timeout=TIMEOUT)
+    socks_hello(s)
+    socks_request(s, 1, host, int(tport))
+    return s
 
 
 # ---- load: many connections at once, stalled readers
 
 
 async def echo_handle(reader, writer):
-	try:
-		while True:
-			data = await reader.read(65536)
-			if not data:
-				break
-			writer.write(data)
-			await writer.drain()
-	except ConnectionError:
-		pass
-	writer.close()
+    try:
+        while True:
+            data = await reader.read(65536)
+            if not data:
+                break
+            writer.write(data)
+            await writer.drain()
+    except ConnectionError:
+        pass
+    writer.close()
 
 
 def cmd_echo_server(host, port):
-	async def main():
-		srv = await asyncio.start_server(echo_handle, host, int(port), backlog=1024)
-		async with srv:
-			await srv.serve_forever()
+    async def main():
+        srv = await asyncio.start_server(echo_handle, host, int(port), backlog=1024)
+        async with srv:
+            await srv.serve_forever()
 
-	asyncio.run(main())
+    asyncio.run(main())
 
 
 def cmd_socks_many(proxy, port, host, tport, n):
-	import threading
+    import threading
 
-	n = int(n)
-	barrier = threading.Barrier(n + 1, timeout=TIMEOUT * 3)
-	errors = []
+    n = int(n)
+    barrier = threading.Barrier(n + 1, timeout=TIMEOUT * 3)
+    errors = []
 
-	def one(i):
-		try:
-			s = socks_connect(proxy, port, host, tport)
-			barrier.wait()  # every connection is open before any data
-			data = os.urandom(1024)
-			s.sendall(data)
-			if read_exact(s, len(data)) != data:
-				raise RuntimeError("echo differs")
-			s.close()
-		except BaseException as e:  # die() is SystemExit
-			errors.append("connection %d: %r" % (i, e))
-			barrier.abort()
+    def one(i):
+        try:
+            s = socks_connect(proxy, port, host, tport)
+            barrier.wait()  # every connection is open before any data
+            data = os.urandom(1024)
+            s.sendall(data)
+            if read_exact(s, len(data)) != data:
+                raise RuntimeError("echo differs")
+            s.close()
+        except BaseException as e:  # die() is SystemExit
+            errors.append("connection %d: %r" % (i, e))
+            barrier.abort()
 
-	threads = [threading.Thread(target=one, args=(i,)) for i in range(n)]
-	for t in threads:
-		t.start()
-	try:
-		barrier.wait()
-	except threading.BrokenBarrierError:
-		pass
-	for t in threads:
-		t.join()
-	if errors:
-		die("%d of %d failed, first: %s" % (len(errors), n, errors[0]))
-	print("%d connections open at once, all echoed" % n)
+    threads = [threading.Thread(target=one, args=(i,)) for i in range(n)]
+    for t in threads:
+        t.start()
+    try:
+        barrier.wait()
+    except threading.BrokenBarrierError:
+        pass
+    for t in threads:
+        t.join()
+    if errors:
+        die("%d of %d failed, first: %s" % (len(errors), n, errors[0]))
+    print("%d connections open at once, all echoed" % n)
 
 
 def cmd_stall(proxy, port, host, tport, path, n):
-	conns = []
-	for _ in range(int(n)):
-		s = socks_connect(proxy, port, host, tport)
-		s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
-		s.sendall(("GET %s HTTP/1.0\r\nHost: %s\r\n\r\n" % (path, host)).encode())
-		conns.append(s)
-	print("ready", flush=True)
-	time.sleep(3600)
+    conns = []
+    for _ in range(int(n)):
+        s = socks_connect(proxy, port, host, tport)
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+        s.sendall(("GET %s HTTP/1.0\r\nHost: %s\r\n\r\n" % (path, host)).encode())
+        conns.append(s)
+    print("ready", flush=True)
+    time.sleep(3600)
 
 
 # ---- bench helpers
 
 
 def cmd_socks_rate(proxy, port, host, tport, secs):
-	end = time.monotonic() + float(secs)
-	n = 0
-	while time.monotonic() < end:
-		s = socks_connect(proxy, port, host, tport)
-		s.sendall(b"x")
-		read_exact(s, 1)
-		s.close()
-		n += 1
-	print("%.0f" % (n / float(secs)))
+    end = time.monotonic() + float(secs)
+    n = 0
+    while time.monotonic() < end:
+        s = socks_connect(proxy, port, host, tport)
+        s.sendall(b"x")
+        read_exact(s, 1)
+        s.close()
+        n += 1
+    print("%.0f" % (n / float(secs)))
 
 
 def cmd_fwd_rate(host, port, secs):
-	end = time.monotonic() + float(secs)
-	n = 0
-	while time.monotonic() < end:
-		s = socket.create_connection((host, int(port)), timeout=TIMEOUT)
-		s.sendall(b"x")
-		read_exact(s, 1)
-		s.close()
-		n += 1
-	print("%.0f" % (n / float(secs)))
+    end = time.monotonic() + float(secs)
+    n = 0
+    while time.monotonic() < end:
+        s = socket.create_connection((host, int(port)), timeout=TIMEOUT)
+        s.sendall(b"x")
+        read_exact(s, 1)
+        s.close()
+        n += 1
+    print("%.0f" % (n / float(secs)))
 
 
 def cmd_fwd_hold(host, port, n):
-	conns = []
-	for _ in range(int(n)):
-		s = socket.create_connection((host, int(port)), timeout=TIMEOUT)
-		s.sendall(b"x")
-		read_exact(s, 1)
-		conns.append(s)
-	print("ready", flush=True)
-	time.sleep(3600)
+    conns = []
+    for _ in range(int(n)):
+        s = socket.create_connection((host, int(port)), timeout=TIMEOUT)
+        s.sendall(b"x")
+        read_exact(s, 1)
+        conns.append(s)
+    print("ready", flush=True)
+    time.sleep(3600)
 
 
 def cmd_blast_server(host, port, path):
-	import threading
+    import threading
 
-	size = os.path.getsize(path)
+    size = os.path.getsize(path)
 
-	def serve(c):
-		try:
-			c.recv(65536)  # the request, whatever it is
-			c.sendall(b"HTTP/1.0 200 OK\r\nContent-Length: %d\r\n\r\n" % size)
-			with open(path, "rb") as f:
-				c.sendfile(f)
-		except OSError:
-			pass
-		c.close()
+    def serve(c):
+        try:
+            c.recv(65536)  # the request, whatever it is
+            c.sendall(b"HTTP/1.0 200 OK\r\nContent-Length: %d\r\n\r\n" % size)
+            with open(path, "rb") as f:
+                c.sendfile(f)
+        except OSError:
+            pass
+        c.close()
 
-	fam = socket.AF_INET6 if ":" in host else socket.AF_INET
-	srv = socket.socket(fam, socket.SOCK_STREAM)
-	srv.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-	srv.bind((host, int(port)))
-	srv.listen(1024)
-	while True:
-		c, _ = srv.accept()
-		c.settimeout(None)
-		threading.Thread(target=serve, args=(c,), daemon=True).start()
+    fam = socket.AF_INET6 if ":" in host else socket.AF_INET
+    srv = socket.socket(fam, socket.SOCK_STREAM)
+    srv.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    srv.bind((host, int(port)))
+    srv.listen(1024)
+    while True:
+        c, _ = srv.accept()
+        c.settimeout(None)
+        threading.Thread(target=serve, args=(c,), daemon=True).start()
 
 
 COMMANDS = {
-	"dns": cmd_dns,
-	"socks-udp-dns": cmd_socks_udp_dns,
-	"echo-server": cmd_echo_server,
-	"socks-many": cmd_socks_many,
-	"stall": cmd_stall,
-	"socks-rate": cmd_socks_rate,
-	"fwd-rate": cmd_fwd_rate,
-	"fwd-hold": cmd_fwd_hold,
-	"blast-server": cmd_blast_server,
+    "dns": cmd_dns,
+    "socks-udp-dns": cmd_socks_udp_dns,
+    "echo-server": cmd_echo_server,
+    "socks-many": cmd_socks_many,
+    "stall": cmd_stall,
+    "socks-rate": cmd_socks_rate,
+    "fwd-rate": cmd_fwd_rate,
+    "fwd-hold": cmd_fwd_hold,
+    "blast-server": cmd_blast_server,
 }
 
 
 def main(argv):
-	global USER, PASSWORD
-	while argv and argv[0] in ("--user", "--pass"):
-		if argv[0] == "--user":
-			USER = argv[1]
-		else:
-			PASSWORD = argv[1]
-		argv = argv[2:]
-	if not argv or argv[0] not in COMMANDS:
-		die("usage: see the top of %s" % __file__)
-	socket.setdefaulttimeout(TIMEOUT)
-	COMMANDS[argv[0]](*argv[1:])
+    global USER, PASSWORD
+    while argv and argv[0] in ("--user", "--pass"):
+        if argv[0] == "--user":
+            USER = argv[1]
+        else:
+            PASSWORD = argv[1]
+        argv = argv[2:]
+    if not argv or argv[0] not in COMMANDS:
+        die("usage: see the top of %s" % __file__)
+    socket.setdefaulttimeout(TIMEOUT)
+    COMMANDS[argv[0]](*argv[1:])
 
 
 if __name__ == "__main__":
-	main(sys.argv[1:])
+    main(sys.argv[1:])
