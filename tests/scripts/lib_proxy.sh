@@ -33,6 +33,8 @@ PROXY_USER=zt-user
 PROXY_PASS=s3cret-pw
 UNPRIV=65534		# nobody / nogroup
 BIG_MB=100
+# sanitizer builds move data several times slower: a smaller file there
+[ -n "${SANITIZE:-}" ] && BIG_MB=20
 PROXY_IMPL=
 PROXY_CMD=
 # the file's base name names the proxy's configuration socket: unique

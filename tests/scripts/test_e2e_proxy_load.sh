@@ -44,6 +44,12 @@ kill "$STALL_PID"
 wait "$STALL_PID" 2>/dev/null
 
 log "idle CPU"
+if [ "${SANITIZE:-}" = thread ]; then
+	# as in test_e2e_idle: ThreadSanitizer's own thread wakes up periodically
+	echo "idle CPU not measured on a ThreadSanitizer build"
+	echo PASS
+	exit 0
+fi
 sleep 2	# the closed connections' last packets
 a=$(proxy_ticks)
 sleep "$IDLE_SECS"
