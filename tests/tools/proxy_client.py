@@ -321,6 +321,7 @@ def cmd_blast_server(host, port, path):
     srv.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     srv.bind((host, int(port)))
     srv.listen(1024)
+    srv.settimeout(None)  # not TIMEOUT: it waits for clients indefinitely
     while True:
         c, _ = srv.accept()
         c.settimeout(None)
