@@ -77,7 +77,11 @@ check_udp() {
 	out=$(ip netns exec "$N2" python3 "$PROXY_TOOL" dns 127.0.0.1 "$UDP_DNS_PORT" "$WEB_NAME" A) ||
 		fail "DNS through [UDPProxyTunnel]"
 	[ "$out" = "$(tun4 1)" ] || fail "DNS through [UDPProxyTunnel]: '$out'"
-	ok "DNS A query through [UDPProxyTunnel]: $out"
+	# a second client (another source port) is a flow of its own
+	out=$(ip netns exec "$N2" python3 "$PROXY_TOOL" dns 127.0.0.1 "$UDP_DNS_PORT" "$WEB_NAME" AAAA) ||
+		fail "DNS through [UDPProxyTunnel], a second client"
+	[ "$out" = "$(tun6 1)" ] || fail "DNS through [UDPProxyTunnel], a second client: '$out'"
+	ok "DNS A and AAAA queries through [UDPProxyTunnel] from two clients"
 	out=$(ip netns exec "$N2" python3 "$PROXY_TOOL" socks-udp-dns 127.0.0.1 "$SOCKS_PORT" \
 		"$(tun4 1)" "$WEB_NAME" AAAA) || fail "DNS through SOCKS5 UDP ASSOCIATE"
 	[ "$out" = "$(tun6 1)" ] || fail "DNS through SOCKS5 UDP ASSOCIATE: '$out'"
