@@ -47,6 +47,9 @@ UNIT_BIN   := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRC))
 TOOL_BIN   := $(patsubst tests/tools/%.c,$(BUILD)/tools/%,$(TOOL_SRC))
 BENCH_BIN  := $(patsubst bench/%.c,$(BUILD)/bench/%,$(BENCH_SRC))
 GEN_H      := $(patsubst tests/gen/%.py,$(BUILD)/gen/%.h,$(GEN_PY))
+# ZINC_IMPL from the environment, for every test, tool and benchmark
+# (libzinc reads none; zinctun takes it as an option)
+IMPL_ENV   := $(BUILD)/obj/tests/zinc_impl_env.o
 
 LIBZINC_A  := $(BUILD)/libzinc.a
 LIBZINC_SO := $(BUILD)/libzinc.so
@@ -122,25 +125,25 @@ $(BUILD)/obj/bench/%.o: bench/%.c
 
 # Zinc tests (test_zinc_*) and tools (zinc_*) link only libzinc, so they build
 # while the engine is in progress.
-$(BUILD)/tests/test_zinc_%: $(BUILD)/obj/tests/unit/test_zinc_%.o $(LIBZINC_T)
+$(BUILD)/tests/test_zinc_%: $(BUILD)/obj/tests/unit/test_zinc_%.o $(IMPL_ENV) $(LIBZINC_T)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALLCFLAGS) $< $(LIBZINC_T) $(LDLIBS_T) -o $@
+	$(CC) $(ALLCFLAGS) $< $(IMPL_ENV) $(LIBZINC_T) $(LDLIBS_T) -o $@
 
-$(BUILD)/tools/zinc_%: $(BUILD)/obj/tests/tools/zinc_%.o $(LIBZINC_T)
+$(BUILD)/tools/zinc_%: $(BUILD)/obj/tests/tools/zinc_%.o $(IMPL_ENV) $(LIBZINC_T)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALLCFLAGS) $< $(LIBZINC_T) $(LDLIBS_T) -o $@
+	$(CC) $(ALLCFLAGS) $< $(IMPL_ENV) $(LIBZINC_T) $(LDLIBS_T) -o $@
 
-$(BUILD)/tests/%: $(BUILD)/obj/tests/unit/%.o $(LIBWG_A) $(LIBZINC_T)
+$(BUILD)/tests/%: $(BUILD)/obj/tests/unit/%.o $(IMPL_ENV) $(LIBWG_A) $(LIBZINC_T)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALLCFLAGS) $< $(LIBWG_A) $(LIBZINC_T) $(LDLIBS_T) -o $@
+	$(CC) $(ALLCFLAGS) $< $(IMPL_ENV) $(LIBWG_A) $(LIBZINC_T) $(LDLIBS_T) -o $@
 
-$(BUILD)/tools/%: $(BUILD)/obj/tests/tools/%.o $(LIBWG_A) $(LIBZINC_T)
+$(BUILD)/tools/%: $(BUILD)/obj/tests/tools/%.o $(IMPL_ENV) $(LIBWG_A) $(LIBZINC_T)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALLCFLAGS) $< $(LIBWG_A) $(LIBZINC_T) $(LDLIBS_T) -o $@
+	$(CC) $(ALLCFLAGS) $< $(IMPL_ENV) $(LIBWG_A) $(LIBZINC_T) $(LDLIBS_T) -o $@
 
-$(BUILD)/bench/%: $(BUILD)/obj/bench/%.o $(LIBWG_A) $(LIBZINC_A)
+$(BUILD)/bench/%: $(BUILD)/obj/bench/%.o $(IMPL_ENV) $(LIBWG_A) $(LIBZINC_A)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALLCFLAGS) $< $(LIBWG_A) $(LIBZINC_A) $(LDLIBS_T) -o $@
+	$(CC) $(ALLCFLAGS) $< $(IMPL_ENV) $(LIBWG_A) $(LIBZINC_A) $(LDLIBS_T) -o $@
 
 deps:
 	@scripts/install-deps

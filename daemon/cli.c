@@ -9,6 +9,11 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <zinc/impl.h>
+
+#include "tun.h"
+#include "workers.h"
+
 /* An empty name would make the kernel pick "tun%d", '/' would leave the
  * socket directory; the rest is what dev_valid_name() refuses. */
 bool zt_cli_valid_ifname(const char *name)
@@ -103,8 +108,10 @@ bool zt_cli_parse_listen(const char *s, struct sockaddr_storage *addr, socklen_t
 	return true;
 }
 
-/* An error that names what was wrong; main prints it with a --help hint. */
-static void __attribute__((format(printf, 2, 3))) fail(struct zt_cli *out, const char *fmt, ...)
+/* An error that names what was wrong; main prints it with a --help hint.
+ * Returns false, for the callers' "return fail(...)". */
+static bool __attribute__((format(printf, 2, 3))) fail(struct zt_options *out, const char *fmt,
+						       ...)
 {
 	va_list ap;
 
@@ -112,6 +119,7 @@ static void __attribute__((format(printf, 2, 3))) fail(struct zt_cli *out, const
 	va_start(ap, fmt);
 	vsnprintf(out->err, sizeof(out->err), fmt, ap);
 	va_end(ap);
+	return false;
 }
 
 static bool is(const char *v, const char *lit)
@@ -119,89 +127,221 @@ static bool is(const char *v, const char *lit)
 	return v && !strcmp(v, lit);
 }
 
-void zt_cli_parse(int argc, char *const argv[], const char *(*env)(void *ctx, const char *name),
-		  void *ctx, struct zt_cli *out)
+static bool given(const char *v)
 {
-	const char *tun = env(ctx, "WG_TUN_FD");
-	const char *sc = env(ctx, "ZINCTUN_SECCOMP");
+	return v && *v;
+}
 
-	memset(out, 0, sizeof(*out));
-	out->action = ZT_CLI_RUN;
-	out->foreground = is(env(ctx, "WG_PROCESS_FOREGROUND"), "1");
-	out->user = env(ctx, "ZINCTUN_USER");
-	out->seccomp = !is(sc, "0");
-	out->seccomp_kill = is(sc, "kill");
-	/* wg may set a listen port below 1024 at any time */
-	out->bind_service = !is(env(ctx, "ZINCTUN_BIND_SERVICE"), "0");
-	/* wg-quick passes no flags: the environment turns it on too */
-	out->metrics = env(ctx, "ZINCTUN_METRICS");
-	out->tun_fd = -1;
+/* The value of "--name VALUE" or "--name=VALUE" at argv[*i]; NULL if
+ * argv[*i] is another argument. Sets *missing for "--name" last. */
+static const char *flag_value(int argc, char *const argv[], int *i, const char *name,
+			      bool *missing)
+{
+	size_t len = strlen(name);
+	const char *a = argv[*i];
+
+	if (strncmp(a, name, len))
+		return NULL;
+	if (a[len] == '=')
+		return a + len + 1;
+	if (a[len])
+		return NULL;
+	if (*i + 1 >= argc) {
+		*missing = true;
+		return NULL;
+	}
+	return argv[++*i];
+}
+
+/* The command line; false on an error. --help, --version and --proxy end
+ * the parse: they need no interface and no valid environment. */
+static bool parse_args(int argc, char *const argv[], struct zt_options *out)
+{
+	int others = 0;
 
 	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
+		const char *a = argv[i], *v;
+		bool missing = false;
 
-		if (is(a, "-f") || is(a, "--foreground")) {
-			out->foreground = true;
-		} else if (is(a, "--version") || is(a, "-v")) {
+		if (is(a, "--version") || is(a, "-v")) {
 			out->action = ZT_CLI_VERSION;
-			return;
+			return true;
 		} else if (is(a, "--help") || is(a, "-h")) {
 			out->action = ZT_CLI_HELP;
-			return;
-		} else if (is(a, "--user")) {
-			if (i + 1 >= argc) {
-				fail(out, "option '%s' needs a value", a);
-				return;
-			}
-			out->user = argv[++i];
-		} else if (!strncmp(a, "--user=", 7)) {
-			out->user = a + 7;
-		} else if (is(a, "--metrics")) {
-			if (i + 1 >= argc) {
-				fail(out, "option '%s' needs a value", a);
-				return;
-			}
-			out->metrics = argv[++i];
-		} else if (!strncmp(a, "--metrics=", 10)) {
-			out->metrics = a + 10;
-		} else if (a[0] == '-') {
-			fail(out, "unknown option '%.40s'", a);
-			return;
-		} else if (out->ifname) {
-			fail(out, "unexpected argument '%.40s' after '%.16s'", a, out->ifname);
-			return;
-		} else {
+			return true;
+		}
+		if ((v = flag_value(argc, argv, &i, "--proxy", &missing))) {
+			out->proxy = v;
+			continue;
+		}
+		others++;
+		if (is(a, "-f") || is(a, "--foreground"))
+			out->foreground = true;
+		else if ((v = flag_value(argc, argv, &i, "--user", &missing)))
+			out->user = v;
+		else if ((v = flag_value(argc, argv, &i, "--metrics", &missing)))
+			out->metrics = v;
+		else if (missing)
+			return fail(out, "option '%s' needs a value", a);
+		else if (a[0] == '-')
+			return fail(out, "unknown option '%.40s'", a);
+		else if (out->ifname)
+			return fail(out, "unexpected argument '%.40s' after '%.16s'", a, out->ifname);
+		else
 			out->ifname = a;
+	}
+	if (out->proxy) {
+		if (!*out->proxy)
+			return fail(out, "option '--proxy' needs a file");
+		if (others)
+			return fail(out, "'--proxy FILE' takes no interface name and no other option");
+		out->action = ZT_CLI_PROXY;
+	}
+	return true;
+}
+
+/* A switch: 1 on, 0 off; unset or empty leaves the default. */
+static bool env_switch(struct zt_options *out, const char *name, const char *v, bool *on)
+{
+	if (!given(v))
+		return true;
+	if (!is(v, "0") && !is(v, "1"))
+		return fail(out, "%s=%.16s is not 0 or 1", name, v);
+	*on = v[0] == '1';
+	return true;
+}
+
+/* A decimal number from min to max; unset or empty leaves the default. */
+static bool env_number(struct zt_options *out, const char *name, const char *v, int min, int max,
+		       int *n)
+{
+	int64_t x = 0;
+
+	if (!given(v))
+		return true;
+	for (const char *p = v; *p && x <= max; p++) {
+		if (*p < '0' || *p > '9')
+			return fail(out, "%s=%.16s is not a number from %d to %d", name, v, min, max);
+		x = x * 10 + (*p - '0');
+	}
+	if (x < min || x > max)
+		return fail(out, "%s=%.16s is not a number from %d to %d", name, v, min, max);
+	*n = (int)x;
+	return true;
+}
+
+/* LOG_LEVEL's names: ours and wireguard-go's (verbose = debug). */
+#define LOG_LEVEL_NAMES "silent, error, info, verbose, debug"
+
+static bool env_log_level(struct zt_options *out, const char *v)
+{
+	static const struct {
+		const char *name;
+		enum log_level level;
+	} names[] = {
+	    {"silent", LOG_LEVEL_SILENT}, {"error", LOG_LEVEL_ERROR}, {"info", LOG_LEVEL_INFO},
+	    {"verbose", LOG_LEVEL_DEBUG}, {"debug", LOG_LEVEL_DEBUG},
+	};
+
+	if (!given(v))
+		return true;
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		if (is(v, names[i].name)) {
+			out->log_level = names[i].level;
+			return true;
 		}
 	}
+	return fail(out, "LOG_LEVEL=%.16s is not a level (accepted: " LOG_LEVEL_NAMES ")", v);
+}
+
+static bool env_fd(struct zt_options *out, const char *name, const char *v, int *fd)
+{
+	if (!given(v))
+		return true;
+	*fd = zt_cli_parse_fd(v);
+	return *fd >= 0 || fail(out, "%s=%.16s is not a descriptor number", name, v);
+}
+
+/* Every variable; a flag given on the command line wins over its own. */
+static bool parse_env(const char *(*env)(void *ctx, const char *name), void *ctx,
+		      struct zt_options *out)
+{
+	struct zt_dp_options *dp = &out->dp;
+	const char *sc = env(ctx, "ZINCTUN_SECCOMP"), *impl = env(ctx, "ZINC_IMPL");
+	bool fg = false, no_tun_offload = false, no_tun_gro = false, no_gso = false,
+	     no_udp_gro = false;
+
+	if (!env_switch(out, "WG_PROCESS_FOREGROUND", env(ctx, "WG_PROCESS_FOREGROUND"), &fg) ||
+	    !env_fd(out, "WG_TUN_FD", env(ctx, "WG_TUN_FD"), &out->tun_fd) ||
+	    !env_fd(out, "WG_UAPI_FD", env(ctx, "WG_UAPI_FD"), &out->uapi_fd) ||
+	    !env_log_level(out, env(ctx, "LOG_LEVEL")) ||
+	    /* wg may set a listen port below 1024 at any time */
+	    !env_switch(out, "ZINCTUN_BIND_SERVICE", env(ctx, "ZINCTUN_BIND_SERVICE"),
+			&out->bind_service) ||
+	    !env_switch(out, "ZINCTUN_NO_TUN_OFFLOAD", env(ctx, "ZINCTUN_NO_TUN_OFFLOAD"),
+			&no_tun_offload) ||
+	    !env_switch(out, "ZINCTUN_NO_TUN_GRO", env(ctx, "ZINCTUN_NO_TUN_GRO"), &no_tun_gro) ||
+	    !env_switch(out, "ZINCTUN_NO_GSO", env(ctx, "ZINCTUN_NO_GSO"), &no_gso) ||
+	    !env_switch(out, "ZINCTUN_NO_UDP_GRO", env(ctx, "ZINCTUN_NO_UDP_GRO"), &no_udp_gro) ||
+	    !env_number(out, "ZINCTUN_WORKERS", env(ctx, "ZINCTUN_WORKERS"), 0, WPOOL_MAX_THREADS,
+			&dp->workers) ||
+	    !env_number(out, "ZINCTUN_TUN_QUEUES", env(ctx, "ZINCTUN_TUN_QUEUES"), 1,
+			TUN_MAX_QUEUES, &dp->tun_queues))
+		return false;
+	/* it turned off two unrelated offloads; which one is meant is not ours
+	 * to guess */
+	if (given(env(ctx, "ZINCTUN_NO_GRO")))
+		return fail(out, "ZINCTUN_NO_GRO is split into ZINCTUN_NO_UDP_GRO and "
+				 "ZINCTUN_NO_TUN_GRO");
+	if (given(sc) && !is(sc, "0") && !is(sc, "1") && !is(sc, "kill"))
+		return fail(out, "ZINCTUN_SECCOMP=%.16s is not 0, 1 or kill", sc);
+	out->seccomp = !is(sc, "0");
+	out->seccomp_kill = is(sc, "kill");
+	if (given(impl) && !zinc_impl_name_known(impl))
+		return fail(out, "ZINC_IMPL=%.16s is not a Zinc path (generic, ssse3, avx2, avx512, "
+				 "auto)", impl);
+	out->zinc_impl = given(impl) ? impl : NULL;
+	out->foreground |= fg;
+	dp->tun_offload = !no_tun_offload;
+	dp->tun_gro = !no_tun_gro;
+	dp->udp_gso = !no_gso;
+	dp->udp_gro = !no_udp_gro;
+	if (!out->user)
+		out->user = env(ctx, "ZINCTUN_USER");
+	/* wg-quick passes no flags: the environment turns it on too */
+	if (!out->metrics)
+		out->metrics = env(ctx, "ZINCTUN_METRICS");
+	return true;
+}
+
+void zt_cli_parse(int argc, char *const argv[], const char *(*env)(void *ctx, const char *name),
+		  void *ctx, struct zt_options *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->action = ZT_CLI_RUN;
+	out->tun_fd = -1;
+	out->uapi_fd = -1;
+	out->log_level = LOG_LEVEL_ERROR;
+	out->bind_service = true;
+	out->dp = (struct zt_dp_options){.workers = -1, .tun_queues = 1};
+	if (!parse_args(argc, argv, out) || out->action != ZT_CLI_RUN ||
+	    !parse_env(env, ctx, out))
+		return;
 	if (out->user && !*out->user)
 		out->user = NULL;
 	if (out->metrics && !*out->metrics)
 		out->metrics = NULL;
 	if (out->metrics &&
 	    !zt_cli_parse_listen(out->metrics, &out->metrics_addr, &out->metrics_addr_len)) {
-		out->action = ZT_CLI_ERROR;
-		snprintf(out->err, sizeof(out->err),
-			 "invalid metrics address (PORT, IPV4:PORT or [IPV6]:PORT)");
+		fail(out, "invalid metrics address (PORT, IPV4:PORT or [IPV6]:PORT)");
 		return;
 	}
-	if (tun && *tun) {
-		out->tun_fd = zt_cli_parse_fd(tun);
-		if (out->tun_fd < 0) {
-			out->action = ZT_CLI_ERROR;
-			snprintf(out->err, sizeof(out->err), "invalid WG_TUN_FD");
-			return;
-		}
-	} else if (!out->ifname) {
+	if (out->tun_fd < 0 && !out->ifname) {
 		out->action = ZT_CLI_USAGE;
 		return;
 	}
-	if (out->ifname && strlen(out->ifname) >= IF_NAMESIZE) {
-		out->action = ZT_CLI_ERROR;
-		snprintf(out->err, sizeof(out->err),
-			 "interface name too long (at most %d characters)", IF_NAMESIZE - 1);
-	} else if (out->ifname && !zt_cli_valid_ifname(out->ifname)) {
-		out->action = ZT_CLI_ERROR;
-		snprintf(out->err, sizeof(out->err), "invalid interface name '%s'", out->ifname);
-	}
+	if (out->ifname && strlen(out->ifname) >= IF_NAMESIZE)
+		fail(out, "interface name too long (at most %d characters)", IF_NAMESIZE - 1);
+	else if (out->ifname && !zt_cli_valid_ifname(out->ifname))
+		fail(out, "invalid interface name '%s'", out->ifname);
 }

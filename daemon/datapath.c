@@ -16,7 +16,6 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
-#include "env.h"
 #include "icmp.h"
 #include "log.h"
 #include "offload.h"
@@ -50,7 +49,7 @@ int zt_datapath_init(struct zt *zt)
 
 	if (ret)
 		log_info("tun offload setup: %s", strerror(-ret));
-	atomic_init(&zt->tun_gro, zt->vnet_hdr && !env_on("ZINCTUN_NO_GRO"));
+	atomic_init(&zt->tun_gro, zt->vnet_hdr && zt->opt.tun_gro);
 	/* TUN_F_USO4: the kernel has UDP_L4 GSO for tun */
 	zt->tun_uso = (offloads & 0x20) != 0;
 	log_info("offloads: tun vnet header %s (0x%x), tun GRO %s, UDP GSO %s",
@@ -62,20 +61,15 @@ int zt_datapath_init(struct zt *zt)
 /* With one worker (two CPUs) both CPUs are already busy with the two
  * daemons and iperf3 under load; handing work to the other CPU pays a futex
  * wake-up and a context switch (hypercalls in a VM) for little. So, from
- * two workers on only: opens fan out (ZINCTUN_RX_FANOUT=0|1 decides
- * instead), and a TSO/USO super-packet's segments go to the batch's
- * fan-out instead of being sealed as they are segmented (ZINCTUN_TX_FUSE).
+ * two workers on only: opens fan out, and a TSO/USO super-packet's segments
+ * go to the batch's fan-out instead of being sealed as they are segmented.
  * Measured in doc/datapath.md. Plain packets (small UDP) always fan out. */
 void zt_datapath_policy(struct zt *zt)
 {
 	int n = zt->pool.n_threads;
 
 	zt->rx_fanout = n >= 2;
-	if (env_given("ZINCTUN_RX_FANOUT"))
-		zt->rx_fanout = n > 0 && env_on("ZINCTUN_RX_FANOUT");
 	zt->tx_fuse = n < 2;
-	if (env_given("ZINCTUN_TX_FUSE"))
-		zt->tx_fuse = env_on("ZINCTUN_TX_FUSE");
 	log_info("%d crypto worker thread%s (receive side %s, super-packets sealed %s)", n,
 		 n == 1 ? "" : "s", zt->rx_fanout ? "too" : "inline",
 		 zt->tx_fuse ? "as segmented" : "by the batch");

@@ -26,37 +26,10 @@ static char prefix[64];
 static int syslog_fd = -1;
 static int syslog_pid;
 
-static bool parse_level(const char *s, enum log_level *out)
+void log_init(const char *ifname, enum log_level lvl)
 {
-	static const struct {
-		const char *name;
-		enum log_level level;
-	} names[] = {
-	    {"silent", LOG_LEVEL_SILENT}, {"error", LOG_LEVEL_ERROR},	{"info", LOG_LEVEL_INFO},
-	    {"verbose", LOG_LEVEL_DEBUG}, {"debug", LOG_LEVEL_DEBUG},
-	};
-
-	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
-		if (!strcmp(s, names[i].name)) {
-			*out = names[i].level;
-			return true;
-		}
-	}
-	return false;
-}
-
-void log_init(const char *ifname)
-{
-	static bool warned;
-	const char *env = getenv("LOG_LEVEL");
-	bool known = !env || !*env || parse_level(env, &level);
-
+	level = lvl;
 	snprintf(prefix, sizeof(prefix), "(%s) ", ifname ? ifname : "");
-	if (!known && !warned) {
-		warned = true;
-		log_err("LOG_LEVEL=%s is not a level (accepted: " LOG_LEVEL_NAMES "); "
-			"logging errors only", env);
-	}
 }
 
 enum log_level log_get_level(void)

@@ -1,4 +1,4 @@
-/* Logging, filtered by LOG_LEVEL: to stderr, or to syslog once
+/* Logging, filtered by a level (LOG_LEVEL): to stderr, or to syslog once
  * log_open_syslog() connected (a daemon in the background). */
 #ifndef ZT_LOG_H
 #define ZT_LOG_H
@@ -12,12 +12,9 @@ enum log_level {
 	LOG_LEVEL_DEBUG = 3,
 };
 
-/* The names LOG_LEVEL takes: ours and wireguard-go's (verbose = debug). */
-#define LOG_LEVEL_NAMES "silent, error, info, verbose, debug"
-
-/* Reads LOG_LEVEL from the environment (default: error); warns once about
- * a value it does not know. */
-void log_init(const char *ifname);
+/* The level (LOG_LEVEL, parsed by cli.c) and the interface name each line
+ * carries. */
+void log_init(const char *ifname, enum log_level level);
 enum log_level log_get_level(void);
 static inline bool log_enabled(enum log_level lvl)
 {

@@ -13,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <zinc/impl.h>
 #include <zinc/random.h>
 
 #include "cli.h"
@@ -21,6 +22,7 @@
 #include "passwd.h"
 #include "log.h"
 #include "metrics.h"
+#include "proxy_exec.h"
 #include "rnglog.h"
 #include "runtime.h"
 #include "sandbox.h"
@@ -43,10 +45,13 @@ static void usage(FILE *f, const char *prog)
 {
 	fprintf(f,
 		"Usage: %s [-f/--foreground] [--user NAME] [--metrics [ADDR:]PORT] INTERFACE-NAME\n"
+		"       %s --proxy FILE\n"
 		"       %s --version\n"
 		"\n"
 		"Creates the TUN interface INTERFACE-NAME and serves the WireGuard\n"
 		"configuration socket /var/run/wireguard/INTERFACE-NAME.sock for wg(8).\n"
+		"--proxy FILE runs the rootless proxy zinctun-proxy, installed beside\n"
+		"zinctun, on the configuration FILE instead (no TUN device, no root).\n"
 		"Environment: LOG_LEVEL=silent|error|info|debug (verbose = debug; to stderr\n"
 		"with -f, else to syslog), WG_PROCESS_FOREGROUND=1,\n"
 		"WG_TUN_FD and WG_UAPI_FD (inherited descriptors).\n"
@@ -55,8 +60,10 @@ static void usage(FILE *f, const char *prog)
 		"as --user NAME / ZINCTUN_USER=NAME (root: stay root), and installs a seccomp filter\n"
 		"(ZINCTUN_SECCOMP=0 turns it off, ZINCTUN_SECCOMP=kill kills on a forbidden call).\n"
 		"--metrics / ZINCTUN_METRICS=[ADDR:]PORT serves Prometheus metrics on\n"
-		"http://ADDR:PORT/metrics (PORT alone: 127.0.0.1).\n",
-		prog, prog);
+		"http://ADDR:PORT/metrics (PORT alone: 127.0.0.1).\n"
+		"Data path and Zinc switches (ZINCTUN_NO_*, ZINCTUN_WORKERS,\n"
+		"ZINCTUN_TUN_QUEUES, ZINC_IMPL): see zinctun(8).\n",
+		prog, prog, prog);
 }
 
 static int uapi_get(void *ctx, struct buf *out)
@@ -83,28 +90,28 @@ static int __attribute__((format(printf, 1, 2))) start_fail(const char *fmt, ...
 	return 1;
 }
 
-static int open_tun(char ifname[IF_NAMESIZE], const struct zt_cli *cli)
+static int open_tun(char ifname[IF_NAMESIZE], const struct zt_options *opt)
 {
 	char msg[160];
 	int ret;
 
-	if (cli->tun_fd >= 0) {
-		ret = tun_adopt(cli->tun_fd, ifname);
+	if (opt->tun_fd >= 0) {
+		ret = tun_adopt(opt->tun_fd, ifname);
 		if (ret) {
-			start_fail("WG_TUN_FD=%d is not a usable TUN device: %s", cli->tun_fd,
+			start_fail("WG_TUN_FD=%d is not a usable TUN device: %s", opt->tun_fd,
 				   strerror(-ret));
 			return -1;
 		}
 		/* the descriptor decides; a different name asked for is a mistake */
-		if (cli->ifname && strcmp(cli->ifname, ifname)) {
+		if (opt->ifname && strcmp(opt->ifname, ifname)) {
 			start_fail("WG_TUN_FD=%d is interface %s, not %s as the command line says",
-				   cli->tun_fd, ifname, cli->ifname);
+				   opt->tun_fd, ifname, opt->ifname);
 			return -1;
 		}
-		return cli->tun_fd;
+		return opt->tun_fd;
 	}
-	snprintf(ifname, IF_NAMESIZE, "%s", cli->ifname);
-	ret = tun_create(cli->ifname, msg, sizeof(msg));
+	snprintf(ifname, IF_NAMESIZE, "%s", opt->ifname);
+	ret = tun_create(opt->ifname, opt->dp.tun_offload, opt->dp.tun_queues > 1, msg, sizeof(msg));
 	if (ret < 0)
 		start_fail("%s", msg);
 	return ret;
@@ -112,14 +119,14 @@ static int open_tun(char ifname[IF_NAMESIZE], const struct zt_cli *cli)
 
 /* --user names a known user: checked before anything is created, so a
  * typo leaves no interface behind (the sandbox looks it up again). */
-static int check_user(const struct zt_cli *cli)
+static int check_user(const struct zt_options *opt)
 {
 	uid_t uid;
 	gid_t gid;
 
-	if (!cli->user || !zt_passwd_lookup(ZT_PASSWD_FILE, cli->user, &uid, &gid))
+	if (!opt->user || !zt_passwd_lookup(ZT_PASSWD_FILE, opt->user, &uid, &gid))
 		return 0;
-	return start_fail("unknown user '%s' (not in " ZT_PASSWD_FILE ")", cli->user);
+	return start_fail("unknown user '%s' (not in " ZT_PASSWD_FILE ")", opt->user);
 }
 
 static int open_signals(void)
@@ -367,13 +374,13 @@ static void detach_stdio(int null)
 
 /* Least privilege once the TUN, the sockets and the config socket exist,
  * and before any thread starts (see sandbox.h). */
-static int enter_sandbox(const struct zt_cli *cli)
+static int enter_sandbox(const struct zt_options *opt)
 {
 	struct zt_sandbox_config cfg = {
-		.user = cli->user,
-		.need_bind_service = cli->bind_service,
-		.seccomp = cli->seccomp,
-		.seccomp_kill = cli->seccomp_kill,
+		.user = opt->user,
+		.need_bind_service = opt->bind_service,
+		.seccomp = opt->seccomp,
+		.seccomp_kill = opt->seccomp_kill,
 	};
 	char err[256];
 
@@ -395,13 +402,13 @@ static const char *env_get(void *ctx, const char *name)
 int main(int argc, char **argv)
 {
 	static struct daemon d;
-	static struct zt_cli cli;
+	static struct zt_options opt;
 	char ifname[IF_NAMESIZE];
 	struct uapi_ops ops;
 	int tun_fd, ret, ready_fd = -1, null_fd = -1;
 
-	zt_cli_parse(argc, argv, env_get, NULL, &cli);
-	switch (cli.action) {
+	zt_cli_parse(argc, argv, env_get, NULL, &opt);
+	switch (opt.action) {
 	case ZT_CLI_VERSION:
 		printf("zinctun v%s\n\nUserspace WireGuard daemon for Linux, "
 		       "on the Zinc crypto library.\n",
@@ -414,26 +421,32 @@ int main(int argc, char **argv)
 		usage(stderr, argv[0]);
 		return 1;
 	case ZT_CLI_ERROR:
-		fprintf(stderr, "zinctun: %s (see zinctun --help)\n", cli.err);
+		fprintf(stderr, "zinctun: %s (see zinctun --help)\n", opt.err);
 		return 1;
+	case ZT_CLI_PROXY:
+		return proxy_exec(opt.proxy);
 	case ZT_CLI_RUN:
 		break;
 	}
-	log_init(cli.ifname);
-	if (check_user(&cli))
+	log_init(opt.ifname, opt.log_level);
+	/* before the first use of Zinc, which fixes its choice */
+	ret = zinc_impl_select(opt.zinc_impl);
+	if (ret)
+		return start_fail("ZINC_IMPL=%s: %s", opt.zinc_impl, strerror(-ret));
+	if (check_user(&opt))
 		return 1;
 	d.sig_fd = open_signals();
 	if (d.sig_fd < 0)
 		return start_fail("signalfd: %s", strerror(errno));
-	tun_fd = open_tun(ifname, &cli);
+	tun_fd = open_tun(ifname, &opt);
 	if (tun_fd < 0)
 		return 1;
-	log_init(ifname);
-	ret = zt_init(&d.zt, tun_fd, ifname);
+	log_init(ifname, opt.log_level);
+	ret = zt_init(&d.zt, tun_fd, ifname, &opt.dp);
 	if (ret)
 		return start_fail("cannot start the device %s: %s", ifname, strerror(-ret));
 	ops = (struct uapi_ops){.get = uapi_get, .set = uapi_set, .ctx = &d.zt};
-	ret = uapi_open(&d.uapi, ifname, &ops);
+	ret = uapi_open(&d.uapi, ifname, &ops, opt.uapi_fd);
 	if (ret == -EADDRINUSE)
 		return start_fail("another daemon holds interface %s (%s answers)", ifname,
 				  d.uapi.path);
@@ -449,17 +462,17 @@ int main(int argc, char **argv)
 	d.watch_fd = watch_socket(&d);
 	d.metrics.listen_fd = -1;
 	d.metrics.proc.stat_fd = -1;
-	if (cli.metrics) {
+	if (opt.metrics) {
 		/* before the fork: a taken port fails the start visibly */
-		ret = metrics_open(&d.metrics, (struct sockaddr *)&cli.metrics_addr,
-				   cli.metrics_addr_len);
+		ret = metrics_open(&d.metrics, (struct sockaddr *)&opt.metrics_addr,
+				   opt.metrics_addr_len);
 		if (ret) {
 			uapi_close(&d.uapi);
-			return start_fail("cannot open the metrics endpoint %s: %s", cli.metrics,
+			return start_fail("cannot open the metrics endpoint %s: %s", opt.metrics,
 					  strerror(-ret));
 		}
 	}
-	if (!cli.foreground) {
+	if (!opt.foreground) {
 		ready_fd = daemonize();
 		if (ready_fd < 0) {
 			uapi_close(&d.uapi);
@@ -473,9 +486,9 @@ int main(int argc, char **argv)
 			log_err("no system log (%s: %s): in the background, logs are lost; "
 				"-f keeps them on stderr", "/dev/log", strerror(errno));
 	}
-	if (cli.metrics)
+	if (opt.metrics)
 		metrics_open_proc(&d.metrics); /* /proc/self is the child's now */
-	if (enter_sandbox(&cli)) {
+	if (enter_sandbox(&opt)) {
 		uapi_close(&d.uapi);
 		return 1;
 	}
@@ -490,8 +503,8 @@ int main(int argc, char **argv)
 		uapi_close(&d.uapi);
 		return start_fail("cannot start the metrics thread: %s", strerror(-ret));
 	}
-	if (cli.metrics)
-		log_info("Metrics: listening on %s (GET /metrics)", cli.metrics);
+	if (opt.metrics)
+		log_info("Metrics: listening on %s (GET /metrics)", opt.metrics);
 	log_info("Device started (%s)", ifname);
 	if (ready_fd >= 0) {
 		char ok = 0;

@@ -188,7 +188,7 @@ static void *handshake_main(void *arg)
  * now: the sandbox allows no open() later. */
 static int zt_attach_tun_queues(struct zt *zt)
 {
-	const int want = tun_queues_wanted();
+	const int want = zt->opt.tun_queues;
 
 	while (zt->n_tunq < want) {
 		int q = tun_attach_queue(zt->tun_fd, zt->ifname);
@@ -212,7 +212,7 @@ static int zt_attach_tun_queues(struct zt *zt)
 	return 0;
 }
 
-int zt_init(struct zt *zt, int tun_fd, const char *ifname)
+int zt_init(struct zt *zt, int tun_fd, const char *ifname, const struct zt_dp_options *opt)
 {
 	struct wg_env env = {.now_ns = env_now, .wall_ns = env_wall, .ctx = zt};
 	struct wg_io io = {.send = io_send, .ctx = zt, .event = eventlog_event};
@@ -225,6 +225,7 @@ int zt_init(struct zt *zt, int tun_fd, const char *ifname)
 	 * keeps them mapped apart, so freeing them gives the memory back. */
 	mallopt(M_MMAP_THRESHOLD, MMAP_THRESHOLD);
 	memset(zt, 0, sizeof(*zt));
+	zt->opt = *opt;
 	zt->tun_fd = tun_fd;
 	zt->stop_fd = -1;
 	zt->timer_fd = -1;
@@ -256,7 +257,7 @@ int zt_init(struct zt *zt, int tun_fd, const char *ifname)
 	ret = hsq_init(&zt->hsq);
 	if (ret)
 		return ret;
-	ret = udp_init(&zt->udp, &zt->lock);
+	ret = udp_init(&zt->udp, &zt->lock, opt->udp_gso, opt->udp_gro);
 	if (ret)
 		return ret;
 	ret = udp_bind(&zt->udp, 0);
@@ -283,7 +284,8 @@ static int spawn(struct zt *zt, void *(*fn)(void *), void *arg)
 int zt_start(struct zt *zt)
 {
 	void *(*mains[])(void *) = {timer_main, zt_udp_main, handshake_main};
-	int ret = wpool_start(&zt->pool, wpool_default_threads());
+	int ret = wpool_start(&zt->pool,
+			      zt->opt.workers >= 0 ? zt->opt.workers : wpool_default_threads());
 
 	zt->pool_started = true;
 	if (ret) {

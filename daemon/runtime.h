@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "cli.h"
 #include "clock.h"
 #include "drops.h"
 #include "enginelock.h"
@@ -55,6 +56,7 @@ struct zt {
 	atomic_bool stopping;
 	int timer_fd;            /* the timer thread's alarm (clock.h) */
 	uint64_t timer_deadline; /* when it is set to go off (ZT_CLOCK ns) */
+	struct zt_dp_options opt; /* the switches zt_init was given */
 	struct wpool pool; /* crypto workers for both directions */
 	bool rx_fanout;    /* opens spread over the workers too (zt_start) */
 	bool tx_fuse;      /* super-packets sealed as they are segmented */
@@ -63,8 +65,9 @@ struct zt {
 	int n_threads;
 };
 
-/* Takes ownership of tun_fd; creates the engine and binds a random port. */
-int zt_init(struct zt *zt, int tun_fd, const char *ifname);
+/* Takes ownership of tun_fd; creates the engine and binds a random port,
+ * with the data path's switches in opt. */
+int zt_init(struct zt *zt, int tun_fd, const char *ifname, const struct zt_dp_options *opt);
 int zt_start(struct zt *zt);
 /* Safe from any thread; the main loop sees stop_fd become readable. */
 void zt_request_stop(struct zt *zt);

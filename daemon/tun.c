@@ -14,7 +14,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "env.h"
 
 static void set_name(struct ifreq *ifr, const char *name)
 {
@@ -108,7 +107,7 @@ static void explain_setiff(const char *name, int err, char *msg, size_t len)
 	snprintf(msg, len, "cannot create TUN interface %s: %s", name, strerror(err));
 }
 
-int tun_create(const char *name, char *msg, size_t msglen)
+int tun_create(const char *name, bool vnet_hdr, bool multi_queue, char *msg, size_t msglen)
 {
 	struct ifreq ifr;
 	int fd, ret;
@@ -132,9 +131,9 @@ int tun_create(const char *name, char *msg, size_t msglen)
 	}
 	memset(&ifr, 0, sizeof(ifr));
 	ifr.ifr_flags = IFF_TUN | IFF_NO_PI;
-	if (!tun_offload_disabled())
+	if (vnet_hdr)
 		ifr.ifr_flags |= IFF_VNET_HDR;
-	if (tun_queues_wanted() > 1)
+	if (multi_queue)
 		ifr.ifr_flags |= IFF_MULTI_QUEUE;
 	set_name(&ifr, name);
 	if (ioctl(fd, TUNSETIFF, &ifr) < 0) {
@@ -150,14 +149,6 @@ int tun_create(const char *name, char *msg, size_t msglen)
 		return ret;
 	}
 	return fd;
-}
-
-int tun_queues_wanted(void)
-{
-	const char *v = getenv("ZINCTUN_TUN_QUEUES");
-	long n = v && *v ? strtol(v, NULL, 10) : 1;
-
-	return n < 1 ? 1 : n > TUN_MAX_QUEUES ? TUN_MAX_QUEUES : (int)n;
 }
 
 int tun_attach_queue(int fd, const char *name)
@@ -224,11 +215,6 @@ int tun_netns_is(int fd, dev_t dev, ino_t ino)
 	ret = fstat(ns, &st) < 0 ? -errno : st.st_dev == dev && st.st_ino == ino;
 	close(ns);
 	return ret;
-}
-
-bool tun_offload_disabled(void)
-{
-	return env_on("ZINCTUN_NO_TUN_OFFLOAD");
 }
 
 #ifndef TUN_F_USO4

@@ -13,16 +13,14 @@ enum { TUN_DEFAULT_MTU = 1420, TUN_MAX_QUEUES = 8 };
 #define TUN_DEV "/dev/net/tun"
 #define TUN_DRIVER "tun" /* ethtool's driver name of TUN and TAP devices */
 
-/* Creates (or attaches to) the TUN interface "name" with IFF_TUN|IFF_NO_PI
- * and sets the default MTU. Returns the fd, or a negative errno with msg
- * saying what went wrong in the user's terms (missing CAP_NET_ADMIN or
- * TUN_DEV, a link of that name that is no TUN, another daemon on it). */
-int tun_create(const char *name, char *msg, size_t msglen);
-/* ZINCTUN_TUN_QUEUES=N (1..TUN_MAX_QUEUES, default 1): with N > 1 the
- * interface is made with IFF_MULTI_QUEUE and N - 1 more queues are attached,
- * each read by its own thread (the kernel spreads flows over the queues by
- * their hash). */
-int tun_queues_wanted(void);
+/* Creates (or attaches to) the TUN interface "name" with IFF_TUN|IFF_NO_PI,
+ * IFF_VNET_HDR if vnet_hdr (ZINCTUN_NO_TUN_OFFLOAD=1: not) and
+ * IFF_MULTI_QUEUE if multi_queue (ZINCTUN_TUN_QUEUES above 1: the runtime
+ * attaches the other queues, each read by its own thread), and sets the
+ * default MTU. Returns the fd, or a negative errno with msg saying what went
+ * wrong in the user's terms (missing CAP_NET_ADMIN or TUN_DEV, a link of
+ * that name that is no TUN, another daemon on it). */
+int tun_create(const char *name, bool vnet_hdr, bool multi_queue, char *msg, size_t msglen);
 /* Opens one more queue of the multi-queue interface "name" (the same
  * flags as fd); returns the new fd or a negative errno, -EOPNOTSUPP if fd's
  * device has a single queue. */
@@ -37,8 +35,6 @@ int tun_get_name(int fd, char name[IF_NAMESIZE]);
 int tun_netns_is(int fd, dev_t dev, ino_t ino);
 int tun_get_mtu(const char *name, uint32_t *mtu);
 int tun_set_mtu(const char *name, uint32_t mtu);
-/* ZINCTUN_NO_TUN_OFFLOAD=1: plain TUN without the virtio-net header. */
-bool tun_offload_disabled(void);
 /* If the device has IFF_VNET_HDR (tun_create sets it), sets the header
  * size and the richest offload set the kernel accepts (TUN_F_* bits in
  * *offloads; 0 if none). *vnet_hdr tells whether reads and writes carry

@@ -133,9 +133,9 @@ static bool bound_to(int fd, const char *path)
 	return strncmp(sa.sun_path, path, sizeof(sa.sun_path)) == 0;
 }
 
-int uapi_open(struct uapi_server *s, const char *ifname, const struct uapi_ops *ops)
+int uapi_open(struct uapi_server *s, const char *ifname, const struct uapi_ops *ops,
+	      int inherited_fd)
 {
-	const char *env = getenv("WG_UAPI_FD");
 	int fd;
 
 	memset(s, 0, sizeof(*s));
@@ -145,13 +145,8 @@ int uapi_open(struct uapi_server *s, const char *ifname, const struct uapi_ops *
 	if ((size_t)snprintf(s->path, sizeof(s->path), SOCKET_DIR "/%s.sock", ifname) >=
 	    sizeof(s->path))
 		return -ENAMETOOLONG;
-	if (env && *env) {
-		char *end;
-		long v = strtol(env, &end, 10);
-
-		if (*end || v < 0 || v > INT32_MAX)
-			return -EBADF;
-		fd = (int)v;
+	if (inherited_fd >= 0) {
+		fd = inherited_fd;
 		if (fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK) < 0)
 			return -errno;
 		(void)fcntl(fd, F_SETFD, FD_CLOEXEC);

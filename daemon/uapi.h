@@ -46,9 +46,11 @@ struct uapi_server {
 	bool starved;   /* out of descriptors: the listener is not polled */
 };
 
-/* Opens the socket (or adopts WG_UAPI_FD). Returns 0 or a negative errno;
- * -EADDRINUSE if another daemon answers on it. */
-int uapi_open(struct uapi_server *s, const char *ifname, const struct uapi_ops *ops);
+/* Opens the socket, or adopts inherited_fd (WG_UAPI_FD; -1: none), a
+ * listening socket. Returns 0 or a negative errno; -EADDRINUSE if another
+ * daemon answers on it. */
+int uapi_open(struct uapi_server *s, const char *ifname, const struct uapi_ops *ops,
+	      int inherited_fd);
 void uapi_close(struct uapi_server *s);
 
 /* Poll integration: fills at most max entries, returns the count. */

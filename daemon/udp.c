@@ -11,12 +11,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "env.h"
 #include "log.h"
 
 enum { SOCKET_BUFFER = 4 << 20 };
 
-/* Offload switches: set at udp_init from ZINCTUN_NO_GSO / ZINCTUN_NO_GRO,
+/* Offload switches: set at udp_init (ZINCTUN_NO_GSO, ZINCTUN_NO_UDP_GRO),
  * and GSO turned off at its first characteristic error. */
 static atomic_bool gso_on = true;
 static atomic_bool gro_on = true;
@@ -135,16 +134,14 @@ static int open_pair(uint16_t port, uint32_t fwmark, int *fd4, int *fd6, uint16_
 	return -EADDRINUSE;
 }
 
-int udp_init(struct udp *u, pthread_mutex_t *lock)
+int udp_init(struct udp *u, pthread_mutex_t *lock, bool gso, bool gro)
 {
 	pthread_condattr_t attr;
 
 	memset(u, 0, sizeof(*u));
 	u->lock = lock;
-	if (env_on("ZINCTUN_NO_GSO"))
-		atomic_store(&gso_on, false);
-	if (env_on("ZINCTUN_NO_GRO"))
-		atomic_store(&gro_on, false);
+	atomic_store(&gso_on, gso);
+	atomic_store(&gro_on, gro);
 	pthread_condattr_init(&attr);
 	pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
 	pthread_cond_init(&u->released, &attr);

@@ -35,7 +35,9 @@ struct udp {
 	struct gso_paths gso_paths; /* paths too small for a GSO run's segments */
 };
 
-int udp_init(struct udp *u, pthread_mutex_t *lock);
+/* gso: UDP_SEGMENT sends (ZINCTUN_NO_GSO=1: off); gro: UDP_GRO on the
+ * sockets (ZINCTUN_NO_UDP_GRO=1: off). */
+int udp_init(struct udp *u, pthread_mutex_t *lock, bool gso, bool gro);
 void udp_destroy(struct udp *u);
 /* Binds new sockets on port (0: random, the same on both families) and
  * swaps them in; on failure the old ones stay. -EADDRINUSE if taken. Under
@@ -70,8 +72,7 @@ struct udp_run {
  * time, which the kernel fragments, and that destination gets no GSO for
  * datagrams that large for a while (gso_path.h). */
 int udp_send_runs(struct udp *u, const struct udp_socks *s, const struct udp_run *runs, int n);
-/* Whether GSO sends are on (ZINCTUN_NO_GSO=1 turns them off). Receive
- * coalescing (UDP_GRO) is off with ZINCTUN_NO_GRO=1. */
+/* Whether GSO sends are on (udp_init's gso, until GSO failed). */
 bool udp_gso_enabled(void);
 
 enum {

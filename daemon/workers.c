@@ -41,13 +41,9 @@ static void *worker_main(void *arg)
 
 int wpool_default_threads(void)
 {
-	const char *v = getenv("ZINCTUN_WORKERS");
-	long n;
+	/* the calling thread works too: together one per CPU */
+	long n = sysconf(_SC_NPROCESSORS_ONLN) - 1;
 
-	if (v && *v)
-		n = strtol(v, NULL, 10);
-	else /* the calling thread works too: together one per CPU */
-		n = sysconf(_SC_NPROCESSORS_ONLN) - 1;
 	if (n < 0)
 		n = 0;
 	return n > WPOOL_MAX_THREADS ? WPOOL_MAX_THREADS : (int)n;

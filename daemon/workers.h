@@ -33,14 +33,14 @@ struct wpool {
 	int n_threads;
 };
 
-/* n threads (ZINCTUN_WORKERS overrides; 0 runs everything inline). */
+/* n threads (0 runs everything inline). */
 int wpool_start(struct wpool *p, int n);
 void wpool_stop(struct wpool *p);
 /* Runs fn over [0, n) in slices of at least min_slice; the caller works on
  * slices too and returns when all are done. */
 void wpool_run(struct wpool *p, wpool_fn fn, void *arg, int n, int min_slice);
-/* Default thread count: online CPUs - 1 (the caller is the last one), or
- * ZINCTUN_WORKERS. */
+/* Default thread count (ZINCTUN_WORKERS unset): online CPUs - 1 (the
+ * caller is the last one), at most WPOOL_MAX_THREADS. */
 int wpool_default_threads(void);
 
 #endif

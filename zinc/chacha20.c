@@ -102,7 +102,7 @@ void zinc_chacha20_generic(uint32_t state[16], uint8_t *dst, const uint8_t *src,
 }
 
 /* The one dispatch point: the entry zinc_impl() chose for this CPU
- * (zinc_chacha20_generic when ZINC_IMPL=generic or no SIMD). */
+ * (zinc_chacha20_generic on the generic path or without SIMD). */
 static void chacha20_crypt(uint32_t state[16], uint8_t *dst, const uint8_t *src, size_t len)
 {
 	zinc_impl()->chacha20(state, dst, src, len);

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: MIT
-/* CPU feature probe, ZINC_IMPL parsing and the one table every dispatching
- * primitive reads; the known answers it runs first are in selftest.c. See
- * cpu.h. */
+/* CPU feature probe, the path a caller selects by name and the one table
+ * every dispatching primitive reads; the known answers it runs first are in
+ * selftest.c. See cpu.h. */
+#include <errno.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -98,24 +100,43 @@ static void set_generic(struct zinc_impl *t)
 	t->poly1305_name = "generic";
 }
 
+/* The path zinc_impl_select() asked for; -1: the best the CPU has. */
+static int requested = -1;
+static atomic_bool chosen;
+
+static int level_by_name(const char *name)
+{
+	for (int l = 0; l < ZINC_LEVEL_COUNT; l++)
+		if (!strcmp(name, level_names[l]))
+			return l;
+	return -1;
+}
+
+bool zinc_impl_name_known(const char *name)
+{
+	return name && (!*name || !strcmp(name, "auto") || level_by_name(name) >= 0);
+}
+
+int zinc_impl_select(const char *name)
+{
+	if (!zinc_impl_name_known(name ? name : ""))
+		return -EINVAL;
+	if (atomic_load(&chosen))
+		return -EBUSY;
+	requested = name ? level_by_name(name) : -1;
+	return 0;
+}
+
 static enum zinc_level requested_level(enum zinc_level best, const char **note)
 {
-	const char *env = getenv("ZINC_IMPL");
-
 	*note = "";
-	if (!env || !*env || !strcmp(env, "auto"))
+	if (requested < 0)
 		return best;
-	for (int l = 0; l < ZINC_LEVEL_COUNT; l++) {
-		if (!strcmp(env, level_names[l])) {
-			if ((enum zinc_level)l > best) {
-				*note = " (ZINC_IMPL asks for more than this CPU has)";
-				return best;
-			}
-			return (enum zinc_level)l;
-		}
+	if ((enum zinc_level)requested > best) {
+		*note = " (asked for more than this CPU has)";
+		return best;
 	}
-	*note = " (ZINC_IMPL unknown: portable code)";
-	return ZINC_LEVEL_GENERIC;
+	return (enum zinc_level)requested;
 }
 
 #if defined(__x86_64__)
@@ -179,6 +200,7 @@ static void table_init(void)
 	const char *note;
 	size_t n = 0;
 
+	atomic_store(&chosen, true);
 	probe(&f);
 	best = best_level(&f);
 	level = requested_level(best, &note);

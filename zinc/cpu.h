@@ -1,7 +1,7 @@
 /* Internal: CPU feature probe and the one table of implementation entries.
  * Each primitive has a portable entry (the *_generic functions, always
  * built) and optional x86-64 entries; zinc_impl() picks them once, on first
- * use, from the CPU features and the environment variable ZINC_IMPL:
+ * use, from the CPU features and the path zinc_impl_select() asked for:
  *   generic  portable C only
  *   ssse3    ChaCha20 4-way SSSE3, fused AEAD with 64-bit scalar Poly1305,
  *            64-bit scalar streaming Poly1305, latency-tuned x86-64 BLAKE2s

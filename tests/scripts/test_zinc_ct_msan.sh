@@ -46,7 +46,7 @@ cflags="-std=c11 -D_GNU_SOURCE -O2 -g -fno-omit-frame-pointer -Wall -Wextra -Wer
 	-fsanitize=memory -fsanitize-memory-track-origins -fsanitize-recover=memory
 	-mllvm -msan-check-access-address=1 -Izinc/include"
 mkdir -p "$dir/obj"
-srcs=$(ls zinc/*.c zinc/x86/*.c zinc/x86/*.S tests/ct/zinc_ct_msan.c 2>/dev/null)
+srcs=$(ls zinc/*.c zinc/x86/*.c zinc/x86/*.S tests/ct/zinc_ct_msan.c tests/zinc_impl_env.c 2>/dev/null)
 # An object is rebuilt when its source, any header or the flags changed.
 hdrs=$( (echo "$cc $cflags"; cat zinc/*.h zinc/x86/*.h zinc/include/zinc/*.h) | md5sum)
 start=$(date +%s)
@@ -154,6 +154,10 @@ for mode in generic ssse3 avx2 avx512 auto kernels; do
 			fail=1
 		fi
 		;;
+	esac
+	case $mode in
+	auto | kernels) ;;
+	*) grep -q "^impl: path=$mode " "$log" || { echo "FAIL: ZINC_IMPL=$mode was not honoured"; fail=1; } ;;
 	esac
 	if [ "$mode" = avx512 ] && ! grep -q 'chacha20=avx512 aead=avx512' "$log"; then
 		echo "FAIL: avx512: the AVX-512 entries were not selected"

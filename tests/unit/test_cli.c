@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
-/* Command-line errors name what was wrong (daemon/cli.c), and
+/* Command-line and environment errors name what was wrong, every variable
+ * lands in its option or is refused (daemon/cli.c), and
  * the interface's address chosen as the ICMP source (daemon/ifaddr.c). */
 #include "test.h"
 
@@ -19,7 +20,7 @@ static const char *tun_env(void *ctx, const char *name)
 }
 
 /* argv from a NULL-terminated list; the result's action and message */
-static enum zt_cli_action parse(struct zt_cli *cli, void *tun, const char *a1, const char *a2,
+static enum zt_cli_action parse(struct zt_options *cli, void *tun, const char *a1, const char *a2,
 				const char *a3)
 {
 	char *argv[] = {"zinctun", (char *)a1, (char *)a2, (char *)a3, NULL};
@@ -31,9 +32,39 @@ static enum zt_cli_action parse(struct zt_cli *cli, void *tun, const char *a1, c
 	return cli->action;
 }
 
+/* One variable "NAME=VALUE" as the whole environment, "zinctun wg0" */
+static const char *one_env(void *ctx, const char *name)
+{
+	const char *entry = ctx;
+	size_t len = strlen(name);
+
+	return !strncmp(entry, name, len) && entry[len] == '=' ? entry + len + 1 : NULL;
+}
+
+static enum zt_cli_action parse_one(struct zt_options *cli, const char *entry)
+{
+	char *argv[] = {"zinctun", "wg0", NULL};
+
+	zt_cli_parse(2, argv, one_env, (void *)entry, cli);
+	return cli->action;
+}
+
+/* entry is refused, with a message naming the variable (in c->err) */
+static bool refused(struct zt_options *c, const char *entry)
+{
+	char name[32];
+
+	snprintf(name, sizeof(name), "%.*s", (int)strcspn(entry, "="), entry);
+	if (parse_one(c, entry) != ZT_CLI_ERROR || !strstr(c->err, name)) {
+		fprintf(stderr, "%s: action %d, '%s'\n", entry, c->action, c->err);
+		return false;
+	}
+	return true;
+}
+
 static void cli_errors(void)
 {
-	struct zt_cli c;
+	struct zt_options c;
 
 	CHECK(parse(&c, NULL, "--bogus", "wg0", NULL) == ZT_CLI_ERROR);
 	CHECK(strstr(c.err, "unknown option '--bogus'") != NULL);
@@ -51,6 +82,114 @@ static void cli_errors(void)
 	CHECK(parse(&c, "3", "wg0", NULL, NULL) == ZT_CLI_RUN);
 	CHECK(c.tun_fd == 3 && c.ifname && !strcmp(c.ifname, "wg0"));
 	CHECK(parse(&c, "3", NULL, NULL, NULL) == ZT_CLI_RUN && !c.ifname);
+	CHECK(parse(&c, "x3", "wg0", NULL, NULL) == ZT_CLI_ERROR);
+	CHECK(strstr(c.err, "WG_TUN_FD=x3 is not a descriptor number") != NULL);
+}
+
+/* Nothing set: the documented defaults. */
+static void defaults(void)
+{
+	struct zt_options c;
+
+	CHECK(parse(&c, NULL, "wg0", NULL, NULL) == ZT_CLI_RUN);
+	CHECK(!c.foreground && c.tun_fd == -1 && c.uapi_fd == -1);
+	CHECK(c.log_level == LOG_LEVEL_ERROR && !c.user && !c.metrics && !c.zinc_impl);
+	CHECK(c.seccomp && !c.seccomp_kill && c.bind_service && !c.proxy);
+	CHECK(c.dp.workers == -1 && c.dp.tun_queues == 1);
+	CHECK(c.dp.tun_offload && c.dp.tun_gro && c.dp.udp_gso && c.dp.udp_gro);
+}
+
+/* Every variable: a good value lands in its field, a bad one is refused
+ * with its name in the message, and empty is the default. */
+static void variables(void)
+{
+	struct zt_options c;
+
+	CHECK(parse_one(&c, "WG_PROCESS_FOREGROUND=1") == ZT_CLI_RUN && c.foreground);
+	CHECK(parse_one(&c, "WG_PROCESS_FOREGROUND=0") == ZT_CLI_RUN && !c.foreground);
+	CHECK(refused(&c, "WG_PROCESS_FOREGROUND=yes"));
+	CHECK(parse_one(&c, "WG_UAPI_FD=7") == ZT_CLI_RUN && c.uapi_fd == 7);
+	CHECK(refused(&c, "WG_UAPI_FD=7x"));
+	CHECK(refused(&c, "WG_UAPI_FD=-1"));
+	CHECK(parse_one(&c, "WG_UAPI_FD=") == ZT_CLI_RUN && c.uapi_fd == -1);
+	CHECK(parse_one(&c, "LOG_LEVEL=info") == ZT_CLI_RUN && c.log_level == LOG_LEVEL_INFO);
+	CHECK(parse_one(&c, "LOG_LEVEL=verbose") == ZT_CLI_RUN && c.log_level == LOG_LEVEL_DEBUG);
+	CHECK(parse_one(&c, "LOG_LEVEL=silent") == ZT_CLI_RUN && c.log_level == LOG_LEVEL_SILENT);
+	CHECK(parse_one(&c, "LOG_LEVEL=") == ZT_CLI_RUN && c.log_level == LOG_LEVEL_ERROR);
+	CHECK(refused(&c, "LOG_LEVEL=loud"));
+	CHECK(strstr(c.err, "accepted: silent, error, info, verbose, debug") != NULL);
+	CHECK(parse_one(&c, "ZINCTUN_USER=root") == ZT_CLI_RUN && !strcmp(c.user, "root"));
+	CHECK(parse_one(&c, "ZINCTUN_USER=") == ZT_CLI_RUN && !c.user);
+	CHECK(parse_one(&c, "ZINCTUN_SECCOMP=0") == ZT_CLI_RUN && !c.seccomp);
+	CHECK(parse_one(&c, "ZINCTUN_SECCOMP=1") == ZT_CLI_RUN && c.seccomp && !c.seccomp_kill);
+	CHECK(parse_one(&c, "ZINCTUN_SECCOMP=kill") == ZT_CLI_RUN && c.seccomp && c.seccomp_kill);
+	CHECK(refused(&c, "ZINCTUN_SECCOMP=off"));
+	CHECK(parse_one(&c, "ZINCTUN_BIND_SERVICE=0") == ZT_CLI_RUN && !c.bind_service);
+	CHECK(refused(&c, "ZINCTUN_BIND_SERVICE=no"));
+	CHECK(parse_one(&c, "ZINCTUN_METRICS=9586") == ZT_CLI_RUN && c.metrics &&
+	      c.metrics_addr.ss_family == AF_INET);
+	CHECK(parse_one(&c, "ZINCTUN_METRICS=99999") == ZT_CLI_ERROR);
+	CHECK(strstr(c.err, "invalid metrics address") != NULL);
+	CHECK(parse_one(&c, "ZINCTUN_NO_TUN_OFFLOAD=1") == ZT_CLI_RUN && !c.dp.tun_offload);
+	CHECK(refused(&c, "ZINCTUN_NO_TUN_OFFLOAD=2"));
+	CHECK(parse_one(&c, "ZINCTUN_NO_TUN_GRO=1") == ZT_CLI_RUN && !c.dp.tun_gro && c.dp.udp_gro);
+	CHECK(refused(&c, "ZINCTUN_NO_TUN_GRO=true"));
+	CHECK(parse_one(&c, "ZINCTUN_NO_UDP_GRO=1") == ZT_CLI_RUN && !c.dp.udp_gro && c.dp.tun_gro);
+	CHECK(refused(&c, "ZINCTUN_NO_UDP_GRO=on"));
+	CHECK(parse_one(&c, "ZINCTUN_NO_GSO=1") == ZT_CLI_RUN && !c.dp.udp_gso);
+	CHECK(parse_one(&c, "ZINCTUN_NO_GSO=0") == ZT_CLI_RUN && c.dp.udp_gso);
+	CHECK(refused(&c, "ZINCTUN_NO_GSO=1 "));
+	/* the old switch of both GRO paths names its successors */
+	CHECK(refused(&c, "ZINCTUN_NO_GRO=1"));
+	CHECK(strstr(c.err, "ZINCTUN_NO_UDP_GRO") && strstr(c.err, "ZINCTUN_NO_TUN_GRO"));
+	CHECK(parse_one(&c, "ZINCTUN_WORKERS=0") == ZT_CLI_RUN && c.dp.workers == 0);
+	CHECK(parse_one(&c, "ZINCTUN_WORKERS=16") == ZT_CLI_RUN && c.dp.workers == 16);
+	CHECK(refused(&c, "ZINCTUN_WORKERS=17"));
+	CHECK(refused(&c, "ZINCTUN_WORKERS=-1"));
+	CHECK(refused(&c, "ZINCTUN_WORKERS=99999999999999999999"));
+	CHECK(parse_one(&c, "ZINCTUN_TUN_QUEUES=8") == ZT_CLI_RUN && c.dp.tun_queues == 8);
+	CHECK(refused(&c, "ZINCTUN_TUN_QUEUES=0"));
+	CHECK(refused(&c, "ZINCTUN_TUN_QUEUES=9"));
+	CHECK(refused(&c, "ZINCTUN_TUN_QUEUES=2x"));
+	CHECK(parse_one(&c, "ZINC_IMPL=generic") == ZT_CLI_RUN && !strcmp(c.zinc_impl, "generic"));
+	CHECK(parse_one(&c, "ZINC_IMPL=avx512") == ZT_CLI_RUN && !strcmp(c.zinc_impl, "avx512"));
+	CHECK(parse_one(&c, "ZINC_IMPL=auto") == ZT_CLI_RUN);
+	CHECK(parse_one(&c, "ZINC_IMPL=") == ZT_CLI_RUN && !c.zinc_impl);
+	CHECK(refused(&c, "ZINC_IMPL=avx3"));
+	/* a flag wins over its variable */
+	{
+		char *argv[] = {"zinctun", "--user=daemon", "wg0", NULL};
+
+		zt_cli_parse(3, argv, one_env, "ZINCTUN_USER=root", &c);
+		CHECK(c.action == ZT_CLI_RUN && !strcmp(c.user, "daemon"));
+	}
+}
+
+/* --proxy FILE: alone, and before the environment is looked at. */
+static void proxy(void)
+{
+	struct zt_options c;
+
+	CHECK(parse(&c, NULL, "--proxy", "wg.conf", NULL) == ZT_CLI_PROXY);
+	CHECK(!strcmp(c.proxy, "wg.conf"));
+	CHECK(parse(&c, NULL, "--proxy=a b.conf", NULL, NULL) == ZT_CLI_PROXY);
+	CHECK(!strcmp(c.proxy, "a b.conf"));
+	{
+		char *argv[] = {"zinctun", "--proxy", "p.conf", NULL};
+
+		zt_cli_parse(3, argv, one_env, "LOG_LEVEL=loud", &c);
+		CHECK(c.action == ZT_CLI_PROXY);
+	}
+	CHECK(parse(&c, NULL, "--proxy", NULL, NULL) == ZT_CLI_ERROR);
+	CHECK(strstr(c.err, "option '--proxy' needs a value") != NULL);
+	CHECK(parse(&c, NULL, "--proxy=", NULL, NULL) == ZT_CLI_ERROR);
+	CHECK(strstr(c.err, "needs a file") != NULL);
+	CHECK(parse(&c, NULL, "--proxy", "p.conf", "wg0") == ZT_CLI_ERROR);
+	CHECK(strstr(c.err, "--proxy FILE' takes no interface name") != NULL);
+	CHECK(parse(&c, NULL, "-f", "--proxy", "p.conf") == ZT_CLI_ERROR);
+	CHECK(parse(&c, NULL, "--proxy", "p.conf", "--help") == ZT_CLI_HELP);
+	CHECK(parse(&c, NULL, "--proxyx", "p.conf", NULL) == ZT_CLI_ERROR);
+	CHECK(strstr(c.err, "unknown option '--proxyx'") != NULL);
 }
 
 static void icmp_source(void)
@@ -82,6 +221,9 @@ static void icmp_source(void)
 int main(void)
 {
 	cli_errors();
+	defaults();
+	variables();
+	proxy();
 	icmp_source();
 	return test_finish("cli");
 }

@@ -66,7 +66,7 @@ static void test_cli(void)
 	char *const eq[] = {"zinctun", "--metrics=9100", "wg0", NULL};
 	char *const none[] = {"zinctun", "wg0", NULL};
 	char *const bad[] = {"zinctun", "--metrics", "nope", "wg0", NULL};
-	struct zt_cli c;
+	struct zt_options c;
 
 	zt_cli_parse(4, flag, env_none, NULL, &c);
 	CHECK(c.action == ZT_CLI_RUN && c.metrics && c.metrics_addr.ss_family == AF_INET6);
