@@ -88,7 +88,8 @@ bool zt_cli_parse_listen(const char *s, struct sockaddr_storage *addr, socklen_t
 			return false;
 		memcpy(host, s + 1, n);
 		host[n] = 0;
-		if (!parse_port(colon + 2, &port) || inet_pton(AF_INET6, host, &in6->sin6_addr) != 1)
+		if (!parse_port(colon + 2, &port) ||
+		    inet_pton(AF_INET6, host, &in6->sin6_addr) != 1)
 			return false;
 		in6->sin6_family = AF_INET6;
 		in6->sin6_port = htons(port);
@@ -110,8 +111,7 @@ bool zt_cli_parse_listen(const char *s, struct sockaddr_storage *addr, socklen_t
 
 /* An error that names what was wrong; main prints it with a --help hint.
  * Returns false, for the callers' "return fail(...)". */
-static bool __attribute__((format(printf, 2, 3))) fail(struct zt_options *out, const char *fmt,
-						       ...)
+static bool __attribute__((format(printf, 2, 3))) fail(struct zt_options *out, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -134,8 +134,7 @@ static bool given(const char *v)
 
 /* The value of "--name VALUE" or "--name=VALUE" at argv[*i]; NULL if
  * argv[*i] is another argument. Sets *missing for "--name" last. */
-static const char *flag_value(int argc, char *const argv[], int *i, const char *name,
-			      bool *missing)
+static const char *flag_value(int argc, char *const argv[], int *i, const char *name, bool *missing)
 {
 	size_t len = strlen(name);
 	const char *a = argv[*i];
@@ -186,7 +185,8 @@ static bool parse_args(int argc, char *const argv[], struct zt_options *out)
 		else if (a[0] == '-')
 			return fail(out, "unknown option '%.40s'", a);
 		else if (out->ifname)
-			return fail(out, "unexpected argument '%.40s' after '%.16s'", a, out->ifname);
+			return fail(out, "unexpected argument '%.40s' after '%.16s'", a,
+				    out->ifname);
 		else
 			out->ifname = a;
 	}
@@ -194,7 +194,8 @@ static bool parse_args(int argc, char *const argv[], struct zt_options *out)
 		if (!*out->proxy)
 			return fail(out, "option '--proxy' needs a file");
 		if (others)
-			return fail(out, "'--proxy FILE' takes no interface name and no other option");
+			return fail(out,
+				    "'--proxy FILE' takes no interface name and no other option");
 		out->action = ZT_CLI_PROXY;
 	}
 	return true;
@@ -221,7 +222,8 @@ static bool env_number(struct zt_options *out, const char *name, const char *v, 
 		return true;
 	for (const char *p = v; *p && x <= max; p++) {
 		if (*p < '0' || *p > '9')
-			return fail(out, "%s=%.16s is not a number from %d to %d", name, v, min, max);
+			return fail(out, "%s=%.16s is not a number from %d to %d", name, v, min,
+				    max);
 		x = x * 10 + (*p - '0');
 	}
 	if (x < min || x > max)
@@ -298,8 +300,10 @@ static bool parse_env(const char *(*env)(void *ctx, const char *name), void *ctx
 	out->seccomp = !is(sc, "0");
 	out->seccomp_kill = is(sc, "kill");
 	if (given(impl) && !zinc_impl_name_known(impl))
-		return fail(out, "ZINC_IMPL=%.16s is not a Zinc path (generic, ssse3, avx2, avx512, "
-				 "auto)", impl);
+		return fail(out,
+			    "ZINC_IMPL=%.16s is not a Zinc path (generic, ssse3, avx2, avx512, "
+			    "auto)",
+			    impl);
 	out->zinc_impl = given(impl) ? impl : NULL;
 	out->foreground |= fg;
 	dp->tun_offload = !no_tun_offload;
@@ -324,8 +328,7 @@ void zt_cli_parse(int argc, char *const argv[], const char *(*env)(void *ctx, co
 	out->log_level = LOG_LEVEL_ERROR;
 	out->bind_service = true;
 	out->dp = (struct zt_dp_options){.workers = -1, .tun_queues = 1};
-	if (!parse_args(argc, argv, out) || out->action != ZT_CLI_RUN ||
-	    !parse_env(env, ctx, out))
+	if (!parse_args(argc, argv, out) || out->action != ZT_CLI_RUN || !parse_env(env, ctx, out))
 		return;
 	if (out->user && !*out->user)
 		out->user = NULL;

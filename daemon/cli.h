@@ -33,23 +33,23 @@ struct zt_dp_options {
  * OPTIONS AND ENVIRONMENT); main hands each module its part. */
 struct zt_options {
 	enum zt_cli_action action;
-	bool foreground;       /* -f, --foreground, WG_PROCESS_FOREGROUND=1 */
-	const char *ifname;    /* the requested name; with WG_TUN_FD, NULL or the
-				* name that descriptor's interface must have */
-	int tun_fd;	       /* WG_TUN_FD, or -1 */
-	int uapi_fd;	       /* WG_UAPI_FD: an inherited listening socket, or -1 */
+	bool foreground;	  /* -f, --foreground, WG_PROCESS_FOREGROUND=1 */
+	const char *ifname;	  /* the requested name; with WG_TUN_FD, NULL or the
+				   * name that descriptor's interface must have */
+	int tun_fd;		  /* WG_TUN_FD, or -1 */
+	int uapi_fd;		  /* WG_UAPI_FD: an inherited listening socket, or -1 */
 	enum log_level log_level; /* LOG_LEVEL */
-	const char *user;      /* --user NAME, ZINCTUN_USER; NULL: none */
-	bool seccomp;	       /* ZINCTUN_SECCOMP=1 (the default) or kill */
-	bool seccomp_kill;     /* ZINCTUN_SECCOMP=kill */
-	bool bind_service;     /* ZINCTUN_BIND_SERVICE (default 1) */
-	const char *metrics;   /* --metrics ADDR, ZINCTUN_METRICS; NULL: no endpoint */
+	const char *user;	  /* --user NAME, ZINCTUN_USER; NULL: none */
+	bool seccomp;		  /* ZINCTUN_SECCOMP=1 (the default) or kill */
+	bool seccomp_kill;	  /* ZINCTUN_SECCOMP=kill */
+	bool bind_service;	  /* ZINCTUN_BIND_SERVICE (default 1) */
+	const char *metrics;	  /* --metrics ADDR, ZINCTUN_METRICS; NULL: no endpoint */
 	struct sockaddr_storage metrics_addr; /* ... parsed */
 	socklen_t metrics_addr_len;
 	const char *zinc_impl; /* ZINC_IMPL, for zinc_impl_select(); NULL: auto */
 	struct zt_dp_options dp;
-	const char *proxy;     /* --proxy FILE (ZT_CLI_PROXY) */
-	char err[128];	       /* for ZT_CLI_ERROR */
+	const char *proxy; /* --proxy FILE (ZT_CLI_PROXY) */
+	char err[128];	   /* for ZT_CLI_ERROR */
 };
 
 /* env(ctx, name) returns the variable's value or NULL. argv[0] is the

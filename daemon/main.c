@@ -43,27 +43,28 @@ struct daemon {
 
 static void usage(FILE *f, const char *prog)
 {
-	fprintf(f,
-		"Usage: %s [-f/--foreground] [--user NAME] [--metrics [ADDR:]PORT] INTERFACE-NAME\n"
-		"       %s --proxy FILE\n"
-		"       %s --version\n"
-		"\n"
-		"Creates the TUN interface INTERFACE-NAME and serves the WireGuard\n"
-		"configuration socket /var/run/wireguard/INTERFACE-NAME.sock for wg(8).\n"
-		"--proxy FILE runs the rootless proxy zinctun-proxy, installed beside\n"
-		"zinctun, on the configuration FILE instead (no TUN device, no root).\n"
-		"Environment: LOG_LEVEL=silent|error|info|debug (verbose = debug; to stderr\n"
-		"with -f, else to syslog), WG_PROCESS_FOREGROUND=1,\n"
-		"WG_TUN_FD and WG_UAPI_FD (inherited descriptors).\n"
-		"Once the interface and sockets exist the daemon keeps only CAP_NET_ADMIN\n"
-		"(and CAP_NET_BIND_SERVICE unless ZINCTUN_BIND_SERVICE=0), runs as nobody or\n"
-		"as --user NAME / ZINCTUN_USER=NAME (root: stay root), and installs a seccomp filter\n"
-		"(ZINCTUN_SECCOMP=0 turns it off, ZINCTUN_SECCOMP=kill kills on a forbidden call).\n"
-		"--metrics / ZINCTUN_METRICS=[ADDR:]PORT serves Prometheus metrics on\n"
-		"http://ADDR:PORT/metrics (PORT alone: 127.0.0.1).\n"
-		"Data path and Zinc switches (ZINCTUN_NO_*, ZINCTUN_WORKERS,\n"
-		"ZINCTUN_TUN_QUEUES, ZINC_IMPL): see zinctun(8).\n",
-		prog, prog, prog);
+	fprintf(
+	    f,
+	    "Usage: %s [-f/--foreground] [--user NAME] [--metrics [ADDR:]PORT] INTERFACE-NAME\n"
+	    "       %s --proxy FILE\n"
+	    "       %s --version\n"
+	    "\n"
+	    "Creates the TUN interface INTERFACE-NAME and serves the WireGuard\n"
+	    "configuration socket /var/run/wireguard/INTERFACE-NAME.sock for wg(8).\n"
+	    "--proxy FILE runs the rootless proxy zinctun-proxy, installed beside\n"
+	    "zinctun, on the configuration FILE instead (no TUN device, no root).\n"
+	    "Environment: LOG_LEVEL=silent|error|info|debug (verbose = debug; to stderr\n"
+	    "with -f, else to syslog), WG_PROCESS_FOREGROUND=1,\n"
+	    "WG_TUN_FD and WG_UAPI_FD (inherited descriptors).\n"
+	    "Once the interface and sockets exist the daemon keeps only CAP_NET_ADMIN\n"
+	    "(and CAP_NET_BIND_SERVICE unless ZINCTUN_BIND_SERVICE=0), runs as nobody or\n"
+	    "as --user NAME / ZINCTUN_USER=NAME (root: stay root), and installs a seccomp filter\n"
+	    "(ZINCTUN_SECCOMP=0 turns it off, ZINCTUN_SECCOMP=kill kills on a forbidden call).\n"
+	    "--metrics / ZINCTUN_METRICS=[ADDR:]PORT serves Prometheus metrics on\n"
+	    "http://ADDR:PORT/metrics (PORT alone: 127.0.0.1).\n"
+	    "Data path and Zinc switches (ZINCTUN_NO_*, ZINCTUN_WORKERS,\n"
+	    "ZINCTUN_TUN_QUEUES, ZINC_IMPL): see zinctun(8).\n",
+	    prog, prog, prog);
 }
 
 static int uapi_get(void *ctx, struct buf *out)
@@ -111,7 +112,8 @@ static int open_tun(char ifname[IF_NAMESIZE], const struct zt_options *opt)
 		return opt->tun_fd;
 	}
 	snprintf(ifname, IF_NAMESIZE, "%s", opt->ifname);
-	ret = tun_create(opt->ifname, opt->dp.tun_offload, opt->dp.tun_queues > 1, msg, sizeof(msg));
+	ret =
+	    tun_create(opt->ifname, opt->dp.tun_offload, opt->dp.tun_queues > 1, msg, sizeof(msg));
 	if (ret < 0)
 		start_fail("%s", msg);
 	return ret;
@@ -377,10 +379,10 @@ static void detach_stdio(int null)
 static int enter_sandbox(const struct zt_options *opt)
 {
 	struct zt_sandbox_config cfg = {
-		.user = opt->user,
-		.need_bind_service = opt->bind_service,
-		.seccomp = opt->seccomp,
-		.seccomp_kill = opt->seccomp_kill,
+	    .user = opt->user,
+	    .need_bind_service = opt->bind_service,
+	    .seccomp = opt->seccomp,
+	    .seccomp_kill = opt->seccomp_kill,
 	};
 	char err[256];
 

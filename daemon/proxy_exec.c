@@ -14,7 +14,8 @@ int proxy_exec(const char *file)
 	char *slash;
 
 	if (n < 0) {
-		fprintf(stderr, "zinctun: --proxy: cannot find our own binary (/proc/self/exe: %s)\n",
+		fprintf(stderr,
+			"zinctun: --proxy: cannot find our own binary (/proc/self/exe: %s)\n",
 			strerror(errno));
 		return 1;
 	}

@@ -14,7 +14,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-
 static void set_name(struct ifreq *ifr, const char *name)
 {
 	size_t len = strnlen(name, IF_NAMESIZE - 1);

@@ -5,15 +5,21 @@
  * rest is split at NUL bytes into that many "NAME=VALUE" entries, then up
  * to 64 arguments. Beyond "no crash", the result is checked against the
  * rules: a run always has an interface (a valid name) or a TUN descriptor,
- * errors carry a message, every pointer points into the input, and the
- * helpers agree with simple models on every token. */
+ * and every variable in it holds a value the parser may accept, in its
+ * option; --proxy runs alone; errors carry a message, every pointer points
+ * into the input, and the helpers agree with simple models on every token. */
 #include <net/if.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include <zinc/impl.h>
+
 #include "../daemon/cli.h"
+#include "../daemon/tun.h"
+#include "../daemon/workers.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -76,11 +82,76 @@ static bool points_into(const char *p, char *const *tokens, int n)
 	return false;
 }
 
+static bool is(const char *v, const char *lit)
+{
+	return v && !strcmp(v, lit);
+}
+
+static bool given(const char *v)
+{
+	return v && *v;
+}
+
+/* A decimal number as the parser must take it: digits only, min..max;
+ * -2 if it must be refused. */
+static int model_number(const char *s, int min, int max)
+{
+	int fd = model_fd(s); /* digits only, 0..INT32_MAX */
+
+	return fd < min || fd > max ? -2 : fd;
+}
+
+/* On a run, every variable's value is one the parser accepts, and the
+ * option holds what it says. */
+static void check_run_env(const struct zt_options *o, struct env *e)
+{
+	static const struct {
+		const char *name;
+		size_t off;
+		bool off_means_on; /* ZINCTUN_NO_*: 1 turns the option off */
+	} switches[] = {
+	    {"ZINCTUN_BIND_SERVICE", offsetof(struct zt_options, bind_service), false},
+	    {"ZINCTUN_NO_TUN_OFFLOAD", offsetof(struct zt_options, dp.tun_offload), true},
+	    {"ZINCTUN_NO_TUN_GRO", offsetof(struct zt_options, dp.tun_gro), true},
+	    {"ZINCTUN_NO_GSO", offsetof(struct zt_options, dp.udp_gso), true},
+	    {"ZINCTUN_NO_UDP_GRO", offsetof(struct zt_options, dp.udp_gro), true},
+	};
+	const char *sc = env_lookup(e, "ZINCTUN_SECCOMP"), *v;
+
+	for (size_t i = 0; i < sizeof(switches) / sizeof(switches[0]); i++) {
+		bool field = *(const bool *)((const char *)o + switches[i].off);
+
+		v = env_lookup(e, switches[i].name);
+		check(!given(v) || is(v, "0") || is(v, "1"), "switch value accepted");
+		check(field == (switches[i].off_means_on ? !is(v, "1") : !is(v, "0")),
+		      "switch field");
+	}
+	v = env_lookup(e, "WG_PROCESS_FOREGROUND");
+	check(!given(v) || is(v, "0") || is(v, "1"), "WG_PROCESS_FOREGROUND accepted");
+	check(!is(v, "1") || o->foreground, "WG_PROCESS_FOREGROUND=1 ignored");
+	check(!given(sc) || is(sc, "0") || is(sc, "1") || is(sc, "kill"), "seccomp value");
+	check(o->seccomp == !is(sc, "0"), "seccomp flag");
+	check(o->seccomp_kill == is(sc, "kill"), "seccomp kill");
+	check(!given(env_lookup(e, "ZINCTUN_NO_GRO")), "ZINCTUN_NO_GRO accepted");
+	v = env_lookup(e, "ZINCTUN_WORKERS");
+	check(o->dp.workers == (given(v) ? model_number(v, 0, WPOOL_MAX_THREADS) : -1), "workers");
+	v = env_lookup(e, "ZINCTUN_TUN_QUEUES");
+	check(o->dp.tun_queues == (given(v) ? model_number(v, 1, TUN_MAX_QUEUES) : 1), "queues");
+	v = env_lookup(e, "WG_UAPI_FD");
+	check(o->uapi_fd == (given(v) ? model_fd(v) : -1), "uapi fd");
+	check(o->log_level >= LOG_LEVEL_SILENT && o->log_level <= LOG_LEVEL_DEBUG, "log level");
+	v = env_lookup(e, "LOG_LEVEL");
+	check(!given(v) || o->log_level != LOG_LEVEL_ERROR || is(v, "error"), "log level value");
+	v = env_lookup(e, "ZINC_IMPL");
+	check(given(v) ? (o->zinc_impl == v && zinc_impl_name_known(v)) : !o->zinc_impl,
+	      "zinc impl");
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	char *copy, *tokens[MAX_TOKENS], *argv[MAX_ARGS + 2];
 	struct env env = {.n = 0};
-	struct zt_cli cli;
+	struct zt_options cli;
 	int n_tokens = 0, argc = 1, n_env;
 	size_t pos = 0;
 
@@ -110,12 +181,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	zt_cli_parse(argc, argv, env_lookup, &env, &cli);
 
 	const char *tun = env_lookup(&env, "WG_TUN_FD");
-	const char *sc = env_lookup(&env, "ZINCTUN_SECCOMP");
 
-	check(cli.seccomp == !(sc && !strcmp(sc, "0")), "seccomp flag");
 	check(!cli.seccomp_kill || cli.seccomp, "kill implies seccomp");
 	switch (cli.action) {
 	case ZT_CLI_RUN:
+		check_run_env(&cli, &env);
 		check(cli.ifname || cli.tun_fd >= 0, "run without interface");
 		check(!cli.ifname || zt_cli_valid_ifname(cli.ifname), "run with a bad name");
 		check(!cli.ifname || points_into(cli.ifname, argv + 1, argc - 1), "ifname pointer");
@@ -128,14 +198,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 			check(points_into(cli.metrics, tokens, n_tokens), "metrics pointer");
 			check(zt_cli_parse_listen(cli.metrics, &ss, &len) &&
-				      len == cli.metrics_addr_len &&
-				      !memcmp(&ss, &cli.metrics_addr, len),
+				  len == cli.metrics_addr_len &&
+				  !memcmp(&ss, &cli.metrics_addr, len),
 			      "metrics address");
 		}
 		break;
 	case ZT_CLI_ERROR:
 		check(cli.err[0] != '\0', "error without message");
 		check(memchr(cli.err, '\0', sizeof(cli.err)) != NULL, "unterminated message");
+		break;
+	case ZT_CLI_PROXY:
+		check(cli.proxy && *cli.proxy && points_into(cli.proxy, argv + 1, argc - 1),
+		      "proxy file");
+		check(!cli.ifname, "proxy with an interface");
 		break;
 	case ZT_CLI_VERSION:
 	case ZT_CLI_HELP:

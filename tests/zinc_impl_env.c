@@ -13,8 +13,10 @@ __attribute__((constructor)) static void zinc_impl_from_env(void)
 	const char *name = getenv("ZINC_IMPL");
 
 	if (zinc_impl_select(name)) {
-		fprintf(stderr, "ZINC_IMPL=%s is not a Zinc path (generic, ssse3, avx2, avx512, "
-				"auto)\n", name);
+		fprintf(stderr,
+			"ZINC_IMPL=%s is not a Zinc path (generic, ssse3, avx2, avx512, "
+			"auto)\n",
+			name);
 		exit(2);
 	}
 }
