@@ -132,8 +132,9 @@ static bool given(const char *v)
 	return v && *v;
 }
 
-/* The value of "--name VALUE" or "--name=VALUE" at argv[*i]; NULL if
- * argv[*i] is another argument. Sets *missing for "--name" last. */
+/* The value of the flag name, given as NAME VALUE or NAME=VALUE, at
+ * argv[*i]; NULL if argv[*i] is another argument. Sets *missing for a
+ * NAME that is the last argument. */
 static const char *flag_value(int argc, char *const argv[], int *i, const char *name, bool *missing)
 {
 	size_t len = strlen(name);

@@ -52,9 +52,9 @@ int zt_datapath_init(struct zt *zt)
 	atomic_init(&zt->tun_gro, zt->vnet_hdr && zt->opt.tun_gro);
 	/* TUN_F_USO4: the kernel has UDP_L4 GSO for tun */
 	zt->tun_uso = (offloads & 0x20) != 0;
-	log_info("offloads: tun vnet header %s (0x%x), tun GRO %s, UDP GSO %s",
+	log_info("offloads: tun vnet header %s (0x%x), tun GRO %s, UDP GSO %s, UDP GRO %s",
 		 zt->vnet_hdr ? "on" : "off", offloads, atomic_load(&zt->tun_gro) ? "on" : "off",
-		 udp_gso_enabled() ? "on" : "off");
+		 udp_gso_enabled() ? "on" : "off", udp_gro_enabled() ? "on" : "off");
 	return 0;
 }
 

@@ -25,6 +25,11 @@ bool udp_gso_enabled(void)
 	return atomic_load_explicit(&gso_on, memory_order_relaxed);
 }
 
+bool udp_gro_enabled(void)
+{
+	return atomic_load_explicit(&gro_on, memory_order_relaxed);
+}
+
 static void gso_failed(int err)
 {
 	if (atomic_exchange(&gso_on, false))

@@ -74,6 +74,9 @@ struct udp_run {
 int udp_send_runs(struct udp *u, const struct udp_socks *s, const struct udp_run *runs, int n);
 /* Whether GSO sends are on (udp_init's gso, until GSO failed). */
 bool udp_gso_enabled(void);
+/* Whether the sockets coalesce what they receive (udp_init's gro, unless
+ * the kernel refused UDP_GRO). */
+bool udp_gro_enabled(void);
 
 enum {
 	UDP_BATCH = 16,

@@ -4,7 +4,11 @@
 #  - doc/*.8 and doc/*.3 render with groff -ww without a single warning;
 #  - every environment variable the daemon or Zinc reads (a string literal
 #    ZINCTUN_*, ZINC_*, WG_*, LOG_* in daemon/ or zinc/) and every flag that
-#    daemon/cli.c parses is in doc/zinctun.8;
+#    daemon/cli.c parses is in doc/zinctun.8, and every such variable the
+#    page names is one the sources know (no stale or misspelt entry);
+#  - the daemon reads its environment in one place: getenv only in
+#    main.c's callback for the parser (daemon/cli.c) and in the test
+#    build's daemon/testhook.c;
 #  - every function declared in zinc/include/zinc/*.h (but the test builds'
 #    ZINC_TEST_HOOKS seams) appears in the SYNOPSIS of doc/zinc.3 with its
 #    full C signature, as the header has it.
@@ -30,6 +34,24 @@ for v in $vars; do
 	grep -qE "(^|[^A-Z0-9_])${v}([^A-Z0-9_]|\$)" "$T/zinctun.8" ||
 		{ echo "doc/zinctun.8 does not document $v"; bad=1; }
 done
+
+# ... and back: what the page names exists (wg-quick's own variable and
+# the test build's compile-time switches, which the Makefile sets, aside)
+for v in $(grep -ohE '(^|[^A-Za-z0-9_])(ZINCTUN|ZINC|WG|LOG)_[A-Z0-9_]*[A-Z0-9]' "$T/zinctun.8" |
+	sed 's/^[^A-Z]//' | sort -u); do
+	[ "$v" = WG_QUICK_USERSPACE_IMPLEMENTATION ] && continue
+	grep -qw -- "-D$v" Makefile && continue
+	echo "$vars" | grep -qx "$v" ||
+		{ echo "doc/zinctun.8 names $v, which no source in daemon/ or zinc/ knows"; bad=1; }
+done
+
+# one reader of the environment
+for f in $(grep -l 'getenv(' daemon/*.c daemon/*.h); do
+	case $f in daemon/main.c | daemon/testhook.c) continue ;; esac
+	echo "$f calls getenv: variables are read by the parser, daemon/cli.c"; bad=1
+done
+[ "$(grep -c 'getenv(' daemon/main.c)" -le 1 ] ||
+	{ echo "daemon/main.c calls getenv beside the parser's callback"; bad=1; }
 
 # flags as cli.c compares them ("--user=" is the same option as "--user")
 flags=$(grep -ohE '"-{1,2}[a-z][a-z-]*"' daemon/cli.c | tr -d '"' | sort -u)

@@ -1,6 +1,7 @@
 #!/bin/sh
 # Command line and hostile configuration-socket clients:
-#  - --version / --help; bad interface names (too long, '/', '.', '..',
+#  - --version / --help; --proxy FILE execs zinctun-proxy beside zinctun
+#    (a stand-in script here); bad interface names (too long, '/', '.', '..',
 #    empty, ':' and blanks) refused with a message and a non-zero exit,
 #    leaving no interface and no socket behind;
 #  - `wg show doesnotexist` fails and leaves the socket list alone;
@@ -22,6 +23,23 @@ grep -q "^zinctun v[0-9]" "$T/out" || fail "--version: $(cat "$T/out")"
 "$ZINCTUN" --help >"$T/out" 2>&1 || fail "--help exit status"
 grep -q "^Usage: " "$T/out" || fail "--help: $(cat "$T/out")"
 ok "--version, --help"
+
+# --proxy FILE: zinctun-proxy from zinctun's own directory, on FILE, with
+# the environment; a clear error where it is not installed
+mkdir "$T/bin"
+cp "$ZINCTUN" "$T/bin/zinctun"
+"$T/bin/zinctun" --proxy "$T/p.conf" >"$T/out" 2>&1
+rc=$?
+[ $rc = 1 ] || fail "--proxy without zinctun-proxy: exit status $rc"
+grep -qF "zinctun-proxy, which is not installed ($T/bin/zinctun-proxy missing)" "$T/out" ||
+	fail "--proxy without zinctun-proxy: $(cat "$T/out")"
+printf '#!/bin/sh\necho "proxy $# [$1] $ZT_PROXY_TEST"\nexit 7\n' >"$T/bin/zinctun-proxy"
+chmod +x "$T/bin/zinctun-proxy"
+ZT_PROXY_TEST=passed "$T/bin/zinctun" --proxy "$T/p.conf" >"$T/out" 2>&1
+rc=$?
+[ $rc = 7 ] && [ "$(cat "$T/out")" = "proxy 1 [$T/p.conf] passed" ] ||
+	fail "--proxy: exit status $rc, '$(cat "$T/out")'"
+ok "--proxy runs zinctun-proxy beside zinctun, on FILE, with the environment"
 
 ns_setup 2
 N1=$(ns_name 1) N2=$(ns_name 2)

@@ -6,20 +6,19 @@ set -u
 . "$(dirname "$0")/lib_netns.sh"
 (
 	fresh_env s
-	# the parallel open path is off by default with one worker (two CPUs):
-	# turned on here so this test (and its TSan run) covers it; side 1
-	# hands super-packets to the batch's fan-out, side 2 seals them as it
-	# segments them (the default with one worker), so both are covered
-	export ZINCTUN_WORKERS=1 ZINCTUN_RX_FANOUT=1
-	ENV1=ZINCTUN_TX_FUSE=0 ENV2=ZINCTUN_TX_FUSE=1
+	# the worker count decides the policy (datapath.c): side 1 with two
+	# workers fans out opens and hands super-packets to the batch's
+	# fan-out, side 2 with one opens inline and seals super-packets as it
+	# segments them, so this test (and its TSan run) covers all four paths
+	ENV1=ZINCTUN_WORKERS=2 ENV2=ZINCTUN_WORKERS=1
 	connect_pair "${IMPL1:-zinctun}" "${IMPL2:-zinctun}"
 	if [ "${IMPL1:-zinctun}" = zinctun ]; then
-		grep -q "receive side too, super-packets sealed by the batch" "$T/$I1.log" ||
+		grep -q "2 crypto worker threads (receive side too, super-packets sealed by the batch)" "$T/$I1.log" ||
 			{ cat "$T/$I1.log"; fail "side 1: not fan-out on both sides"; }
 	fi
 	if [ "${IMPL2:-zinctun}" = zinctun ]; then
-		grep -q "1 crypto worker thread (receive side too, super-packets sealed as segmented)" "$T/$I2.log" ||
-			{ cat "$T/$I2.log"; fail "side 2: receive fan-out or fused sealing not on"; }
+		grep -q "1 crypto worker thread (receive side inline, super-packets sealed as segmented)" "$T/$I2.log" ||
+			{ cat "$T/$I2.log"; fail "side 2: inline opens or fused sealing not on"; }
 	fi
 	iperf "$N2" "$N1" "$(tun4 2)" "TCP 1->2"
 	iperf "$N2" "$N1" "$(tun4 2)" "TCP 2->1" -R

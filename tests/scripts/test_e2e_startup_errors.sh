@@ -9,7 +9,10 @@
 #  - a second daemon on a name another one holds;
 #  - an unknown option, an option without its value, an extra argument;
 #  - an unknown --user (checked before the interface is made);
-#  - WG_TUN_FD together with a different name on the command line.
+#  - WG_TUN_FD together with a different name on the command line;
+#  - a variable with a value out of its range (every variable is parsed
+#    once, before anything is made; tests/unit/test_cli has them all), and
+#    the former ZINCTUN_NO_GRO, which names its two successors.
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 set -u
 . "$(dirname "$0")/lib_netns.sh"
@@ -66,6 +69,16 @@ expect_error "unknown user" "unknown user 'zt-no-such-user'" ip netns exec "$N1"
 no_link "$I"
 expect_error "unknown ZINCTUN_USER" "unknown user 'zt-no-such-user'" ip netns exec "$N1" env \
 	ZINCTUN_USER=zt-no-such-user "$ZINCTUN" -f "$I"
+no_link "$I"
+
+expect_error "ZINCTUN_WORKERS out of range" "ZINCTUN_WORKERS=99 is not a number from 0 to 16" \
+	ip netns exec "$N1" env ZINCTUN_WORKERS=99 "$ZINCTUN" "$I"
+no_link "$I"
+expect_error "ZINCTUN_NO_GRO" "ZINCTUN_NO_GRO is split into ZINCTUN_NO_UDP_GRO and ZINCTUN_NO_TUN_GRO" \
+	ip netns exec "$N1" env ZINCTUN_NO_GRO=1 "$ZINCTUN" -f "$I"
+no_link "$I"
+expect_error "unknown ZINC_IMPL" "ZINC_IMPL=avx3 is not a Zinc path" \
+	ip netns exec "$N1" env ZINC_IMPL=avx3 "$ZINCTUN" "$I"
 no_link "$I"
 
 H=$(ifname h)

@@ -3,7 +3,7 @@
 # zinctun, libzinc.a and libzinc.so must not contain the RNG seams, the
 # forced self-test failure or the daemon's escape-attempt hook; the test
 # builds (libzinc-testhooks.a, zinctun-testhooks) must, so the check itself
-# can fail.
+# can fail. libzinc calls no getenv at all.
 set -u
 BUILD=${BUILD:-build}
 HOOKS="ZINC_RNG_UNSEEDED ZINC_RNG_UNSEEDED_FILE ZINC_SELFTEST_FAIL zinc_rng_test_force_unseeded ZINCTUN_TEST_ESCAPE"
@@ -27,5 +27,15 @@ for h in ZINC_RNG_UNSEEDED_FILE ZINCTUN_TEST_ESCAPE; do
 	strings -a "$BUILD/zinctun-testhooks" | grep -q "$h" ||
 		{ echo "FAIL: zinctun-testhooks lacks $h"; fail=1; }
 done
-[ $fail = 0 ] && echo "PASS: no test hook in zinctun, libzinc.a, libzinc.so"
+# the library reads no environment: a program passes its switches
+# (zinc_impl_select; zinctun's ZINC_IMPL is an option of the daemon)
+command -v nm >/dev/null || { echo "FAIL: nm (binutils) missing"; exit 1; }
+for f in "$BUILD/libzinc.a" "$BUILD/libzinc.so"; do
+	[ -e "$f" ] || continue
+	if nm -A -D "$f" 2>/dev/null | grep -qw "U getenv" || nm -A "$f" 2>/dev/null | grep -qw "U getenv"; then
+		echo "FAIL: $f calls getenv"
+		fail=1
+	fi
+done
+[ $fail = 0 ] && echo "PASS: no test hook in zinctun, libzinc.a, libzinc.so; libzinc reads no environment"
 exit $fail
