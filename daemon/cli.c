@@ -278,7 +278,6 @@ static bool parse_env(const char *(*env)(void *ctx, const char *name), void *ctx
 	    !env_fd(out, "WG_TUN_FD", env(ctx, "WG_TUN_FD"), &out->tun_fd) ||
 	    !env_fd(out, "WG_UAPI_FD", env(ctx, "WG_UAPI_FD"), &out->uapi_fd) ||
 	    !env_log_level(out, env(ctx, "LOG_LEVEL")) ||
-	    /* wg may set a listen port below 1024 at any time */
 	    !env_switch(out, "ZINCTUN_BIND_SERVICE", env(ctx, "ZINCTUN_BIND_SERVICE"),
 			&out->bind_service) ||
 	    !env_switch(out, "ZINCTUN_NO_TUN_OFFLOAD", env(ctx, "ZINCTUN_NO_TUN_OFFLOAD"),
@@ -301,9 +300,7 @@ static bool parse_env(const char *(*env)(void *ctx, const char *name), void *ctx
 	out->seccomp = !is(sc, "0");
 	out->seccomp_kill = is(sc, "kill");
 	if (given(impl) && !zinc_impl_name_known(impl))
-		return fail(out,
-			    "ZINC_IMPL=%.16s is not a Zinc path (generic, ssse3, avx2, avx512, "
-			    "auto)",
+		return fail(out, "ZINC_IMPL=%.16s is not generic, ssse3, avx2, avx512 or auto",
 			    impl);
 	out->zinc_impl = given(impl) ? impl : NULL;
 	out->foreground |= fg;
@@ -327,7 +324,7 @@ void zt_cli_parse(int argc, char *const argv[], const char *(*env)(void *ctx, co
 	out->tun_fd = -1;
 	out->uapi_fd = -1;
 	out->log_level = LOG_LEVEL_ERROR;
-	out->bind_service = true;
+	out->bind_service = true; /* wg may set a listen port below 1024 at any time */
 	out->dp = (struct zt_dp_options){.workers = -1, .tun_queues = 1};
 	if (!parse_args(argc, argv, out) || out->action != ZT_CLI_RUN || !parse_env(env, ctx, out))
 		return;

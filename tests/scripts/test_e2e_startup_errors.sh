@@ -77,7 +77,7 @@ no_link "$I"
 expect_error "ZINCTUN_NO_GRO" "ZINCTUN_NO_GRO is split into ZINCTUN_NO_UDP_GRO and ZINCTUN_NO_TUN_GRO" \
 	ip netns exec "$N1" env ZINCTUN_NO_GRO=1 "$ZINCTUN" -f "$I"
 no_link "$I"
-expect_error "unknown ZINC_IMPL" "ZINC_IMPL=avx3 is not a Zinc path" \
+expect_error "unknown ZINC_IMPL" "ZINC_IMPL=avx3 is not generic, ssse3, avx2, avx512 or auto" \
 	ip netns exec "$N1" env ZINC_IMPL=avx3 "$ZINCTUN" "$I"
 no_link "$I"
 
