@@ -1,21 +1,70 @@
-/* The data path threads: TUN -> encrypt -> UDP and UDP -> decrypt -> TUN,
- * in batches, with the TUN and UDP offloads. */
+/* The data path: a thread per TUN queue (TUN -> encrypt -> UDP, tx.c) and
+ * the UDP receive thread (UDP -> decrypt -> TUN, rx.c), in batches, with
+ * the TUN and UDP offloads and a pool of crypto workers. It reaches the
+ * TUN device only through tun.h's tun_read, tun_write and tun_write_gro.
+ * Which thread owns which field: doc/datapath.md, "Concurrency". */
 #ifndef ZT_DATAPATH_H
 #define ZT_DATAPATH_H
 
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
+#include "offload.h"
+#include "tun.h"
+#include "workers.h"
+
 struct zt;
 
-/* arg: the struct zt_tunq of the queue this thread reads. */
-void *zt_tun_main(void *arg);
+/* One TUN queue and the thread that reads it. */
+struct zt_tunq {
+	struct zt *zt;
+	int index; /* into tun.fd[] */
+};
+
+struct zt_datapath {
+	struct tun_dev tun;		     /* written at init, read-only after */
+	struct zt_tunq tunq[TUN_MAX_QUEUES]; /* one reader thread each */
+	atomic_bool tun_gro; /* coalesce on TUN writes: off at the kernel's first refusal */
+	int icmp_fd;	     /* raw IPv4 socket for ICMP errors from addrs.v4, or -1 */
+	struct offload_stats offload_stats; /* TUN packets the segmenter dropped */
+	struct wpool pool;		    /* crypto workers for both directions */
+	bool rx_fanout;			    /* opens spread over the workers too */
+	bool tx_fuse;			    /* super-packets sealed as they are segmented */
+	bool pool_started;
+	pthread_t threads[1 + TUN_MAX_QUEUES];
+	int n_threads;
+};
+
+enum {
+	/* a batch smaller than this is sealed/opened on the calling thread:
+	 * waking a worker costs more than the crypto of a few small packets */
+	DP_PAR_MIN_BYTES = 8 << 10,
+	DP_MIN_SLICE = 8, /* packets per worker slice: less is not worth a wakeup */
+	DP_BUSY_MAX = 64, /* batches in a row before a poll looks at stop_fd */
+};
+
+/* Takes ownership of tun_fd (the device's first queue): attaches the
+ * other queues, sets the TUN offloads (as zt->opt allows), opens the ICMP
+ * socket. At start-up,
+ * after zt_init and before the sandbox. */
+int zt_datapath_init(struct zt *zt, int tun_fd);
+/* Starts the crypto workers, then the UDP and TUN threads (after zt_start). */
+int zt_datapath_start(struct zt *zt);
+/* Requests the stop, joins the data path threads and the workers. */
+void zt_datapath_stop(struct zt *zt);
+/* Closes the TUN queues and the ICMP socket. */
+void zt_datapath_destroy(struct zt *zt);
+
+/* For tx.c, rx.c and their helpers. */
+void *zt_tun_main(void *arg); /* arg: the struct zt_tunq of its queue */
 void *zt_udp_main(void *arg);
-/* One IP packet to TUN (adds the virtio-net header when the device has one). */
+/* One IP packet to TUN; a refusal is counted in drops.tun_full. */
 void zt_tun_write(struct zt *zt, const uint8_t *pkt, size_t len);
-/* Sets the TUN offloads (as zt->opt allows); at zt_init. */
-int zt_datapath_init(struct zt *zt);
-/* Which work goes to the crypto workers, once the pool runs (zt_start). */
-void zt_datapath_policy(struct zt *zt);
+/* wpool_run's min_slice for a batch of n packets, bytes in all: the whole
+ * batch (inline) when it is small. */
+int zt_datapath_slice(int n, size_t bytes);
 
 #endif

@@ -18,6 +18,7 @@
 
 #include "cli.h"
 #include "config.h"
+#include "datapath.h"
 #include "linkmon.h"
 #include "passwd.h"
 #include "log.h"
@@ -246,7 +247,7 @@ static void log_stats(struct daemon *d)
 		 (unsigned long long)st.packets_invalid,
 		 (unsigned long long)st.handshakes_dropped_rng, hsq_len(&d->zt.hsq),
 		 (unsigned long long)atomic_load(&d->zt.udp.gso_paths.refusals),
-		 (unsigned long long)atomic_load(&d->zt.offload_stats.malformed));
+		 (unsigned long long)atomic_load(&d->zt.dp.offload_stats.malformed));
 }
 
 static uint64_t mono_ms(void)
@@ -444,7 +445,9 @@ int main(int argc, char **argv)
 	if (tun_fd < 0)
 		return 1;
 	log_init(ifname, opt.log_level);
-	ret = zt_init(&d.zt, tun_fd, ifname, &opt.dp);
+	ret = zt_init(&d.zt, ifname, &opt.dp);
+	if (!ret)
+		ret = zt_datapath_init(&d.zt, tun_fd);
 	if (ret)
 		return start_fail("cannot start the device %s: %s", ifname, strerror(-ret));
 	ops = (struct uapi_ops){.get = uapi_get, .set = uapi_set, .ctx = &d.zt};
@@ -455,7 +458,7 @@ int main(int argc, char **argv)
 	if (ret)
 		return start_fail("cannot open the configuration socket %s: %s", d.uapi.path,
 				  strerror(-ret));
-	ret = linkmon_open(&d.link, d.zt.tun_fd, d.zt.ifindex);
+	ret = linkmon_open(&d.link, tun_fd, d.zt.ifindex);
 	if (ret)
 		log_err("netlink: %s (link deletion is seen through the TUN only)",
 			strerror(-ret));
@@ -495,12 +498,18 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	ret = zt_start(&d.zt);
+	if (!ret) {
+		ret = zt_datapath_start(&d.zt);
+		if (ret)
+			zt_stop(&d.zt);
+	}
 	if (ret) {
 		uapi_close(&d.uapi);
 		return start_fail("cannot start threads: %s", strerror(-ret));
 	}
 	ret = metrics_start(&d.metrics, &d.zt);
 	if (ret) {
+		zt_datapath_stop(&d.zt);
 		zt_stop(&d.zt);
 		uapi_close(&d.uapi);
 		return start_fail("cannot start the metrics thread: %s", strerror(-ret));
@@ -517,13 +526,15 @@ int main(int argc, char **argv)
 		close(ready_fd);
 	}
 	run(&d);
-	/* the metrics thread first: it reads what zt_stop tears down */
+	/* the metrics thread first: it reads what zt_datapath_stop tears down */
 	zt_request_stop(&d.zt);
 	metrics_stop(&d.metrics);
+	zt_datapath_stop(&d.zt);
 	zt_stop(&d.zt);
 	log_stats(&d); /* the last figures (bench builds: lock hold times) */
 	uapi_close(&d.uapi);
 	linkmon_close(&d.link);
+	zt_datapath_destroy(&d.zt);
 	zt_destroy(&d.zt);
 	log_info("Shutting down");
 	return 0;

@@ -232,15 +232,15 @@ static void device_metrics(struct buf *out, struct zt *zt, const struct snapshot
 	    {"tun_full", zt_drops_read(&zt->drops.tun_full)},
 	    {"socket_error", zt_drops_read(&zt->drops.socket_error)},
 	    {"malformed_offload",
-	     atomic_load_explicit(&zt->offload_stats.malformed, memory_order_relaxed)},
+	     atomic_load_explicit(&zt->dp.offload_stats.malformed, memory_order_relaxed)},
 	};
 	const struct {
 		const char *offload;
 		bool on;
 	} offloads[] = {
-	    {"tun_vnet_hdr", zt->vnet_hdr},
-	    {"tun_gro", atomic_load_explicit(&zt->tun_gro, memory_order_relaxed)},
-	    {"tun_uso", zt->tun_uso},
+	    {"tun_vnet_hdr", zt->dp.tun.vnet_hdr},
+	    {"tun_gro", atomic_load_explicit(&zt->dp.tun_gro, memory_order_relaxed)},
+	    {"tun_uso", zt->dp.tun.uso},
 	    {"udp_gso", udp_gso_enabled()},
 	};
 
@@ -269,9 +269,10 @@ static void device_metrics(struct buf *out, struct zt *zt, const struct snapshot
 		sample(out, "zinctun_offload_enabled", ifn, "offload", offloads[i].offload,
 		       offloads[i].on);
 	header(out, "zinctun_crypto_worker_threads", "gauge", "Crypto worker threads");
-	sample(out, "zinctun_crypto_worker_threads", ifn, NULL, NULL, (uint64_t)zt->pool.n_threads);
+	sample(out, "zinctun_crypto_worker_threads", ifn, NULL, NULL,
+	       (uint64_t)zt->dp.pool.n_threads);
 	header(out, "zinctun_tun_queues", "gauge", "TUN queues, one reader thread each");
-	sample(out, "zinctun_tun_queues", ifn, NULL, NULL, (uint64_t)zt->n_tunq);
+	sample(out, "zinctun_tun_queues", ifn, NULL, NULL, (uint64_t)zt->dp.tun.n_queues);
 }
 
 /* zinc_impl_describe()'s "name=value ..." pairs as labels. */

@@ -1,10 +1,10 @@
-/* Threads around the engine: timer, handshake worker and the two data
- * path threads (datapath.c). Every wg_device_* call is under one mutex; the
- * data path does its crypto outside it through the split API. */
+/* Threads around the engine: timer and handshake worker (the data path's
+ * are datapath.c's). Every wg_device_* call is under one mutex; the data
+ * path and the handshake worker do their crypto outside it through the
+ * split API. */
 #include "runtime.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <malloc.h>
 #include <poll.h>
 #include <stdio.h>
@@ -16,7 +16,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "datapath.h"
 #include "eventlog.h"
 #include "log.h"
 #include "tun.h"
@@ -184,35 +183,7 @@ static void *handshake_main(void *arg)
 	return NULL;
 }
 
-/* The extra queues of a multi-queue TUN (ZINCTUN_TUN_QUEUES), attached
- * now: the sandbox allows no open() later. */
-static int zt_attach_tun_queues(struct zt *zt)
-{
-	const int want = zt->opt.tun_queues;
-
-	while (zt->n_tunq < want) {
-		int q = tun_attach_queue(zt->tun_fd, zt->ifname);
-
-		if (q == -EOPNOTSUPP) {
-			/* an inherited (WG_TUN_FD) single-queue device */
-			log_err("tun: not a multi-queue device, reading one queue");
-			return 0;
-		}
-		if (q < 0) {
-			log_err("tun: cannot attach queue %d of %d: %s", zt->n_tunq + 1, want,
-				strerror(-q));
-			return q;
-		}
-		zt->tunq[zt->n_tunq++] = (struct zt_tunq){.zt = zt, .fd = q};
-		if (fcntl(q, F_SETFL, fcntl(q, F_GETFL) | O_NONBLOCK) < 0)
-			return -errno;
-	}
-	if (want > 1)
-		log_info("tun: %d queues, one reader thread each", zt->n_tunq);
-	return 0;
-}
-
-int zt_init(struct zt *zt, int tun_fd, const char *ifname, const struct zt_dp_options *opt)
+int zt_init(struct zt *zt, const char *ifname, const struct zt_dp_options *opt)
 {
 	struct wg_env env = {.now_ns = env_now, .wall_ns = env_wall, .ctx = zt};
 	struct wg_io io = {.send = io_send, .ctx = zt, .event = eventlog_event};
@@ -226,14 +197,8 @@ int zt_init(struct zt *zt, int tun_fd, const char *ifname, const struct zt_dp_op
 	mallopt(M_MMAP_THRESHOLD, MMAP_THRESHOLD);
 	memset(zt, 0, sizeof(*zt));
 	zt->opt = *opt;
-	zt->tun_fd = tun_fd;
 	zt->stop_fd = -1;
 	zt->timer_fd = -1;
-	/* made now: the sandbox allows no raw socket later */
-	zt->icmp_fd = socket(AF_INET, SOCK_RAW | SOCK_CLOEXEC | SOCK_NONBLOCK, IPPROTO_RAW);
-	if (zt->icmp_fd < 0)
-		log_info("no raw socket (%s): ICMP errors come from the unreachable address",
-			 strerror(errno));
 	zt->timer_deadline = ZT_ALARM_OFF;
 	snprintf(zt->ifname, sizeof(zt->ifname), "%s", ifname);
 	zt->ifindex = (int)if_nametoindex(ifname);
@@ -241,13 +206,6 @@ int zt_init(struct zt *zt, int tun_fd, const char *ifname, const struct zt_dp_op
 		zt->mtu = TUN_DEFAULT_MTU;
 	atomic_init(&zt->stopping, false);
 	pthread_mutex_init(&zt->lock, NULL);
-	if (fcntl(tun_fd, F_SETFL, fcntl(tun_fd, F_GETFL) | O_NONBLOCK) < 0)
-		return -errno;
-	zt->tunq[0] = (struct zt_tunq){.zt = zt, .fd = tun_fd};
-	zt->n_tunq = 1;
-	ret = zt_attach_tun_queues(zt);
-	if (ret)
-		return ret;
 	zt->stop_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	if (zt->stop_fd < 0)
 		return -errno;
@@ -268,7 +226,7 @@ int zt_init(struct zt *zt, int tun_fd, const char *ifname, const struct zt_dp_op
 		return -ENOMEM;
 	wg_device_set_mtu(zt->dev, zt->mtu);
 	atomic_init(&zt->tx_mtu, zt->mtu);
-	return zt_datapath_init(zt);
+	return 0;
 }
 
 static int spawn(struct zt *zt, void *(*fn)(void *), void *arg)
@@ -283,21 +241,11 @@ static int spawn(struct zt *zt, void *(*fn)(void *), void *arg)
 
 int zt_start(struct zt *zt)
 {
-	void *(*mains[])(void *) = {timer_main, zt_udp_main, handshake_main};
-	int ret = wpool_start(&zt->pool,
-			      zt->opt.workers >= 0 ? zt->opt.workers : wpool_default_threads());
-
-	zt->pool_started = true;
-	if (ret) {
-		zt_stop(zt);
-		return ret;
-	}
-	zt_datapath_policy(zt);
+	void *(*mains[])(void *) = {timer_main, handshake_main};
+	int ret = 0;
 
 	for (size_t i = 0; !ret && i < sizeof(mains) / sizeof(mains[0]); i++)
 		ret = spawn(zt, mains[i], zt);
-	for (int i = 0; !ret && i < zt->n_tunq; i++)
-		ret = spawn(zt, zt_tun_main, &zt->tunq[i]);
 	if (ret)
 		zt_stop(zt);
 	return ret;
@@ -320,10 +268,6 @@ void zt_stop(struct zt *zt)
 	for (int i = 0; i < zt->n_threads; i++)
 		pthread_join(zt->threads[i], NULL);
 	zt->n_threads = 0;
-	/* after the data path threads: they are the pool's only callers */
-	if (zt->pool_started)
-		wpool_stop(&zt->pool);
-	zt->pool_started = false;
 }
 
 void zt_destroy(struct zt *zt)
@@ -333,18 +277,10 @@ void zt_destroy(struct zt *zt)
 	zt->dev = NULL;
 	udp_destroy(&zt->udp);
 	hsq_destroy(&zt->hsq);
-	for (int i = 1; i < zt->n_tunq; i++)
-		close(zt->tunq[i].fd);
-	zt->n_tunq = 0;
-	if (zt->tun_fd >= 0)
-		close(zt->tun_fd);
 	if (zt->stop_fd >= 0)
 		close(zt->stop_fd);
 	if (zt->timer_fd >= 0)
 		close(zt->timer_fd);
-	if (zt->icmp_fd >= 0)
-		close(zt->icmp_fd);
-	zt->icmp_fd = -1;
-	zt->tun_fd = zt->stop_fd = zt->timer_fd = -1;
+	zt->stop_fd = zt->timer_fd = -1;
 	pthread_mutex_destroy(&zt->lock);
 }

@@ -1,4 +1,5 @@
-/* TUN device setup through /dev/net/tun and interface ioctls. */
+/* TUN device setup through /dev/net/tun and interface ioctls, and the
+ * data path's packet I/O on the queues. */
 #include "tun.h"
 
 #include <errno.h>
@@ -12,7 +13,10 @@
 #include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/uio.h>
 #include <unistd.h>
+
+#include "offload.h"
 
 static void set_name(struct ifreq *ifr, const char *name)
 {
@@ -249,4 +253,74 @@ int tun_setup_offload(int fd, bool *vnet_hdr, unsigned int *offloads)
 		}
 	}
 	return 0;
+}
+
+/* The queue to write an inner packet to. With several queues a flow is
+ * always written to the same one, by a hash of its addresses and ports that
+ * is the same both ways: the kernel's tun driver steers a flow's outgoing
+ * packets to the queue its incoming ones were written to, so each reader
+ * thread gets whole flows. */
+static int tun_fd_for(const struct tun_dev *t, const uint8_t *pkt, size_t len)
+{
+	uint32_t h = 0, w;
+	size_t l4 = 0;
+	uint8_t proto = 0;
+
+	if (t->n_queues <= 1 || !len)
+		return t->fd[0];
+	if (pkt[0] >> 4 == 4 && len >= 20) {
+		l4 = (size_t)(pkt[0] & 15) * 4;
+		proto = pkt[9];
+		for (int i = 12; i < 20; i += 4) {
+			memcpy(&w, pkt + i, 4);
+			h += w;
+		}
+		if (pkt[6] & 0x3f || pkt[7]) /* a fragment: no ports */
+			proto = 0;
+	} else if (pkt[0] >> 4 == 6 && len >= 40) {
+		l4 = 40;
+		proto = pkt[6];
+		for (int i = 8; i < 40; i += 4) {
+			memcpy(&w, pkt + i, 4);
+			h += w;
+		}
+	}
+	if ((proto == 6 || proto == 17) && l4 + 4 <= len)
+		h += (uint32_t)(pkt[l4] << 8 | pkt[l4 + 1]) +
+		     (uint32_t)(pkt[l4 + 2] << 8 | pkt[l4 + 3]);
+	h ^= proto;
+	h *= 0x9e3779b1u; /* spread the sum into the high bits */
+	return t->fd[(uint64_t)h * (uint32_t)t->n_queues >> 32];
+}
+
+ssize_t tun_read(const struct tun_dev *t, int q, uint8_t *buf, size_t len)
+{
+	ssize_t r = read(t->fd[q], buf, len);
+
+	return r < 0 ? -errno : r;
+}
+
+int tun_write(const struct tun_dev *t, const uint8_t *pkt, size_t len)
+{
+	static const struct vnet_hdr none;
+	struct iovec iov[2] = {
+	    {.iov_base = (void *)&none, .iov_len = VNET_HDR_LEN},
+	    {.iov_base = (void *)pkt, .iov_len = len},
+	};
+	ssize_t r;
+
+	/* TUN writes do not block */
+	if (t->vnet_hdr)
+		r = writev(tun_fd_for(t, pkt, len), iov, 2);
+	else
+		r = write(tun_fd_for(t, pkt, len), pkt, len);
+	return r < 0 ? -errno : 0;
+}
+
+int tun_write_gro(const struct tun_dev *t, const struct iovec *iov, int n)
+{
+	/* the head's addresses and ports pick the queue, as for its segments */
+	int fd = tun_fd_for(t, iov[1].iov_base, iov[1].iov_len);
+
+	return writev(fd, iov, n) < 0 ? -errno : 0;
 }

@@ -1,4 +1,5 @@
-/* The TUN interface: creation, adoption of an inherited fd, MTU. */
+/* The TUN interface: creation, adoption of an inherited fd, MTU, and the
+ * data path's packet I/O on its queues. */
 #ifndef ZT_TUN_H
 #define ZT_TUN_H
 
@@ -7,6 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
+#include <sys/uio.h>
 
 enum { TUN_DEFAULT_MTU = 1420, TUN_MAX_QUEUES = 8 };
 
@@ -40,5 +42,31 @@ int tun_set_mtu(const char *name, uint32_t mtu);
  * *offloads; 0 if none). *vnet_hdr tells whether reads and writes carry
  * the 10-byte header. */
 int tun_setup_offload(int fd, bool *vnet_hdr, unsigned int *offloads);
+
+/* The device as the data path sees it. The data path reads and writes
+ * packets only through the three calls below, so another backend (a
+ * userspace stack's network interface) can stand in for the kernel's TUN. */
+struct tun_dev {
+	int fd[TUN_MAX_QUEUES]; /* non-blocking; [0] is the device's first */
+	int n_queues;
+	bool vnet_hdr; /* reads and writes carry a virtio-net header */
+	bool uso;      /* coalesced UDP writes are taken (TUN_F_USO4) */
+};
+
+/* The descriptor to poll for queue q being readable. */
+static inline int tun_queue_fd(const struct tun_dev *t, int q)
+{
+	return t->fd[q];
+}
+/* Reads one packet from queue q into buf: its length (the virtio-net
+ * header first when vnet_hdr; 0 if nothing), or -errno (-EAGAIN: empty). */
+ssize_t tun_read(const struct tun_dev *t, int q, uint8_t *buf, size_t len);
+/* Writes one IP packet (behind an empty virtio-net header when vnet_hdr)
+ * to the queue of its flow. 0, or -errno (a full queue: drop). */
+int tun_write(const struct tun_dev *t, const uint8_t *pkt, size_t len);
+/* Writes one coalesced packet (gro_item_prepare): iov[0] its virtio-net
+ * header, iov[1] the head packet, then the other members' payloads. 0, or
+ * -errno (-EINVAL: the kernel takes no coalesced packets). */
+int tun_write_gro(const struct tun_dev *t, const struct iovec *iov, int n);
 
 #endif

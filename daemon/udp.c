@@ -384,6 +384,33 @@ int udp_send(struct udp *u, const struct wg_endpoint *to, const void *buf, size_
 	return u->cur ? udp_send_on(u->cur, to, buf, len) : -ENETUNREACH;
 }
 
+static bool run_extends(const struct udp_run *r, const struct wg_endpoint *to, const uint8_t *buf,
+			size_t len)
+{
+	return r->buf + r->len == buf && r->len == (size_t)r->count * r->seg && len <= r->seg &&
+	       r->count < UDP_RUN_MAX_SEGS && r->len + len <= UDP_RUN_MAX_BYTES &&
+	       !memcmp(r->to, to, sizeof(*to));
+}
+
+int udp_runs_add(struct udp_run *runs, int n, bool may_extend, const struct wg_endpoint *to,
+		 uint8_t *buf, size_t len)
+{
+	struct udp_run *r;
+
+	if (may_extend && n && run_extends(&runs[n - 1], to, buf, len)) {
+		r = &runs[n - 1];
+		r->len += len;
+		r->count++;
+		return n;
+	}
+	r = &runs[n];
+	r->to = to;
+	r->buf = buf;
+	r->len = r->seg = len;
+	r->count = 1;
+	return n + 1;
+}
+
 static uint64_t mono_ns(void)
 {
 	struct timespec ts;

@@ -65,6 +65,18 @@ struct udp_run {
 	size_t len, seg;
 	int count;
 };
+enum {
+	UDP_RUN_MAX_SEGS = 64,
+	UDP_RUN_MAX_BYTES = 65000, /* a GSO send is one UDP datagram to the kernel */
+};
+/* Builds runs as datagrams are laid out: the datagram of len bytes at buf
+ * for "to" extends the last of runs[0, n) when it lies right after it, is
+ * for the same endpoint, is no longer than the run's segments and the
+ * run's last datagram is full-size, within UDP_RUN_MAX_*; may_extend false
+ * always starts a new run (the caller's own reason, e.g. another peer).
+ * runs needs room for one more. Returns the new count. */
+int udp_runs_add(struct udp_run *runs, int n, bool may_extend, const struct wg_endpoint *to,
+		 uint8_t *buf, size_t len);
 /* On a held set s, without the lock. Returns how many datagrams went out
  * (failures are logged at debug). GSO
  * is switched off for good at its first EIO. A GSO send the path refuses
@@ -80,6 +92,7 @@ bool udp_gro_enabled(void);
 
 enum {
 	UDP_BATCH = 16,
+	UDP_BATCH_DGRAMS = UDP_BATCH * 64, /* a batch's datagrams: UDP_GRO coalesces <= 64 */
 	UDP_BUF_SIZE = 65536,
 	UDP_RETIRE_WAIT_MS = 1000, /* udp_bind's wait for the old sockets' users */
 };

@@ -1,0 +1,185 @@
+/* UDP -> TUN: the receive thread takes a batch of datagrams (with UDP GRO
+ * a buffer holds a run of them), queues handshake messages for the
+ * handshake thread, prepares data messages under the engine lock, opens
+ * them outside it (on the workers when rx_fanout), completes them under it
+ * in arrival order and writes the batch to TUN, coalesced where it can. */
+#include <errno.h>
+#include <poll.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "datapath.h"
+#include "gro_write.h"
+#include "log.h"
+#include "runtime.h"
+#include "udp.h"
+#include "workers.h"
+
+enum {
+	RX_MAX_PKTS = UDP_BATCH_DGRAMS,
+	RX_HS_PER_RUN = 2, /* handshake messages taken from one coalesced run */
+};
+
+struct rx_item {
+	uint8_t *pkt;
+	size_t len;
+	int ep; /* index of the endpoint in the batch */
+	int result;
+};
+
+struct rx {
+	struct zt *zt;
+	struct udp_batch b;
+	struct rx_item item[RX_MAX_PKTS];
+	struct wg_rx_job job[RX_MAX_PKTS];
+	struct gro_pkt pkts[RX_MAX_PKTS];
+	struct gro_writer gro;
+};
+
+/* Decrypts items [begin, end): on any thread. */
+static void rx_open_slice(void *arg, int begin, int end)
+{
+	struct rx *x = arg;
+
+	for (int k = begin; k < end; k++) {
+		if (x->item[k].result == WG_OK)
+			wg_rx_open(&x->job[k], x->item[k].pkt, x->item[k].len);
+	}
+}
+
+static void rx_batch(struct rx *x, int nb)
+{
+	struct zt *zt = x->zt;
+	struct udp_batch *b = &x->b;
+	int n = 0, np = 0;
+	size_t bytes = 0;
+
+	for (int i = 0; i < nb; i++) {
+		size_t seg = b->seg[i] ? b->seg[i] : b->len[i];
+		int handshakes = 0;
+
+		for (size_t off = 0; off < b->len[i] && n < RX_MAX_PKTS; off += seg) {
+			uint8_t *d = b->bufs[i] + off;
+			size_t l = b->len[i] - off < seg ? b->len[i] - off : seg;
+			int type = wg_message_type(d, l);
+
+			if (type >= WG_MESSAGE_HANDSHAKE_INITIATION &&
+			    type <= WG_MESSAGE_HANDSHAKE_COOKIE) {
+				/* a GRO run is one source's back-to-back burst: a
+				 * real peer never sends more than a couple, a flood
+				 * would fill the queue ahead of everyone else */
+				if (++handshakes > RX_HS_PER_RUN)
+					continue;
+				if (!hsq_push(&zt->hsq, &b->ep[i], d, l)) {
+					zt_drops_add(&zt->drops.handshake_queue_full, 1);
+					log_debug("handshake queue full, dropping");
+				}
+			} else if (type == WG_MESSAGE_DATA) {
+				x->item[n].pkt = d;
+				x->item[n].len = l;
+				x->item[n].ep = i;
+				n++;
+			}
+		}
+	}
+	if (!n)
+		return;
+	for (int k = 0; k < n; k++)
+		bytes += x->item[k].len;
+	zt_engine_lock(zt);
+	for (int k = 0; k < n; k++)
+		x->item[k].result = wg_device_prepare_rx(
+		    zt->dev, &b->ep[x->item[k].ep], x->item[k].pkt, x->item[k].len, &x->job[k]);
+	zt_engine_unlock(zt);
+	wpool_run(&zt->dp.pool, rx_open_slice, x, n,
+		  zt->dp.rx_fanout ? zt_datapath_slice(n, bytes) : n + 1);
+	/* the replay window and delivery in arrival order */
+	zt_engine_lock(zt);
+	for (int k = 0; k < n; k++) {
+		const uint8_t *out = NULL;
+		size_t out_len = 0;
+
+		if (x->item[k].result != WG_OK)
+			continue;
+		if (wg_device_complete_rx(zt->dev, &x->job[k], &out, &out_len) == WG_OK &&
+		    out_len) {
+			/* out points into our receive buffer */
+			x->pkts[np].p = x->item[k].pkt + (out - x->item[k].pkt);
+			x->pkts[np].len = out_len;
+			np++;
+		}
+	}
+	zt_engine_unlock(zt);
+	if (np)
+		gro_write(zt, &x->gro, x->pkts, np);
+}
+
+void *zt_udp_main(void *arg)
+{
+	struct zt *zt = arg;
+	struct rx *x = calloc(1, sizeof(*x));
+	struct udp_socks *socks = NULL;
+	bool changed = true;
+
+	if (!x || udp_batch_init(&x->b)) {
+		log_err("udp: out of memory");
+		free(x);
+		zt_request_stop(zt);
+		return NULL;
+	}
+	x->zt = zt;
+	while (!atomic_load(&zt->stopping)) {
+		if (changed) {
+			/* the sockets polled are held: a rebind closes them
+			 * only once this thread has taken the new ones */
+			zt_engine_lock(zt);
+			udp_socks_hold(&zt->udp, &socks);
+			zt_engine_unlock(zt);
+			changed = false;
+		}
+		struct pollfd pfd[4] = {
+		    {.fd = socks ? socks->fd4 : -1, .events = POLLIN},
+		    {.fd = socks ? socks->fd6 : -1, .events = POLLIN},
+		    {.fd = zt->udp.wake_fd, .events = POLLIN},
+		    {.fd = zt->stop_fd, .events = POLLIN},
+		};
+
+		if (poll(pfd, 4, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			break;
+		}
+		if (pfd[3].revents)
+			break;
+		if (pfd[2].revents) {
+			uint64_t v;
+
+			if (read(zt->udp.wake_fd, &v, sizeof(v)) < 0)
+				log_debug("udp wake read: %s", strerror(errno));
+			changed = true;
+			continue;
+		}
+		for (int s = 0; s < 2; s++) {
+			if (!(pfd[s].revents & (POLLIN | POLLERR)))
+				continue;
+			/* while full batches come, receive again without a poll */
+			for (int k = 0; k < DP_BUSY_MAX; k++) {
+				int n = udp_recv_batch(pfd[s].fd, &x->b);
+
+				if (n < 0)
+					log_debug("udp receive: %s", strerror(-n));
+				if (n > 0)
+					rx_batch(x, n);
+				if (n < UDP_BATCH)
+					break;
+			}
+		}
+	}
+	zt_engine_lock(zt);
+	udp_socks_drop(&zt->udp, &socks);
+	zt_engine_unlock(zt);
+	udp_batch_free(&x->b);
+	free(x);
+	return NULL;
+}
