@@ -3,7 +3,8 @@
  * Linux module's boot-time clock): after a resume, keys older than
  * REJECT_AFTER_TIME of real time are never used. CLOCK_REALTIME serves only
  * the last-handshake time that wg shows. The timer thread sleeps on a
- * timerfd of the same clock: a pthread condvar cannot wait on BOOTTIME. */
+ * timerfd of the same clock: a pthread condvar cannot wait on BOOTTIME.
+ * CLOCK_MONOTONIC times the daemon's own waits (zt_mono_ns). */
 #ifndef ZT_CLOCK_H
 #define ZT_CLOCK_H
 
@@ -17,6 +18,21 @@
 uint64_t zt_now_ns(void);
 /* CLOCK_REALTIME in nanoseconds (the engine's env.wall_ns). */
 uint64_t zt_wall_ns(void);
+
+/* CLOCK_MONOTONIC, for the daemon's own intervals that a suspend may
+ * stretch (client timeouts, log rate limits, GSO path retries). */
+static inline uint64_t zt_mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+static inline uint64_t zt_mono_ms(void)
+{
+	return zt_mono_ns() / 1000000;
+}
 
 /* A non-blocking timerfd on ZT_CLOCK; -errno on failure. */
 int zt_alarm_open(void);

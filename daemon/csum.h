@@ -6,6 +6,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 /* Adds len bytes at p to the running sum. */
 uint64_t csum_add(uint64_t sum, const void *p, size_t len);
@@ -15,5 +16,13 @@ uint16_t csum_fold(uint64_t sum);
  * header, l4len in host order. */
 uint64_t csum_pseudo(int family, const uint8_t *src, const uint8_t *dst, uint8_t proto,
 		     uint32_t l4len);
+
+/* Stores the checksum of sum (folded, complemented) in the field at dst. */
+static inline void csum_put(uint8_t *dst, uint64_t sum)
+{
+	uint16_t c = (uint16_t)~csum_fold(sum);
+
+	memcpy(dst, &c, 2);
+}
 
 #endif

@@ -5,6 +5,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "clock.h"
 #include "log.h"
 #include "uapi_parse.h"
 
@@ -42,14 +43,6 @@ static const struct event_format formats[WG_EVENT_KIND_COUNT] = {
 
 /* Touched only under the engine lock, which every event comes with. */
 static struct eventlog_limit limits[WG_EVENT_KIND_COUNT];
-
-static uint64_t mono_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
 
 bool eventlog_limit_due(struct eventlog_limit *l, uint64_t now_ms, uint64_t *suppressed)
 {
@@ -107,7 +100,7 @@ void eventlog_event(void *ctx, const struct wg_event *ev)
 	f = &formats[ev->kind];
 	if (!log_enabled(f->level))
 		return;
-	if (f->limited && !eventlog_limit_due(&limits[ev->kind], mono_ms(), &suppressed))
+	if (f->limited && !eventlog_limit_due(&limits[ev->kind], zt_mono_ms(), &suppressed))
 		return;
 	if (ev->public_key)
 		eventlog_peer_name(who, ev->public_key);

@@ -16,6 +16,7 @@
 #include <zinc/impl.h>
 #include <zinc/random.h>
 
+#include "clock.h"
 #include "cli.h"
 #include "config.h"
 #include "datapath.h"
@@ -250,14 +251,6 @@ static void log_stats(struct daemon *d)
 		 (unsigned long long)atomic_load(&d->zt.dp.offload_stats.malformed));
 }
 
-static uint64_t mono_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
-
 /* Every RNGLOG_INTERVAL_MS while the system RNG is unseeded: report
  * handshakes dropped for want of entropy. Once it is seeded and the last
  * drops are reported there is no timer (an idle daemon never wakes); the
@@ -265,7 +258,7 @@ static uint64_t mono_ms(void)
  * of this loop (signal, config client). */
 static int check_rng(struct daemon *d)
 {
-	uint64_t now = mono_ms();
+	uint64_t now = zt_mono_ms();
 	struct wg_device_stats st;
 
 	if (rnglog_due(&d->rnglog, now)) {

@@ -19,6 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "log.h"
 #include "runtime.h"
 
@@ -26,14 +27,6 @@ enum {
 	ACCEPTS_PER_WAKE = 64, /* then the clients get their turn */
 	DRAIN_MAX = 4096,      /* unread input read before close (else an RST) */
 };
-
-static uint64_t mono_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
 
 int metrics_open(struct metrics *m, const struct sockaddr *addr, socklen_t len)
 {
@@ -209,7 +202,7 @@ static void *metrics_main(void *arg)
 
 	prctl(PR_SET_NAME, "metrics", 0, 0, 0);
 	for (;;) {
-		uint64_t now = mono_ms();
+		uint64_t now = zt_mono_ms();
 		uint64_t busy = evict_wait_ms(m, now);
 		int timeout = busy ? (int)busy : -1, ret;
 		size_t n = m->n_clients;
@@ -234,7 +227,7 @@ static void *metrics_main(void *arg)
 		}
 		if (ret > 0 && pfd[0].revents)
 			return NULL;
-		now = mono_ms();
+		now = zt_mono_ms();
 		/* from the last so that drop_client's move touches served ones */
 		for (size_t i = n; i-- > 0;) {
 			struct metrics_client *c = &m->clients[i];

@@ -1,14 +1,14 @@
-/* Segmentation (TSO/USO from TUN) and coalescing (GRO to TUN).
- * IPv4 header: ihl/len at 0/2, id 4, frag 6, ttl 8, proto 9, csum 10,
- * addresses 12/16. IPv6: payload length 4, next header 6, hop limit 7,
- * addresses 8/24. TCP: ports 0/2, seq 4, ack 8, data offset 12, flags 13,
+/* Segmentation (TSO/USO from TUN) and coalescing (GRO to TUN). IP header
+ * fields: ip.h. TCP: ports 0/2, seq 4, ack 8, data offset 12, flags 13,
  * window 14, checksum 16. UDP: length 4, checksum 6. */
 #include "offload.h"
 
 #include <arpa/inet.h>
 #include <string.h>
 
+#include "be.h"
 #include "csum.h"
+#include "ip.h"
 
 enum {
 	TCP_FIN = 0x01,
@@ -19,60 +19,29 @@ enum {
 	TCP_URG = 0x20,
 	TCP_ECE = 0x40,
 	TCP_CWR = 0x80,
-	PROTO_TCP = 6,
-	PROTO_UDP = 17,
 };
-
-static uint16_t get16(const uint8_t *p)
-{
-	return (uint16_t)(p[0] << 8 | p[1]);
-}
-
-static void put16(uint8_t *p, uint16_t v)
-{
-	p[0] = (uint8_t)(v >> 8);
-	p[1] = (uint8_t)v;
-}
-
-static uint32_t get32(const uint8_t *p)
-{
-	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
-}
-
-static void put32(uint8_t *p, uint32_t v)
-{
-	put16(p, (uint16_t)(v >> 16));
-	put16(p + 2, (uint16_t)v);
-}
-
-static void store_csum(uint8_t *p, uint16_t folded)
-{
-	uint16_t c = (uint16_t)~folded;
-
-	memcpy(p, &c, 2);
-}
 
 static void ipv4_fix_csum(uint8_t *ip)
 {
-	size_t ihl = (size_t)(ip[0] & 0x0f) * 4;
+	size_t ihl = ip4_hdr_len(ip);
 
-	ip[10] = ip[11] = 0;
-	store_csum(ip + 10, csum_fold(csum_add(0, ip, ihl)));
+	ip[IP4_OFF_CSUM] = ip[IP4_OFF_CSUM + 1] = 0;
+	csum_put(ip + IP4_OFF_CSUM, csum_add(0, ip, ihl));
 }
 
 /* Full L4 checksum of a complete packet whose L4 header starts at l4. */
 static void l4_fix_csum(uint8_t *pkt, size_t len, size_t l4, uint8_t proto)
 {
-	int fam = pkt[0] >> 4;
-	const uint8_t *src = fam == 4 ? pkt + 12 : pkt + 8;
-	const uint8_t *dst = fam == 4 ? pkt + 16 : pkt + 24;
-	size_t off = proto == PROTO_TCP ? 16 : 6;
+	int fam = ip_version(pkt);
+	const uint8_t *src = pkt + (fam == 4 ? IP4_OFF_SRC : IP6_OFF_SRC);
+	const uint8_t *dst = pkt + (fam == 4 ? IP4_OFF_DST : IP6_OFF_DST);
+	size_t off = proto == IP_PROTO_TCP ? 16 : 6;
 	uint16_t c;
 
 	pkt[l4 + off] = pkt[l4 + off + 1] = 0;
 	c = (uint16_t)~csum_fold(csum_add(csum_pseudo(fam, src, dst, proto, (uint32_t)(len - l4)),
 					  pkt + l4, len - l4));
-	if (proto == PROTO_UDP && c == 0)
+	if (proto == IP_PROTO_UDP && c == 0)
 		c = 0xffff;
 	memcpy(pkt + l4 + off, &c, 2);
 }
@@ -101,7 +70,7 @@ static int segment(const struct vnet_hdr *h, const uint8_t *pkt, size_t len, seg
 		   void *ctx, int *done)
 {
 	uint8_t type = h->gso_type & (uint8_t)~VNET_GSO_ECN;
-	int fam = len ? pkt[0] >> 4 : 0;
+	int fam = len ? ip_version(pkt) : 0;
 	size_t l4, hdr, mss, payload, off;
 	uint8_t proto;
 	uint8_t *d;
@@ -124,21 +93,21 @@ static int segment(const struct vnet_hdr *h, const uint8_t *pkt, size_t len, seg
 	}
 	if (type != VNET_GSO_TCPV4 && type != VNET_GSO_TCPV6 && type != VNET_GSO_UDP_L4)
 		return 0;
-	if ((fam != 4 && fam != 6) || len < 40)
+	if ((fam != 4 && fam != 6) || len < IP6_HDR_LEN)
 		return 0;
-	proto = type == VNET_GSO_UDP_L4 ? PROTO_UDP : PROTO_TCP;
+	proto = type == VNET_GSO_UDP_L4 ? IP_PROTO_UDP : IP_PROTO_TCP;
 	l4 = h->csum_start;
 	/* IPv4: the L4 header starts right after the IP header (with its
 	 * options); IPv6: after the fixed header and any extension headers */
-	if (fam == 4 ? l4 != (size_t)(pkt[0] & 15) * 4 || l4 < 20 : l4 < 40)
+	if (fam == 4 ? l4 != ip4_hdr_len(pkt) || l4 < IP4_HDR_MIN : l4 < IP6_HDR_LEN)
 		return 0;
 	if (l4 + 20 > len)
 		return 0;
-	hdr = proto == PROTO_TCP ? l4 + (size_t)(pkt[l4 + 12] >> 4) * 4 : l4 + 8;
+	hdr = proto == IP_PROTO_TCP ? l4 + (size_t)(pkt[l4 + 12] >> 4) * 4 : l4 + 8;
 	mss = h->gso_size;
 	/* a TCP header shorter than 20 bytes would put each segment's
 	 * checksum field past the segment's header */
-	if (hdr > len || hdr < l4 + (proto == PROTO_TCP ? 20 : 8) || !mss)
+	if (hdr > len || hdr < l4 + (proto == IP_PROTO_TCP ? 20 : 8) || !mss)
 		return 0;
 	payload = len - hdr;
 	for (off = 0; off < payload || (off == 0 && payload == 0); off += mss, k++) {
@@ -152,20 +121,20 @@ static int segment(const struct vnet_hdr *h, const uint8_t *pkt, size_t len, seg
 		memcpy(d, pkt, hdr);
 		memcpy(d + hdr, pkt + hdr + off, plen);
 		if (fam == 4) {
-			put16(d + 2, (uint16_t)slen);
-			put16(d + 4, (uint16_t)(get16(pkt + 4) + k));
+			put_be16(d + IP4_OFF_TOT_LEN, (uint16_t)slen);
+			put_be16(d + IP4_OFF_ID, (uint16_t)(get_be16(pkt + IP4_OFF_ID) + k));
 			ipv4_fix_csum(d);
 		} else {
-			put16(d + 4, (uint16_t)(slen - 40));
+			put_be16(d + IP6_OFF_PAYLOAD_LEN, (uint16_t)(slen - IP6_HDR_LEN));
 		}
-		if (proto == PROTO_TCP) {
-			put32(d + l4 + 4, get32(pkt + l4 + 4) + (uint32_t)off);
+		if (proto == IP_PROTO_TCP) {
+			put_be32(d + l4 + 4, get_be32(pkt + l4 + 4) + (uint32_t)off);
 			if (!last)
 				d[l4 + 13] &= (uint8_t)~(TCP_FIN | TCP_PSH);
 			if (k)
 				d[l4 + 13] &= (uint8_t)~TCP_CWR;
 		} else {
-			put16(d + l4 + 4, (uint16_t)(slen - l4));
+			put_be16(d + l4 + 4, (uint16_t)(slen - l4));
 		}
 		l4_fix_csum(d, slen, l4, proto);
 		*done = k + 1;
@@ -205,33 +174,33 @@ static void gro_parse(const struct gro_pkt *g, struct gro_info *in, bool udp)
 	memset(in, 0, sizeof(*in));
 	if (g->len < 20)
 		return;
-	if ((p[0] >> 4) == 4) {
-		proto = p[9];
-		if ((p[0] & 0x0f) != 5)
+	if (ip_version(p) == 4) {
+		proto = p[IP4_OFF_PROTO];
+		if (ip4_hdr_len(p) != IP4_HDR_MIN)
 			return;
-		l4 = 20;
-	} else if ((p[0] >> 4) == 6) {
-		proto = p[6];
-		l4 = 40;
+		l4 = IP4_HDR_MIN;
+	} else if (ip_version(p) == 6) {
+		proto = p[IP6_OFF_NEXT];
+		l4 = IP6_HDR_LEN;
 		in->v6 = true;
 	} else {
 		return;
 	}
-	if (proto != PROTO_TCP && !(udp && proto == PROTO_UDP))
+	if (proto != IP_PROTO_TCP && !(udp && proto == IP_PROTO_UDP))
 		return;
 	/* the whole L4 header is there (small UDP datagrams coalesce too) */
-	if (g->len < l4 + (proto == PROTO_TCP ? 20 : 8))
+	if (g->len < l4 + (proto == IP_PROTO_TCP ? 20 : 8))
 		return;
 	in->tcp = true;
-	in->udp = proto == PROTO_UDP;
+	in->udp = proto == IP_PROTO_UDP;
 	in->l4 = (uint16_t)l4;
 	/* not a fragment (DF allowed), consistent lengths */
-	if (!in->v6 && ((get16(p + 6) & 0x3fff) || get16(p + 2) != g->len))
+	if (!in->v6 && (ip4_is_fragment(p) || get_be16(p + IP4_OFF_TOT_LEN) != g->len))
 		return;
-	if (in->v6 && get16(p + 4) + 40u != g->len)
+	if (in->v6 && get_be16(p + IP6_OFF_PAYLOAD_LEN) + (size_t)IP6_HDR_LEN != g->len)
 		return;
 	if (in->udp) {
-		if (get16(p + l4 + 4) != g->len - l4 || g->len <= l4 + 8)
+		if (get_be16(p + l4 + 4) != g->len - l4 || g->len <= l4 + 8)
 			return;
 		in->hdr = (uint16_t)(l4 + 8);
 		in->plen = (uint32_t)(g->len - in->hdr);
@@ -244,15 +213,17 @@ static void gro_parse(const struct gro_pkt *g, struct gro_info *in, bool udp)
 	if ((p[l4 + 13] & (uint8_t)~(TCP_ACK | TCP_PSH)) || !(p[l4 + 13] & TCP_ACK))
 		return;
 	in->plen = (uint32_t)(g->len - in->hdr);
-	in->seq = get32(p + l4 + 4);
+	in->seq = get_be32(p + l4 + 4);
 	in->ok = true;
 }
 
 static bool same_tuple(const uint8_t *a, const uint8_t *b, bool v6)
 {
 	if (v6)
-		return !memcmp(a + 8, b + 8, 32) && !memcmp(a + 40, b + 40, 4);
-	return !memcmp(a + 12, b + 12, 8) && !memcmp(a + 20, b + 20, 4);
+		return !memcmp(a + IP6_OFF_SRC, b + IP6_OFF_SRC, 32) &&
+		       !memcmp(a + IP6_HDR_LEN, b + IP6_HDR_LEN, 4);
+	return !memcmp(a + IP4_OFF_SRC, b + IP4_OFF_SRC, 8) &&
+	       !memcmp(a + IP4_HDR_MIN, b + IP4_HDR_MIN, 4);
 }
 
 /* Same header apart from length, id, checksum, seq, PSH (same tuple). */
@@ -309,8 +280,9 @@ static bool gro_csum_ok(const struct gro_pkt *g, const struct gro_info *in)
 		return false;
 	if (in->udp && !p[l4 + 6] && !p[l4 + 7])
 		return false;
-	sum = csum_pseudo(in->v6 ? 6 : 4, p + (in->v6 ? 8 : 12), p + (in->v6 ? 24 : 16),
-			  in->udp ? PROTO_UDP : PROTO_TCP, (uint32_t)(g->len - l4));
+	sum = csum_pseudo(in->v6 ? 6 : 4, p + (in->v6 ? IP6_OFF_SRC : IP4_OFF_SRC),
+			  p + (in->v6 ? IP6_OFF_DST : IP4_OFF_DST),
+			  in->udp ? IP_PROTO_UDP : IP_PROTO_TCP, (uint32_t)(g->len - l4));
 	return csum_fold(csum_add(sum, p + l4, g->len - l4)) == 0xffff;
 }
 
@@ -404,26 +376,26 @@ int gro_item_prepare(const struct gro_item *it, const struct gro_plan *plan,
 		     uint8_t saved[64])
 {
 	uint8_t *p = pkts[it->head].p;
-	size_t l4 = it->v6 ? 40 : 20;
+	size_t l4 = it->v6 ? IP6_HDR_LEN : IP4_HDR_MIN;
 	int n = 2;
 
 	memcpy(saved, p, pkts[it->head].len < 64 ? pkts[it->head].len : 64);
 	if (it->v6) {
-		put16(p + 4, (uint16_t)(it->len - 40));
+		put_be16(p + IP6_OFF_PAYLOAD_LEN, (uint16_t)(it->len - IP6_HDR_LEN));
 	} else {
-		put16(p + 2, (uint16_t)it->len);
+		put_be16(p + IP4_OFF_TOT_LEN, (uint16_t)it->len);
 		ipv4_fix_csum(p);
 	}
 	if (it->push)
 		p[l4 + 13] |= TCP_PSH;
 	if (it->udp)
-		put16(p + l4 + 4, (uint16_t)(it->len - l4));
+		put_be16(p + l4 + 4, (uint16_t)(it->len - l4));
 	/* partial checksum: the pseudo header sum, not complemented */
 	{
-		uint16_t c = csum_fold(csum_pseudo(it->v6 ? 6 : 4, p + (it->v6 ? 8 : 12),
-						   p + (it->v6 ? 24 : 16),
-						   it->udp ? PROTO_UDP : PROTO_TCP,
-						   (uint32_t)(it->len - l4)));
+		uint16_t c = csum_fold(
+		    csum_pseudo(it->v6 ? 6 : 4, p + (it->v6 ? IP6_OFF_SRC : IP4_OFF_SRC),
+				p + (it->v6 ? IP6_OFF_DST : IP4_OFF_DST),
+				it->udp ? IP_PROTO_UDP : IP_PROTO_TCP, (uint32_t)(it->len - l4)));
 
 		memcpy(p + l4 + (it->udp ? 6 : 16), &c, 2);
 	}

@@ -16,6 +16,8 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include "be.h"
+#include "ip.h"
 #include "offload.h"
 
 static void set_name(struct ifreq *ifr, const char *name)
@@ -255,42 +257,42 @@ int tun_setup_offload(int fd, bool *vnet_hdr, unsigned int *offloads)
 	return 0;
 }
 
-/* The queue to write an inner packet to. With several queues a flow is
- * always written to the same one, by a hash of its addresses and ports that
- * is the same both ways: the kernel's tun driver steers a flow's outgoing
- * packets to the queue its incoming ones were written to, so each reader
- * thread gets whole flows. */
-static int tun_fd_for(const struct tun_dev *t, const uint8_t *pkt, size_t len)
+int tun_queue_of(const uint8_t *pkt, size_t len, int n_queues)
 {
 	uint32_t h = 0, w;
 	size_t l4 = 0;
 	uint8_t proto = 0;
 
-	if (t->n_queues <= 1 || !len)
-		return t->fd[0];
-	if (pkt[0] >> 4 == 4 && len >= 20) {
-		l4 = (size_t)(pkt[0] & 15) * 4;
-		proto = pkt[9];
-		for (int i = 12; i < 20; i += 4) {
+	if (n_queues <= 1 || !len)
+		return 0;
+	if (ip_version(pkt) == 4 && len >= IP4_HDR_MIN) {
+		l4 = ip4_hdr_len(pkt);
+		proto = pkt[IP4_OFF_PROTO];
+		for (int i = IP4_OFF_SRC; i < IP4_OFF_DST + 4; i += 4) {
 			memcpy(&w, pkt + i, 4);
 			h += w;
 		}
-		if (pkt[6] & 0x3f || pkt[7]) /* a fragment: no ports */
+		if (ip4_is_fragment(pkt)) /* no ports */
 			proto = 0;
-	} else if (pkt[0] >> 4 == 6 && len >= 40) {
-		l4 = 40;
-		proto = pkt[6];
-		for (int i = 8; i < 40; i += 4) {
+	} else if (ip_version(pkt) == 6 && len >= IP6_HDR_LEN) {
+		l4 = IP6_HDR_LEN;
+		proto = pkt[IP6_OFF_NEXT];
+		for (int i = IP6_OFF_SRC; i < IP6_OFF_DST + 16; i += 4) {
 			memcpy(&w, pkt + i, 4);
 			h += w;
 		}
 	}
-	if ((proto == 6 || proto == 17) && l4 + 4 <= len)
-		h += (uint32_t)(pkt[l4] << 8 | pkt[l4 + 1]) +
-		     (uint32_t)(pkt[l4 + 2] << 8 | pkt[l4 + 3]);
+	/* the ports: the sum is the same both ways */
+	if ((proto == IP_PROTO_TCP || proto == IP_PROTO_UDP) && l4 + 4 <= len)
+		h += (uint32_t)get_be16(pkt + l4) + get_be16(pkt + l4 + 2);
 	h ^= proto;
 	h *= 0x9e3779b1u; /* spread the sum into the high bits */
-	return t->fd[(uint64_t)h * (uint32_t)t->n_queues >> 32];
+	return (int)((uint64_t)h * (uint32_t)n_queues >> 32);
+}
+
+static int tun_fd_for(const struct tun_dev *t, const uint8_t *pkt, size_t len)
+{
+	return t->fd[tun_queue_of(pkt, len, t->n_queues)];
 }
 
 ssize_t tun_read(const struct tun_dev *t, int q, uint8_t *buf, size_t len)

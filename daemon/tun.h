@@ -58,6 +58,12 @@ static inline int tun_queue_fd(const struct tun_dev *t, int q)
 {
 	return t->fd[q];
 }
+/* The queue (of n_queues) to write an inner packet to. With several
+ * queues a flow is always written to the same one, by a hash of its
+ * addresses and ports that is the same both ways: the kernel's tun driver
+ * steers a flow's outgoing packets to the queue its incoming ones were
+ * written to, so each reader thread gets whole flows. */
+int tun_queue_of(const uint8_t *pkt, size_t len, int n_queues);
 /* Reads one packet from queue q into buf: its length (the virtio-net
  * header first when vnet_hdr; 0 if nothing), or -errno (-EAGAIN: empty). */
 ssize_t tun_read(const struct tun_dev *t, int q, uint8_t *buf, size_t len);

@@ -14,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "log.h"
 
 #define SOCKET_DIR "/var/run/wireguard"
@@ -21,14 +22,6 @@
 /* All clients' buffers together: one largest get and one largest set, so
  * 64 clients cannot pin 64 times that. */
 #define MAX_BUFFERED ((size_t)UAPI_MAX_RESPONSE + UAPI_MAX_REQUEST)
-
-static uint64_t now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
 
 /* Out of descriptors, accept4 fails (EMFILE, ENFILE) and leaves the
  * connection in the backlog: the listening socket stays readable and poll
@@ -55,7 +48,7 @@ static void release_reserve(struct uapi_server *s)
 /* at most one line a second for each kind of refusal */
 static bool log_due(uint64_t *last_ms)
 {
-	uint64_t now = now_ms();
+	uint64_t now = zt_mono_ms();
 
 	if (*last_ms && now - *last_ms < 1000)
 		return false;
@@ -232,7 +225,7 @@ size_t uapi_pollfds(struct uapi_server *s, struct pollfd *pfd, size_t max)
 
 int uapi_timeout_ms(struct uapi_server *s)
 {
-	uint64_t now = now_ms();
+	uint64_t now = zt_mono_ms();
 	int64_t best = -1;
 
 	for (size_t i = 0; i < s->n_clients; i++) {
@@ -288,7 +281,7 @@ static void accept_clients(struct uapi_server *s)
 		c->fd = fd;
 		buf_init(&c->in, UAPI_MAX_REQUEST);
 		buf_init(&c->out, UAPI_MAX_RESPONSE);
-		c->last_active_ms = now_ms();
+		c->last_active_ms = zt_mono_ms();
 	}
 }
 
@@ -492,7 +485,7 @@ static bool service_client(struct uapi_server *s, struct uapi_client *c, short r
 	 * completes, and it may hold a key */
 	if (c->eof && c->out_off >= c->out.len)
 		buf_free(&c->in);
-	c->last_active_ms = now_ms();
+	c->last_active_ms = zt_mono_ms();
 	/* done once the peer hung up or the request was malformed, and
 	 * nothing is left to answer */
 	return !((c->eof || c->closing) && c->out_off >= c->out.len);
@@ -500,7 +493,7 @@ static bool service_client(struct uapi_server *s, struct uapi_client *c, short r
 
 void uapi_handle(struct uapi_server *s, const struct pollfd *pfd, size_t n)
 {
-	uint64_t now = now_ms();
+	uint64_t now = zt_mono_ms();
 
 	/* clients first: accept_clients may reorder nothing, but dropping does */
 	for (size_t k = n; k-- > 1;) {

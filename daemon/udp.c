@@ -11,6 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "log.h"
 
 enum { SOCKET_BUFFER = 4 << 20 };
@@ -194,15 +195,10 @@ void udp_destroy(struct udp *u)
  * that hold one need the lock to drop it, so the wait releases it. */
 static void wait_retired(struct udp *u)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	ts.tv_sec += UDP_RETIRE_WAIT_MS / 1000;
-	ts.tv_nsec += (UDP_RETIRE_WAIT_MS % 1000) * 1000000L;
-	if (ts.tv_nsec >= 1000000000L) {
-		ts.tv_sec++;
-		ts.tv_nsec -= 1000000000L;
-	}
+	/* the condvar waits on CLOCK_MONOTONIC (udp_init) */
+	uint64_t until = zt_mono_ns() + UDP_RETIRE_WAIT_MS * 1000000ULL;
+	struct timespec ts = {.tv_sec = (time_t)(until / 1000000000ULL),
+			      .tv_nsec = (long)(until % 1000000000ULL)};
 	while (u->retired) {
 		if (pthread_cond_timedwait(&u->released, u->lock, &ts) == ETIMEDOUT) {
 			log_info("udp: old sockets still in use, closed later");
@@ -411,19 +407,11 @@ int udp_runs_add(struct udp_run *runs, int n, bool may_extend, const struct wg_e
 	return n + 1;
 }
 
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
-
 /* The path to r->to refused a GSO send of r->seg-byte segments: remember it
  * and tell the operator once. */
 static void gso_path_too_small(struct udp *u, const struct udp_run *r, int err)
 {
-	if (gso_path_refused(&u->gso_paths, r->to, r->seg, mono_ns()))
+	if (gso_path_refused(&u->gso_paths, r->to, r->seg, zt_mono_ns()))
 		log_info("UDP GSO of %zu-byte datagrams refused (%s): the path MTU is below them; "
 			 "sending such datagrams one by one (fragmented by the kernel) to that "
 			 "peer, retried every %llu s (logged once)",
@@ -482,7 +470,7 @@ static int send_run(struct udp *u, const struct udp_socks *s, const struct udp_r
 	int sent = 0, fd = -1;
 
 	if (r->count > 1 && udp_gso_enabled() &&
-	    gso_path_allows(&u->gso_paths, r->to, r->seg, mono_ns())) {
+	    gso_path_allows(&u->gso_paths, r->to, r->seg, zt_mono_ns())) {
 		int ret = send_run_gso(u, s, r, &ctrl[0]);
 
 		if (ret)

@@ -8,6 +8,7 @@
 
 #include "datapath.h"
 #include "icmp.h"
+#include "ip.h"
 #include "log.h"
 #include "runtime.h"
 
@@ -36,10 +37,10 @@ void zt_send_unreachable(struct zt *zt, struct unreach_rate *rate, const uint8_t
 	if (!n)
 		return;
 	rate->count++;
-	if ((msg[0] >> 4) == 4 && from.has4) {
+	if (ip_version(msg) == 4 && from.has4) {
 		struct sockaddr_in to = {.sin_family = AF_INET};
 
-		memcpy(&to.sin_addr, msg + 16, sizeof(to.sin_addr));
+		memcpy(&to.sin_addr, msg + IP4_OFF_DST, sizeof(to.sin_addr));
 		if (sendto(zt->dp.icmp_fd, msg, n, 0, (struct sockaddr *)&to, sizeof(to)) < 0)
 			log_debug("icmp send: %s", strerror(errno));
 		return;

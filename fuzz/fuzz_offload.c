@@ -1,6 +1,7 @@
-/* fuzz-sources: daemon/offload.c daemon/csum.c daemon/icmp.c */
+/* fuzz-sources: daemon/offload.c daemon/csum.c daemon/icmp.c daemon/tun.c */
 /* fuzz-options: -max_len=4096 */
-/* The data path's packet parsers (daemon/offload.c, daemon/icmp.c): what a
+/* The data path's packet parsers (daemon/offload.c, daemon/icmp.c, the TUN
+ * queue hash in daemon/tun.c): what a
  * TUN read hands the segmenter (a virtio-net header and a packet, which a
  * local program shapes), and the decrypted packets a peer sends, which the
  * receive side groups for coalesced TUN writes (GRO).
@@ -27,6 +28,7 @@
 #include "icmp.h"
 #include "offload.h"
 #include "rfc1071.h"
+#include "tun.h"
 
 enum { MAX_SEGS = 1024, MAX_PKTS = 64 };
 
@@ -210,6 +212,9 @@ static void fuzz_gro(const uint8_t *d, size_t n, bool udp)
 		pkts[np].p = malloc(len ? len : 1);
 		memcpy(pkts[np].p, d + 1, len);
 		fill_sums(pkts[np].p, len);
+		/* the queue a decrypted packet is written to */
+		CHECK((unsigned int)tun_queue_of(pkts[np].p, len, 1 + np % TUN_MAX_QUEUES) <=
+		      np % TUN_MAX_QUEUES);
 		pkts[np++].len = len;
 		d += 1 + len;
 		n -= 1 + len;

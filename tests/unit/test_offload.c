@@ -56,15 +56,15 @@ static size_t build(uint8_t *p, bool v6, uint8_t proto, size_t plen, uint32_t se
 	memset(p, 0, hdr);
 	if (v6) {
 		p[0] = 0x60;
-		put16(p + 4, (uint16_t)(len - 40));
+		put_be16(p + 4, (uint16_t)(len - 40));
 		p[6] = proto;
 		p[7] = 64;
 		memcpy(p + 8, SRC6, 16);
 		memcpy(p + 24, DST6, 16);
 	} else {
 		p[0] = 0x45;
-		put16(p + 2, (uint16_t)len);
-		put16(p + 4, id);
+		put_be16(p + 2, (uint16_t)len);
+		put_be16(p + 4, id);
 		p[6] = 0x40; /* DF */
 		p[8] = 64;
 		p[9] = proto;
@@ -72,16 +72,16 @@ static size_t build(uint8_t *p, bool v6, uint8_t proto, size_t plen, uint32_t se
 		memcpy(p + 16, DST4, 4);
 		ipv4_fix_csum(p);
 	}
-	put16(p + l4, 40000);
-	put16(p + l4 + 2, 5201);
+	put_be16(p + l4, 40000);
+	put_be16(p + l4 + 2, 5201);
 	if (proto == 6) {
-		put32(p + l4 + 4, seq);
-		put32(p + l4 + 8, 777);
+		put_be32(p + l4 + 4, seq);
+		put_be32(p + l4 + 8, 777);
 		p[l4 + 12] = 5 << 4;
 		p[l4 + 13] = flags;
-		put16(p + l4 + 14, 512);
+		put_be16(p + l4 + 14, 512);
 	} else {
-		put16(p + l4 + 4, (uint16_t)(len - l4));
+		put_be16(p + l4 + 4, (uint16_t)(len - l4));
 	}
 	for (size_t i = 0; i < plen; i++)
 		p[hdr + i] = (uint8_t)(fill + i * 7 + (seq + i) / 3);
@@ -150,21 +150,21 @@ static void test_segment(bool v6, uint8_t proto, size_t plen, uint16_t mss)
 		CHECK(pl == (last ? plen - (size_t)k * mss : mss));
 		CHECK_MEM(s + hdr, pkt + hdr + (size_t)k * mss, pl, "segment payload");
 		if (v6) {
-			CHECK(get16(s + 4) == sl - 40);
+			CHECK(get_be16(s + 4) == sl - 40);
 		} else {
-			CHECK(get16(s + 2) == sl);
-			CHECK(get16(s + 4) == 100 + k);
+			CHECK(get_be16(s + 2) == sl);
+			CHECK(get_be16(s + 4) == 100 + k);
 			CHECK(rfc1071_ipv4_hdr_ok(s));
 		}
 		CHECK(l4_ok(s, sl));
 		if (proto == 6) {
-			CHECK(get32(s + l4 + 4) == 1000 + (uint32_t)k * mss);
+			CHECK(get_be32(s + l4 + 4) == 1000 + (uint32_t)k * mss);
 			/* PSH only on the last, CWR only on the first */
 			CHECK(!!(s[l4 + 13] & 0x08) == last);
 			CHECK(!!(s[l4 + 13] & 0x80) == (k == 0));
 			CHECK(s[l4 + 13] & 0x10);
 		} else {
-			CHECK(get16(s + l4 + 4) == sl - l4);
+			CHECK(get_be16(s + l4 + 4) == sl - l4);
 		}
 	}
 }
@@ -206,15 +206,15 @@ static void test_segment_edges(void)
 		sum = rfc1071_add(0, pkt + 12, 8) + 17 + (uint32_t)(len - 20);
 		sum = rfc1071_fold(rfc1071_add(sum, pkt + 20, len - 20));
 		/* make the sum 0xffff: add the difference into a payload word */
-		w = (uint32_t)get16(pkt + 40) + (0xffff - sum);
-		put16(pkt + 40, rfc1071_fold(w));
+		w = (uint32_t)get_be16(pkt + 40) + (0xffff - sum);
+		put_be16(pkt + 40, rfc1071_fold(w));
 		sum = rfc1071_add(0, pkt + 12, 8) + 17 + (uint32_t)(len - 20);
 		CHECK(rfc1071_fold(rfc1071_add(sum, pkt + 20, len - 20)) == 0xffff);
 		put_csum(pkt + 26, rfc1071_fold(rfc1071_add(0, pkt + 12, 8) + 17 + (uint32_t)(len - 20)));
 		memset(&o, 0, sizeof(o));
 		o.limit = MAX_OUT;
 		CHECK(offload_segment(&h, pkt, len, out_alloc, &o, &done, &stats) == 1);
-		CHECK(get16(o.buf[0] + 26) == 0xffff);
+		CHECK(get_be16(o.buf[0] + 26) == 0xffff);
 		CHECK(l4_ok(o.buf[0], len));
 	}
 
@@ -264,7 +264,7 @@ static void test_segment_edges(void)
 	CHECK(offload_segment(&h, pkt, len, out_alloc, &o, &done, &stats) == -1);
 	CHECK(done == 2);
 	CHECK(l4_ok(o.buf[1], o.len[1]));
-	CHECK(get32(o.buf[1] + 24) == 2000);
+	CHECK(get_be32(o.buf[1] + 24) == 2000);
 
 	/* a plain packet whose partial checksum field lies past its end, or
 	 * starts past it: dropped before anything is allocated (it used to be
@@ -359,9 +359,9 @@ static void test_roundtrip(bool v6, uint8_t proto, int count, size_t mss, size_t
 	flen = flatten(iov, n, flat);
 	CHECK(flen == items[0].len);
 	if (!v6)
-		CHECK(rfc1071_ipv4_hdr_ok(flat) && get16(flat + 2) == flen);
+		CHECK(rfc1071_ipv4_hdr_ok(flat) && get_be16(flat + 2) == flen);
 	else
-		CHECK(get16(flat + 4) == flen - 40);
+		CHECK(get_be16(flat + 4) == flen - 40);
 
 	memset(&o, 0, sizeof(o));
 	o.limit = MAX_OUT;
