@@ -42,6 +42,12 @@ struct gso_paths {
 
 void gso_paths_init(struct gso_paths *p);
 void gso_paths_destroy(struct gso_paths *p);
+/* True while no refusal is recorded (one relaxed load): every GSO send is
+ * allowed, and the caller need not read the clock for gso_path_allows. */
+static inline bool gso_paths_none(struct gso_paths *p)
+{
+	return !atomic_load_explicit(&p->used, memory_order_relaxed);
+}
 /* False when a GSO send of seg-byte segments to "to" was refused less than
  * GSO_PATH_RETRY_NS before now_ns. */
 bool gso_path_allows(struct gso_paths *p, const struct wg_endpoint *to, size_t seg,

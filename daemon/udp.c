@@ -469,8 +469,10 @@ static int send_run(struct udp *u, const struct udp_socks *s, const struct udp_r
 	size_t off = 0;
 	int sent = 0, fd = -1;
 
+	/* the clock only once a refusal is recorded */
 	if (r->count > 1 && udp_gso_enabled() &&
-	    gso_path_allows(&u->gso_paths, r->to, r->seg, zt_mono_ns())) {
+	    (gso_paths_none(&u->gso_paths) ||
+	     gso_path_allows(&u->gso_paths, r->to, r->seg, zt_mono_ns()))) {
 		int ret = send_run_gso(u, s, r, &ctrl[0]);
 
 		if (ret)

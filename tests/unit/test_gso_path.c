@@ -36,8 +36,10 @@ int main(void)
 	const uint64_t t0 = 1000;
 
 	gso_paths_init(&p);
+	CHECK(gso_paths_none(&p));
 	CHECK(gso_path_allows(&p, &a, 1452, t0));
 	CHECK(gso_path_refused(&p, &a, 1452, t0)); /* first refusal: log it */
+	CHECK(!gso_paths_none(&p));
 	CHECK(!gso_path_allows(&p, &a, 1452, t0 + 1));
 	CHECK(!gso_path_allows(&p, &a, 9032, t0 + 1));
 	CHECK(gso_path_allows(&p, &a, 1451, t0 + 1)); /* smaller datagrams keep GSO */
@@ -60,6 +62,7 @@ int main(void)
 	CHECK(!gso_path_allows(&p, &b, 1500, t0 + 5 + GSO_PATH_RETRY_NS));
 	CHECK(gso_path_allows(&p, &b, 1500, t0 + 10 + GSO_PATH_RETRY_NS));
 	CHECK(atomic_load(&p.used) == 0);
+	CHECK(gso_paths_none(&p)); /* no clock read for GSO again */
 
 	/* 200 destinations: every refused one is blocked or evicted (never
 	 * another destination's limit applied to it) */
