@@ -11,34 +11,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "wg/wg.h"
+
+#include "enginepeer.h"
 
 static int sock = -1;
 static struct wg_device *dev;
 static uint8_t our_ip[4], peer_ip[4];
 static int got_reply, answered;
-
-static uint64_t clock_ns(clockid_t id)
-{
-	struct timespec ts;
-	clock_gettime(id, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
-
-static uint64_t now_ns(void *ctx)
-{
-	(void)ctx;
-	return clock_ns(CLOCK_MONOTONIC);
-}
-
-static uint64_t wall_ns(void *ctx)
-{
-	(void)ctx;
-	return clock_ns(CLOCK_REALTIME);
-}
 
 static void io_send(void *ctx, const struct wg_endpoint *to, const uint8_t *pkt, size_t len)
 {
@@ -46,92 +28,20 @@ static void io_send(void *ctx, const struct wg_endpoint *to, const uint8_t *pkt,
 	sendto(sock, pkt, len, 0, &to->addr.sa, sizeof(to->addr.in4));
 }
 
-static uint16_t csum(const uint8_t *p, size_t n)
-{
-	uint32_t s = 0;
-	for (size_t i = 0; i + 1 < n; i += 2)
-		s += (uint32_t)p[i] << 8 | p[i + 1];
-	if (n & 1)
-		s += (uint32_t)p[n - 1] << 8;
-	while (s >> 16)
-		s = (s & 0xffff) + (s >> 16);
-	return (uint16_t)~s;
-}
-
-static void ip_checksum(uint8_t *ip)
-{
-	ip[10] = ip[11] = 0;
-	uint16_t c = csum(ip, 20);
-	ip[10] = (uint8_t)(c >> 8);
-	ip[11] = (uint8_t)c;
-}
-
-static void icmp_checksum(uint8_t *icmp, size_t n)
-{
-	icmp[2] = icmp[3] = 0;
-	uint16_t c = csum(icmp, n);
-	icmp[2] = (uint8_t)(c >> 8);
-	icmp[3] = (uint8_t)c;
-}
-
 static void io_deliver(void *ctx, struct wg_peer *from, const uint8_t *pkt, size_t len)
 {
 	uint8_t r[2048];
 	size_t ihl;
+	int type = peer_icmp_type(pkt, len, our_ip, &ihl);
 
 	(void)ctx, (void)from;
-	if (len < 28 || len > sizeof(r) || pkt[0] >> 4 != 4 || pkt[9] != 1)
-		return;
-	ihl = (size_t)(pkt[0] & 15) * 4;
-	if (ihl < 20 || len < ihl + 8 || memcmp(pkt + 16, our_ip, 4))
-		return;
-	if (pkt[ihl] == 0) { /* echo reply */
+	if (type == ICMP_ECHO_REPLY)
 		got_reply++;
+	if (type != ICMP_ECHO_REQUEST || len > sizeof(r))
 		return;
-	}
-	if (pkt[ihl] != 8)
-		return;
-	memcpy(r, pkt, len);
-	memcpy(r + 12, pkt + 16, 4);
-	memcpy(r + 16, pkt + 12, 4);
-	r[8] = 64;
-	r[ihl] = 0;
-	icmp_checksum(r + ihl, len - ihl);
-	ip_checksum(r);
+	peer_echo_reply(r, pkt, len, ihl);
 	if (wg_device_send(dev, r, len) >= 0)
 		answered++;
-}
-
-static int b64val(int c)
-{
-	if (c >= 'A' && c <= 'Z')
-		return c - 'A';
-	if (c >= 'a' && c <= 'z')
-		return c - 'a' + 26;
-	if (c >= '0' && c <= '9')
-		return c - '0' + 52;
-	return c == '+' ? 62 : c == '/' ? 63 : -1;
-}
-
-static int key_b64(uint8_t out[32], const char *s)
-{
-	uint32_t acc = 0;
-	int bits = 0;
-	size_t n = 0;
-	for (; *s && *s != '='; s++) {
-		int v = b64val(*s);
-		if (v < 0)
-			return -1;
-		acc = acc << 6 | (uint32_t)v;
-		bits += 6;
-		if (bits >= 8) {
-			bits -= 8;
-			if (n == 32)
-				return -1;
-			out[n++] = (uint8_t)(acc >> bits);
-		}
-	}
-	return n == 32 ? 0 : -1;
 }
 
 static void send_ping(void)
@@ -143,16 +53,16 @@ static void send_ping(void)
 	p[9] = 1;
 	memcpy(p + 12, our_ip, 4);
 	memcpy(p + 16, peer_ip, 4);
-	p[20] = 8;
+	p[20] = ICMP_ECHO_REQUEST;
 	p[25] = 1;
-	icmp_checksum(p + 20, sizeof(p) - 20);
-	ip_checksum(p);
+	peer_put_csum(p + 22, p + 20, sizeof(p) - 20);
+	peer_put_csum(p + 10, p, 20);
 	wg_device_send(dev, p, sizeof(p));
 }
 
 int main(int argc, char **argv)
 {
-	struct wg_env env = {now_ns, wall_ns, NULL, NULL, NULL};
+	struct wg_env env = {peer_now_ns, peer_wall_ns, NULL, NULL, NULL};
 	struct wg_io io = {io_send, io_deliver, NULL, NULL};
 	struct sockaddr_in sin = {0};
 	struct wg_endpoint ep = {0};
@@ -171,7 +81,7 @@ int main(int argc, char **argv)
 		else if (!strcmp(argv[i], "--timeout") && i + 1 < argc)
 			timeout = atoi(argv[++i]);
 	}
-	if (key_b64(priv, argv[2]) || key_b64(pub, argv[3]) ||
+	if (peer_key_from_b64(priv, argv[2]) || peer_key_from_b64(pub, argv[3]) ||
 	    inet_pton(AF_INET, argv[5], our_ip) != 1 || inet_pton(AF_INET, argv[6], peer_ip) != 1)
 		return 2;
 	sock = socket(AF_INET, SOCK_DGRAM, 0);
@@ -192,8 +102,8 @@ int main(int argc, char **argv)
 	wg_peer_allowed_ip_add(peer, AF_INET, peer_ip, 32);
 	if (ping)
 		send_ping();
-	end = now_ns(NULL) + (uint64_t)timeout * 1000000000ULL;
-	while (now_ns(NULL) < end) {
+	end = peer_now_ns(NULL) + (uint64_t)timeout * 1000000000ULL;
+	while (peer_now_ns(NULL) < end) {
 		uint8_t buf[2048];
 		struct pollfd pfd = {sock, POLLIN, 0};
 		uint64_t next = wg_device_tick(dev);
@@ -213,8 +123,8 @@ int main(int argc, char **argv)
 		}
 		if (ping && !got_reply && answered == 0) {
 			static uint64_t last;
-			if (now_ns(NULL) - last > 1000000000ULL) {
-				last = now_ns(NULL);
+			if (peer_now_ns(NULL) - last > 1000000000ULL) {
+				last = peer_now_ns(NULL);
 				send_ping();
 			}
 		}

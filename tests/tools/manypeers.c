@@ -24,6 +24,8 @@
 
 #include "wg/wg.h"
 
+#include "enginepeer.h"
+
 enum {
 	KEY_B64_LEN = 44,
 	MAX_DATAGRAM = 2048,
@@ -46,26 +48,6 @@ struct member {
 static struct member *members;
 static unsigned answered;
 static unsigned cookie_replies;
-
-static uint64_t clock_ns(clockid_t id)
-{
-	struct timespec ts;
-
-	clock_gettime(id, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
-
-static uint64_t now_ns(void *ctx)
-{
-	(void)ctx;
-	return clock_ns(CLOCK_BOOTTIME);
-}
-
-static uint64_t wall_ns(void *ctx)
-{
-	(void)ctx;
-	return clock_ns(CLOCK_REALTIME);
-}
 
 /* priv_i = BLAKE2s(label || seed || i), clamped: the script and the tool
  * agree on the keys without passing N of them around. */
@@ -96,58 +78,11 @@ static void b64_encode(char out[KEY_B64_LEN + 1], const uint8_t key[32])
 	out[o] = 0;
 }
 
-static int b64_decode(uint8_t out[32], const char *s)
-{
-	uint32_t acc = 0;
-	int bits = 0;
-	size_t n = 0;
-
-	for (; *s && *s != '='; s++) {
-		const char *a = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-		const char *p = strchr(a, *s);
-
-		if (!p)
-			return -1;
-		acc = acc << 6 | (uint32_t)(p - a);
-		bits += 6;
-		if (bits >= 8) {
-			bits -= 8;
-			if (n == 32)
-				return -1;
-			out[n++] = (uint8_t)(acc >> bits);
-		}
-	}
-	return n == 32 ? 0 : -1;
-}
-
 static void io_send(void *ctx, const struct wg_endpoint *to, const uint8_t *pkt, size_t len)
 {
 	struct member *m = ctx;
 
 	(void)sendto(m->sock, pkt, len, 0, &to->addr.sa, sizeof(to->addr.in4));
-}
-
-static uint16_t csum(const uint8_t *p, size_t n)
-{
-	uint32_t s = 0;
-
-	for (size_t i = 0; i + 1 < n; i += 2)
-		s += (uint32_t)p[i] << 8 | p[i + 1];
-	if (n & 1)
-		s += (uint32_t)p[n - 1] << 8;
-	while (s >> 16)
-		s = (s & 0xffff) + (s >> 16);
-	return (uint16_t)~s;
-}
-
-static void put_csum(uint8_t *at, const uint8_t *p, size_t n)
-{
-	uint16_t c;
-
-	at[0] = at[1] = 0;
-	c = csum(p, n);
-	at[0] = (uint8_t)(c >> 8);
-	at[1] = (uint8_t)c;
 }
 
 /* An ICMP echo request to our tunnel address: the reply goes back through
@@ -159,18 +94,9 @@ static void io_deliver(void *ctx, struct wg_peer *from, const uint8_t *pkt, size
 	size_t ihl;
 
 	(void)from;
-	if (len < 28 || len > sizeof(r) || pkt[0] >> 4 != 4 || pkt[9] != IPPROTO_ICMP)
+	if (peer_icmp_type(pkt, len, m->tun_ip, &ihl) != ICMP_ECHO_REQUEST || len > sizeof(r))
 		return;
-	ihl = (size_t)(pkt[0] & 15) * 4;
-	if (ihl < 20 || len < ihl + 8 || memcmp(pkt + 16, m->tun_ip, 4) || pkt[ihl] != 8)
-		return;
-	memcpy(r, pkt, len);
-	memcpy(r + 12, pkt + 16, 4);
-	memcpy(r + 16, pkt + 12, 4);
-	r[8] = 64;
-	r[ihl] = 0;
-	put_csum(r + ihl + 2, r + ihl, len - ihl);
-	put_csum(r + 10, r, ihl);
+	peer_echo_reply(r, pkt, len, ihl);
 	if (wg_device_send(m->dev, r, len) >= 0)
 		answered++;
 }
@@ -194,7 +120,7 @@ static int member_start(struct member *m, uint32_t i, uint64_t seed, struct in_a
 			int port, const struct wg_endpoint *server, const uint8_t server_pub[32],
 			uint32_t tun_base, int ep)
 {
-	struct wg_env env = {now_ns, wall_ns, NULL, NULL, NULL};
+	struct wg_env env = {peer_now_ns, peer_wall_ns, NULL, NULL, NULL};
 	struct wg_io io = {io_send, io_deliver, m, NULL};
 	struct sockaddr_in sin = {0};
 	struct epoll_event ev = {0};
@@ -253,7 +179,7 @@ static void member_receive(struct member *m)
 /* Ticks the due devices; the earliest deadline left. */
 static uint64_t tick_all(uint32_t count)
 {
-	uint64_t now = now_ns(NULL), next = UINT64_MAX;
+	uint64_t now = peer_now_ns(NULL), next = UINT64_MAX;
 
 	for (uint32_t i = 0; i < count; i++) {
 		uint64_t d = wg_device_next_deadline(members[i].dev);
@@ -345,7 +271,7 @@ int main(int argc, char **argv)
 	}
 	if (!bind_s || !server_s || !spub_s || !tun_s || port <= 0 ||
 	    inet_pton(AF_INET, bind_s, &bind_ip) != 1 || inet_pton(AF_INET, tun_s, &tun) != 1 ||
-	    parse_ep(&server, server_s) || b64_decode(server_pub, spub_s))
+	    parse_ep(&server, server_s) || peer_key_from_b64(server_pub, spub_s))
 		return usage();
 	tun_base = ntohl(tun.s_addr);
 	rl.rlim_cur = rl.rlim_max = count + FD_SPARE;
@@ -362,13 +288,13 @@ int main(int argc, char **argv)
 	printf("manypeers: %u devices ready\n", count);
 	fflush(stdout);
 	/* The burst: every device starts its handshake now. */
-	t0 = now_ns(NULL);
+	t0 = peer_now_ns(NULL);
 	for (uint32_t i = 0; i < count; i++)
 		wg_peer_set_persistent_keepalive(members[i].server, KEEPALIVE_SECONDS);
 	end = t0 + (uint64_t)seconds * 1000000000ULL;
-	while (now_ns(NULL) < end) {
+	while (peer_now_ns(NULL) < end) {
 		struct epoll_event evs[EPOLL_BATCH];
-		uint64_t next = tick_all(count), now = now_ns(NULL);
+		uint64_t next = tick_all(count), now = peer_now_ns(NULL);
 		int ms = next <= now ? 0 : next - now > 100000000ULL ? 100
 								     : (int)((next - now) / 1000000ULL) + 1;
 		int n = epoll_wait(ep, evs, EPOLL_BATCH, ms);
@@ -378,7 +304,7 @@ int main(int argc, char **argv)
 		if (done < count) {
 			done = count_done(count);
 			if (done == count) {
-				done_at = now_ns(NULL);
+				done_at = peer_now_ns(NULL);
 				printf("manypeers: handshakes %u/%u complete in %.2f s, %u cookie replies\n",
 				       done, count, (double)(done_at - t0) / 1e9, cookie_replies);
 				fflush(stdout);
