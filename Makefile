@@ -55,8 +55,16 @@ LIBZINC_A  := $(BUILD)/libzinc.a
 LIBZINC_SO := $(BUILD)/libzinc.so
 LIBWG_A    := $(BUILD)/libwg.a
 ZINCTUN    := $(BUILD)/zinctun
+# zinctun-proxy (proxy/, rootless mode): the daemon's runtime on lwIP instead
+# of a TUN device; the only binary linked with lwIP (dynamically).
+PROXY_SRC  := $(sort $(wildcard proxy/*.c))
+PROXY_OBJ  := $(call obj,$(PROXY_SRC))
+ZT_PROXY   := $(BUILD)/zinctun-proxy
+LWIP_CFLAGS = $(subst -I,-isystem ,$(shell pkg-config --cflags lwip 2>/dev/null || echo -I/usr/include/lwip))
+LWIP_LIBS   = $(shell pkg-config --libs lwip 2>/dev/null || echo -llwip)
 
-all: $(LIBZINC_A) $(LIBZINC_SO) $(BUILD)/zinc.pc $(LIBWG_A) $(if $(DAEMON_SRC),$(ZINCTUN))
+all: $(LIBZINC_A) $(LIBZINC_SO) $(BUILD)/zinc.pc $(LIBWG_A) $(if $(DAEMON_SRC),$(ZINCTUN)) \
+     $(if $(PROXY_SRC),$(ZT_PROXY))
 
 $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -83,6 +91,14 @@ $(LIBWG_A): $(WG_OBJ)
 
 $(ZINCTUN): $(DAEMON_OBJ) $(LIBWG_A) $(LIBZINC_A)
 	$(CC) $(ALLCFLAGS) $(DAEMON_LDFLAGS) $(DAEMON_OBJ) $(LIBWG_A) $(LIBZINC_A) -lpthread -o $@
+
+$(BUILD)/obj/proxy/%.o: proxy/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ALLCFLAGS) -Idaemon $(LWIP_CFLAGS) -MMD -MP -c $< -o $@
+
+# the daemon's objects but its main (proxy/main.c is this program's)
+$(ZT_PROXY): $(PROXY_OBJ) $(filter-out $(BUILD)/obj/daemon/main.o,$(DAEMON_OBJ)) $(LIBWG_A) $(LIBZINC_A)
+	$(CC) $(ALLCFLAGS) $^ $(LWIP_LIBS) -lpthread -o $@
 
 # Test hooks exist only in test builds, never in the shipped libzinc and
 # zinctun (test_no_test_hooks checks with strings):
@@ -278,14 +294,16 @@ install: all
 	    $(UNIT) > $(I_UNIT)/zinctun@.service
 	chmod 644 $(I_UNIT)/zinctun@.service
 	if [ -e $(ZINCTUN) ]; then $(INSTALL) -m 755 $(ZINCTUN) $(I_BIN)/zinctun; fi
+	if [ -e $(ZT_PROXY) ]; then $(INSTALL) -m 755 $(ZT_PROXY) $(I_BIN)/zinctun-proxy; fi
 
 install-strip: install
 	if [ -e $(I_BIN)/zinctun ]; then $(STRIP) $(I_BIN)/zinctun; fi
+	if [ -e $(I_BIN)/zinctun-proxy ]; then $(STRIP) $(I_BIN)/zinctun-proxy; fi
 	$(STRIP) --strip-unneeded $(I_LIB)/libzinc.so.0
 	$(STRIP) --strip-debug $(I_LIB)/libzinc.a $(I_LIB)/libwg.a
 
 uninstall:
-	rm -f $(I_BIN)/zinctun $(I_LIB)/libzinc.a $(I_LIB)/libzinc.so.0 $(I_LIB)/libzinc.so \
+	rm -f $(I_BIN)/zinctun $(I_BIN)/zinctun-proxy $(I_LIB)/libzinc.a $(I_LIB)/libzinc.so.0 $(I_LIB)/libzinc.so \
 	    $(I_LIB)/libwg.a $(I_LIB)/pkgconfig/zinc.pc $(I_UNIT)/zinctun@.service \
 	    $(addprefix $(I_INC)/zinc/,$(ZINC_H)) $(addprefix $(I_INC)/wg/,$(WG_H)) \
 	    $(addprefix $(I_MAN)/man8/,$(MAN8)) $(addprefix $(I_MAN)/man3/,$(MAN3))

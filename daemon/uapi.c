@@ -126,6 +126,8 @@ static bool bound_to(int fd, const char *path)
 	return strncmp(sa.sun_path, path, sizeof(sa.sun_path)) == 0;
 }
 
+static int listen_own(struct uapi_server *s);
+
 int uapi_open(struct uapi_server *s, const char *ifname, const struct uapi_ops *ops,
 	      int inherited_fd)
 {
@@ -152,7 +154,25 @@ int uapi_open(struct uapi_server *s, const char *ifname, const struct uapi_ops *
 		(void)chmod(SOCKET_DIR, 0755); /* whatever the umask */
 	else if (errno != EEXIST)
 		return -errno;
-	fd = listen_at(s->path);
+	return listen_own(s);
+}
+
+int uapi_open_path(struct uapi_server *s, const char *path, const struct uapi_ops *ops)
+{
+	memset(s, 0, sizeof(*s));
+	s->listen_fd = -1;
+	s->reserve_fd = -1;
+	s->ops = *ops;
+	if ((size_t)snprintf(s->path, sizeof(s->path), "%s", path) >= sizeof(s->path))
+		return -ENAMETOOLONG;
+	return listen_own(s);
+}
+
+/* Binds s->path, taking over a stale file. */
+static int listen_own(struct uapi_server *s)
+{
+	int fd = listen_at(s->path);
+
 	if (fd == -EADDRINUSE) {
 		/* a stale file from a daemon that died: take it over */
 		if (socket_in_use(s->path))

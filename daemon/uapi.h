@@ -51,6 +51,8 @@ struct uapi_server {
  * daemon answers on it. */
 int uapi_open(struct uapi_server *s, const char *ifname, const struct uapi_ops *ops,
 	      int inherited_fd);
+/* The same at any path, with no inherited socket (zinctun-proxy's). */
+int uapi_open_path(struct uapi_server *s, const char *path, const struct uapi_ops *ops);
 void uapi_close(struct uapi_server *s);
 
 /* Poll integration: fills at most max entries, returns the count. */

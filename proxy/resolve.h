@@ -1,0 +1,25 @@
+/* Host names resolved through the tunnel: an A (or AAAA) query over lwIP
+ * UDP to the first [Interface] DNS server, proxy/dns.h for the messages.
+ * Runs with the core lock held; the callback too. */
+#ifndef ZTP_RESOLVE_H
+#define ZTP_RESOLVE_H
+
+#include <stdbool.h>
+
+#include "lwip/ip_addr.h"
+
+struct stack;
+struct resolve;
+
+/* addr NULL: no answer (no server, NXDOMAIN, timeout). */
+typedef void (*resolve_cb)(void *arg, const ip_addr_t *addr);
+
+/* Starts a lookup; NULL if it could not start (cb is not called then). An
+ * address literal is answered at once (cb called before this returns,
+ * which then returns NULL too). */
+struct resolve *resolve_start(struct stack *s, const char *name, resolve_cb cb, void *arg,
+			      bool *done);
+/* Cancels a lookup in flight (cb is not called). */
+void resolve_cancel(struct resolve *r);
+
+#endif

@@ -1,0 +1,131 @@
+/* lwIP glue: tcpip_init, the netif, and the packet pump between the netif
+ * and the daemon's data path. */
+#include "stack.h"
+
+#include <errno.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "lwip/init.h"
+#include "lwip/ip.h"
+#include "lwip/pbuf.h"
+#include "lwip/tcpip.h"
+
+#include "log.h"
+
+enum { STACK_READ_MAX = 65535 };
+
+/* netif->output(_ip6), under the core lock: the packet to the data path,
+ * which routes and seals it. A full pair drops it, as a full TUN queue
+ * would: TCP retransmits. */
+static err_t stack_emit(struct netif *netif, struct pbuf *p)
+{
+	struct stack *s = netif->state;
+	const void *pkt = p->payload;
+
+	if (p->tot_len != p->len) {
+		pbuf_copy_partial(p, s->out, p->tot_len, 0);
+		pkt = s->out;
+	}
+	if (send(s->fd, pkt, p->tot_len, MSG_DONTWAIT | MSG_NOSIGNAL) < 0)
+		log_debug("proxy: packet to the tunnel dropped (%s)", strerror(errno));
+	return ERR_OK;
+}
+
+static err_t stack_out4(struct netif *netif, struct pbuf *p, const ip4_addr_t *dst)
+{
+	(void)dst;
+	return stack_emit(netif, p);
+}
+
+static err_t stack_out6(struct netif *netif, struct pbuf *p, const ip6_addr_t *dst)
+{
+	(void)dst;
+	return stack_emit(netif, p);
+}
+
+static err_t stack_netif_init(struct netif *netif)
+{
+	struct stack *s = netif->state;
+
+	netif->name[0] = 'w';
+	netif->name[1] = 'g';
+	netif->mtu = (u16_t)s->mtu;
+	netif->output = stack_out4;
+	netif->output_ip6 = stack_out6;
+	netif->flags = 0; /* point-to-point: no ARP, no neighbour discovery */
+	return ERR_OK;
+}
+
+/* Decrypted packets from the data path into lwIP, each read straight into
+ * a pbuf, handed to ip_input under the core lock. */
+static void *stack_reader(void *arg)
+{
+	struct stack *s = arg;
+
+	for (;;) {
+		struct pbuf *p = pbuf_alloc(PBUF_RAW, STACK_READ_MAX, PBUF_RAM);
+		ssize_t r;
+
+		if (!p) {
+			usleep(1000);
+			continue;
+		}
+		r = recv(s->fd, p->payload, STACK_READ_MAX, 0);
+		if (r <= 0) {
+			pbuf_free(p);
+			if (r < 0 && errno == EINTR)
+				continue;
+			break;
+		}
+		pbuf_realloc(p, (u16_t)r);
+		LOCK_TCPIP_CORE();
+		if (s->netif.input(p, &s->netif) != ERR_OK)
+			pbuf_free(p);
+		UNLOCK_TCPIP_CORE();
+	}
+	return NULL;
+}
+
+int stack_init(struct stack *s, int fd, uint32_t mtu, const ip4_addr_t *a4, const ip6_addr_t *a6)
+{
+	ip4_addr_t mask, gw;
+
+	s->fd = fd;
+	s->mtu = mtu;
+	tcpip_init(NULL, NULL);
+	LOCK_TCPIP_CORE();
+	ip4_addr_set_any(&gw);
+	IP4_ADDR(&mask, 255, 255, 255, 255);
+	if (a4) {
+		s->has4 = true;
+		s->addr4 = *a4;
+	}
+	if (!netif_add(&s->netif, a4 ? &s->addr4 : IP4_ADDR_ANY4, &mask, &gw, s, stack_netif_init,
+		       ip_input)) {
+		UNLOCK_TCPIP_CORE();
+		return -ENOMEM;
+	}
+	if (a6) {
+		s->has6 = true;
+		s->addr6 = *a6;
+		netif_ip6_addr_set(&s->netif, 0, &s->addr6);
+		netif_ip6_addr_set_state(&s->netif, 0, IP6_ADDR_PREFERRED);
+	}
+	netif_set_default(&s->netif);
+	netif_set_link_up(&s->netif);
+	netif_set_up(&s->netif);
+	UNLOCK_TCPIP_CORE();
+	return 0;
+}
+
+int stack_start(struct stack *s)
+{
+	int ret = pthread_create(&s->reader, NULL, stack_reader, s);
+
+	if (ret)
+		return -ret;
+	s->reader_started = true;
+	return 0;
+}
