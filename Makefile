@@ -92,12 +92,22 @@ $(LIBWG_A): $(WG_OBJ)
 $(ZINCTUN): $(DAEMON_OBJ) $(LIBWG_A) $(LIBZINC_A)
 	$(CC) $(ALLCFLAGS) $(DAEMON_LDFLAGS) $(DAEMON_OBJ) $(LIBWG_A) $(LIBZINC_A) -lpthread -o $@
 
+# liblwip exports names the daemon uses too (udp_init, udp_bind, udp_send):
+# the proxy's objects and its copy of the daemon's are built with hidden
+# visibility, so that lwIP's calls stay inside lwIP.
+PROXY_VIS := -fvisibility=hidden
 $(BUILD)/obj/proxy/%.o: proxy/%.c
 	@mkdir -p $(dir $@)
-	$(CC) $(ALLCFLAGS) -Idaemon $(LWIP_CFLAGS) -MMD -MP -c $< -o $@
+	$(CC) $(ALLCFLAGS) $(PROXY_VIS) -Idaemon $(LWIP_CFLAGS) -MMD -MP -c $< -o $@
+
+$(BUILD)/obj-proxy/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ALLCFLAGS) $(PROXY_VIS) -MMD -MP -c $< -o $@
 
 # the daemon's objects but its main (proxy/main.c is this program's)
-$(ZT_PROXY): $(PROXY_OBJ) $(filter-out $(BUILD)/obj/daemon/main.o,$(DAEMON_OBJ)) $(LIBWG_A) $(LIBZINC_A)
+PROXY_DAEMON_OBJ := $(patsubst $(BUILD)/obj/%,$(BUILD)/obj-proxy/%,\
+		    $(filter-out $(BUILD)/obj/daemon/main.o,$(DAEMON_OBJ)))
+$(ZT_PROXY): $(PROXY_OBJ) $(PROXY_DAEMON_OBJ) $(LIBWG_A) $(LIBZINC_A)
 	$(CC) $(ALLCFLAGS) $^ $(LWIP_LIBS) -lpthread -o $@
 
 # Test hooks exist only in test builds, never in the shipped libzinc and
@@ -316,4 +326,4 @@ clean:
 	fuzz demo install install-strip uninstall clean
 .SECONDARY:
 
--include $(shell find $(BUILD)/obj $(BUILD)/obj-testhooks -name '*.d' 2>/dev/null)
+-include $(shell find $(BUILD)/obj $(BUILD)/obj-testhooks $(BUILD)/obj-proxy -name '*.d' 2>/dev/null)

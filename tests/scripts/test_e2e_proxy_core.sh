@@ -1,0 +1,156 @@
+#!/bin/sh
+# zinctun-proxy (rootless mode, issue 17) against a TUN-mode zinctun peer:
+# the proxy runs as nobody with no capabilities in its own namespace; the
+# peer's namespace has an HTTP server, iperf3 -s and a UDP echo server.
+#   [TCPClientTunnel]  curl a file (bytes compared), iperf3 both ways
+#   [Socks5]           curl by IPv4 and IPv6 address, a refused port
+#   [TCPServerTunnel]  the peer reaches a server local to the proxy
+#   [UDPProxyTunnel]   a UDP echo
+#   a config error     FILE:LINE message, exit 1
+#   SIGUSR1            logs the peer's handshake and transfer
+[ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
+set -u
+. "$(dirname "$0")/lib_netns.sh"
+PROXY=$(realpath -m "$BUILD/zinctun-proxy")
+[ -x "$PROXY" ] || fail "$PROXY not built"
+for t in curl iperf3 setpriv python3; do
+	command -v $t >/dev/null || { echo "SKIP: no $t"; exit 77; }
+done
+
+ns_setup 2
+N1=$(ns_name 1) N2=$(ns_name 2) I1=$(ifname 1)
+genkeys k1
+genkeys k2
+start_daemon zinctun "$N1" "$I1"
+conf_iface "$N1" "$I1" k1 1
+P1=$(listen_port "$N1" "$I1")
+add_peer "$N1" "$I1" k2 "$(tun4 2)/32,$(tun6 2)/128"
+
+# the files and the proxy's configuration, readable by nobody
+W=$T/www
+mkdir -p "$W" "$T/run"
+chmod 755 "$T" "$W"
+chown 65534:65534 "$T/run"
+head -c 20000000 /dev/urandom >"$W/blob"
+chmod 644 "$W/blob"
+CONF=$T/proxy.conf
+cat >"$CONF" <<EOC
+[Interface]
+PrivateKey = $(cat "$T/k2.key")
+Address = $(tun4 2)/32, $(tun6 2)/128
+MTU = 1420
+
+[Peer]
+PublicKey = $(pub k1)
+Endpoint = $(ul4 1):$P1
+AllowedIPs = $(tun4 1)/32, $(tun6 1)/128
+
+[TCPClientTunnel]
+BindAddress = 127.0.0.1:18080
+Target = $(tun4 1):8080
+
+[TCPClientTunnel]
+BindAddress = 127.0.0.1:15201
+Target = [$(tun6 1)]:5201
+
+[TCPServerTunnel]
+ListenPort = 9090
+Target = 127.0.0.1:19090
+
+[UDPProxyTunnel]
+BindAddress = 127.0.0.1:15353
+Target = $(tun4 1):7777
+InactivityTimeout = 30
+
+[Socks5]
+BindAddress = 127.0.0.1:11080
+EOC
+chmod 644 "$CONF"
+
+bg() { # NS LOGNAME CMD...: a background process of this test
+	ns=$1 name=$2
+	shift 2
+	ip netns exec "$ns" "$@" >"$T/$name.log" 2>&1 &
+	PIDS="$PIDS $!"
+	eval "PID_$name=$!"
+}
+bg "$N1" http python3 -m http.server --bind :: --directory "$W" 8080
+bg "$N1" iperf iperf3 -s
+bg "$N1" echo python3 -c '
+import socket
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s.bind(("'"$(tun4 1)"'", 7777))
+while True:
+    d, a = s.recvfrom(65535)
+    s.sendto(b"echo:" + d, a)'
+bg "$N2" local python3 -m http.server --bind 127.0.0.1 --directory "$W" 19090
+
+NOCAPS="setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all --bounding-set=-all"
+# shellcheck disable=SC2086
+bg "$N2" proxy env LOG_LEVEL=info $NOCAPS "$PROXY" --socket "$T/run/p.sock" "$CONF"
+for _ in $(seq 50); do [ -S "$T/run/p.sock" ] && break; sleep 0.1; done
+[ -S "$T/run/p.sock" ] || fail "no configuration socket"
+grep -q CapEff:.0000000000000000 "/proc/$PID_proxy/status" || fail "proxy has capabilities"
+[ "$(stat -c %u /proc/"$PID_proxy")" = 65534 ] || fail "proxy is not nobody"
+sleep 0.5
+
+log "TCPClientTunnel: curl a 20 MB file"
+ip netns exec "$N2" curl -sS --max-time 60 -o "$T/got" http://127.0.0.1:18080/blob ||
+	fail "curl through TCPClientTunnel"
+cmp -s "$W/blob" "$T/got" || fail "TCPClientTunnel: file differs"
+ok "TCPClientTunnel file"
+
+log "SOCKS5: curl by IPv4 and IPv6 address"
+ip netns exec "$N2" curl -sS --max-time 60 -o "$T/got4" --socks5 127.0.0.1:11080 \
+	"http://$(tun4 1):8080/blob" || fail "curl through SOCKS5 (IPv4)"
+cmp -s "$W/blob" "$T/got4" || fail "SOCKS5 IPv4: file differs"
+ip netns exec "$N2" curl -sS --max-time 60 -o "$T/got6" --socks5-hostname 127.0.0.1:11080 \
+	"http://[$(tun6 1)]:8080/blob" || fail "curl through SOCKS5 (IPv6)"
+cmp -s "$W/blob" "$T/got6" || fail "SOCKS5 IPv6: file differs"
+ip netns exec "$N2" curl -sS --max-time 20 -o /dev/null --socks5 127.0.0.1:11080 \
+	"http://$(tun4 1):8081/" 2>"$T/refused.err" && fail "SOCKS5: closed port answered"
+ok "SOCKS5 CONNECT"
+
+log "TCPServerTunnel: the peer reaches a server local to the proxy"
+ip netns exec "$N1" curl -sS --max-time 60 -o "$T/gots" "http://$(tun4 2):9090/blob" ||
+	fail "curl through TCPServerTunnel"
+cmp -s "$W/blob" "$T/gots" || fail "TCPServerTunnel: file differs"
+ok "TCPServerTunnel"
+
+log "UDPProxyTunnel: echo"
+out=$(ip netns exec "$N2" python3 -c '
+import socket
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s.settimeout(2)
+for _ in range(5):
+    s.sendto(b"ping", ("127.0.0.1", 15353))
+    try:
+        print(s.recvfrom(100)[0].decode()); break
+    except socket.timeout:
+        pass')
+[ "$out" = "echo:ping" ] || fail "UDP echo: '$out'"
+ok "UDPProxyTunnel"
+
+log "TCPClientTunnel: iperf3 both ways"
+for dir in "" -R; do
+	# shellcheck disable=SC2086
+	ip netns exec "$N2" iperf3 -c 127.0.0.1 -p 15201 -t 3 $dir -J >"$T/iperf$dir.json" ||
+		fail "iperf3 $dir"
+	python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print("%.0f Mbit/s" % (d["end"]["sum_received"]["bits_per_second"]/1e6))' \
+		"$T/iperf$dir.json" | sed "s/^/iperf3 $dir: /"
+done
+ok "iperf3"
+
+kill -USR1 "$PID_proxy"
+sleep 0.3
+grep -q "peer .*latest handshake [0-9]* s ago transfer [1-9][0-9]* B received" "$T/proxy.log" ||
+	fail "SIGUSR1: no peer line"
+ok "SIGUSR1"
+
+log "a config error"
+printf '[Interface]\nPrivateKey = nope\n' >"$T/bad.conf"
+"$PROXY" "$T/bad.conf" >"$T/bad.out" 2>&1
+[ $? = 1 ] || fail "bad config: exit status not 1"
+grep -q "^$T/bad.conf:2: " "$T/bad.out" || fail "bad config: $(cat "$T/bad.out")"
+ok "config error"
+echo PASS
