@@ -134,6 +134,7 @@ static bool conn_flush(struct conn *c)
 				conn_want(c, c->ep | EPOLLOUT);
 				return false;
 			}
+			log_debug("proxy: host connection: %s", strerror(errno));
 			return conn_close_ret(c, true);
 		}
 		c->pending = pbuf_free_header(c->pending, (u16_t)w);
@@ -220,8 +221,10 @@ static void conn_pump_host(struct conn *c)
 		room = sizeof(c->px->io);
 	r = recv(c->fd, c->px->io, room, MSG_DONTWAIT);
 	if (r < 0) {
-		if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)
+		if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) {
+			log_debug("proxy: host connection: %s", strerror(errno));
 			conn_close(c, true);
+		}
 		return;
 	}
 	if (r == 0) {
@@ -233,6 +236,7 @@ static void conn_pump_host(struct conn *c)
 		return;
 	}
 	if (!conn_to_tunnel(c, c->px->io, (size_t)r)) {
+		log_debug("proxy: tcp_write refused %zd bytes", r);
 		conn_close(c, true);
 		return;
 	}
@@ -284,6 +288,7 @@ static void conn_on_err(void *arg, err_t err)
 	struct conn *c = arg;
 
 	c->pcb = NULL; /* lwIP freed it */
+	log_debug("proxy: tunnel connection ended (lwIP error %d)", err);
 	if (c->state == CONN_CONNECTING && c->front && c->front->connected)
 		c->front->connected(c, false, err);
 	conn_close(c, true);
@@ -420,8 +425,10 @@ static void conn_event(struct loop *l, struct loop_handler *h, uint32_t events)
 		break;
 	case CONN_RESOLVING:
 	case CONN_CONNECTING:
-		if (events & (EPOLLERR | EPOLLHUP))
+		if (events & (EPOLLERR | EPOLLHUP)) {
+			log_debug("proxy: client left before the connection was made");
 			conn_close(c, true);
+		}
 		break;
 	case CONN_HOST_CONNECTING:
 		conn_host_connected(c);
@@ -431,9 +438,10 @@ static void conn_event(struct loop *l, struct loop_handler *h, uint32_t events)
 			conn_flush(c);
 		if (!c->dead && !c->host_eof && (events & (EPOLLIN | EPOLLHUP | EPOLLERR)))
 			conn_pump_host(c);
-		else if (!c->dead && (events & EPOLLERR))
+		else if (!c->dead && (events & EPOLLERR)) {
+			log_debug("proxy: host connection error");
 			conn_close(c, true);
-		else if (!c->dead && (events & EPOLLHUP) && !(c->ep & EPOLLOUT))
+		} else if (!c->dead && (events & EPOLLHUP) && !(c->ep & EPOLLOUT))
 			conn_close(c, false);
 		break;
 	}

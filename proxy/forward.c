@@ -25,7 +25,7 @@ static void forward_connected(struct conn *c, bool ok, err_t err)
 	if (ok)
 		conn_relay(c);
 	else
-		log_debug("proxy: tunnel connection failed: %s", lwip_strerr(err));
+		log_debug("proxy: tunnel connection failed (lwIP error %d)", err);
 }
 
 static const struct conn_front forward_front = {

@@ -3,7 +3,12 @@
 # the proxy runs as nobody with no capabilities in its own namespace; the
 # peer's namespace has an HTTP server, iperf3 -s and a UDP echo server.
 #   [TCPClientTunnel]  curl a file (bytes compared), iperf3 both ways
-#   [Socks5]           curl by IPv4 and IPv6 address, a refused port
+#   [Socks5]           curl by IPv4 and IPv6 address and by name (the peer's
+#                      dnsmasq, through the tunnel), a refused port, an
+#                      unknown name
+#   [http]             plain and CONNECT requests by name
+#   a client that never reads stalls only its own connection
+#   wg show            through a symlink in /var/run/wireguard
 #   [TCPServerTunnel]  the peer reaches a server local to the proxy
 #   [UDPProxyTunnel]   a UDP echo
 #   a config error     FILE:LINE message, exit 1
@@ -13,7 +18,7 @@ set -u
 . "$(dirname "$0")/lib_netns.sh"
 PROXY=$(realpath -m "$BUILD/zinctun-proxy")
 [ -x "$PROXY" ] || fail "$PROXY not built"
-for t in curl iperf3 setpriv python3; do
+for t in curl iperf3 setpriv python3 dnsmasq; do
 	command -v $t >/dev/null || { echo "SKIP: no $t"; exit 77; }
 done
 
@@ -38,6 +43,7 @@ cat >"$CONF" <<EOC
 [Interface]
 PrivateKey = $(cat "$T/k2.key")
 Address = $(tun4 2)/32, $(tun6 2)/128
+DNS = $(tun4 1)
 MTU = 1420
 
 [Peer]
@@ -64,6 +70,9 @@ InactivityTimeout = 30
 
 [Socks5]
 BindAddress = 127.0.0.1:11080
+
+[http]
+BindAddress = 127.0.0.1:18888
 EOC
 chmod 644 "$CONF"
 
@@ -83,11 +92,26 @@ s.bind(("'"$(tun4 1)"'", 7777))
 while True:
     d, a = s.recvfrom(65535)
     s.sendto(b"echo:" + d, a)'
+bg "$N1" dns dnsmasq -k -u root --no-resolv --no-hosts --bind-interfaces \
+	--listen-address="$(tun4 1)" --address=/web.test/"$(tun4 1)" --pid-file="$T/dnsmasq.pid"
 bg "$N2" local python3 -m http.server --bind 127.0.0.1 --directory "$W" 19090
 
+wait_listen() { # NS tcp|udp PORT: until something listens there
+	for _ in $(seq 100); do
+		ip netns exec "$1" ss -Hln --"$2" "sport = :$3" | grep -q . && return 0
+		sleep 0.1
+	done
+	fail "nothing listens on $2 port $3 in $1"
+}
+wait_listen "$N1" tcp 8080
+wait_listen "$N1" tcp 5201
+wait_listen "$N1" udp 7777
+wait_listen "$N1" udp 53
+wait_listen "$N2" tcp 19090
+
 NOCAPS="setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all --bounding-set=-all"
-# shellcheck disable=SC2086
-bg "$N2" proxy env LOG_LEVEL=info $NOCAPS "$PROXY" --socket "$T/run/p.sock" "$CONF"
+# shellcheck disable=SC2086 # NOCAPS: setpriv and its options
+bg "$N2" proxy env LOG_LEVEL=${PROXY_LOG:-info} $NOCAPS "$PROXY" --socket "$T/run/p.sock" "$CONF"
 for _ in $(seq 50); do [ -S "$T/run/p.sock" ] && break; sleep 0.1; done
 [ -S "$T/run/p.sock" ] || fail "no configuration socket"
 grep -q CapEff:.0000000000000000 "/proc/$PID_proxy/status" || fail "proxy has capabilities"
@@ -107,9 +131,38 @@ cmp -s "$W/blob" "$T/got4" || fail "SOCKS5 IPv4: file differs"
 ip netns exec "$N2" curl -sS --max-time 60 -o "$T/got6" --socks5-hostname 127.0.0.1:11080 \
 	"http://[$(tun6 1)]:8080/blob" || fail "curl through SOCKS5 (IPv6)"
 cmp -s "$W/blob" "$T/got6" || fail "SOCKS5 IPv6: file differs"
+ip netns exec "$N2" curl -sS --max-time 60 -o "$T/gotn" --socks5-hostname 127.0.0.1:11080 \
+	"http://web.test:8080/blob" || fail "curl through SOCKS5 (name)"
+cmp -s "$W/blob" "$T/gotn" || fail "SOCKS5 name: file differs"
 ip netns exec "$N2" curl -sS --max-time 20 -o /dev/null --socks5 127.0.0.1:11080 \
 	"http://$(tun4 1):8081/" 2>"$T/refused.err" && fail "SOCKS5: closed port answered"
+grep -q "(5)" "$T/refused.err" || fail "SOCKS5 closed port: $(cat "$T/refused.err")"
+ip netns exec "$N2" curl -sS --max-time 30 -o /dev/null --socks5-hostname 127.0.0.1:11080 \
+	"http://nowhere.test:8080/" 2>"$T/unknown.err" && fail "SOCKS5: unknown name answered"
+grep -q "(4)" "$T/unknown.err" || fail "SOCKS5 unknown name: $(cat "$T/unknown.err")"
 ok "SOCKS5 CONNECT"
+
+log "HTTP proxy: plain and CONNECT"
+ip netns exec "$N2" curl -sS --max-time 60 -o "$T/goth" -x http://127.0.0.1:18888 \
+	"http://web.test:8080/blob" || fail "curl through [http] (plain)"
+cmp -s "$W/blob" "$T/goth" || fail "[http] plain: file differs"
+ip netns exec "$N2" curl -sS --max-time 60 -o "$T/gotc" -p -x http://127.0.0.1:18888 \
+	"http://web.test:8080/blob" || fail "curl through [http] (CONNECT)"
+cmp -s "$W/blob" "$T/gotc" || fail "[http] CONNECT: file differs"
+ok "HTTP proxy"
+
+log "a client that never reads does not stall the others"
+bg "$N2" stuck python3 -c '
+import socket, time
+s = socket.create_connection(("127.0.0.1", 18080))
+s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+s.sendall(b"GET /blob HTTP/1.0\r\n\r\n")
+time.sleep(60)'
+sleep 1
+ip netns exec "$N2" curl -sS --max-time 30 -o "$T/got2" http://127.0.0.1:18080/blob ||
+	fail "curl while a client does not read"
+cmp -s "$W/blob" "$T/got2" || fail "file differs while a client does not read"
+ok "stalled client"
 
 log "TCPServerTunnel: the peer reaches a server local to the proxy"
 ip netns exec "$N1" curl -sS --max-time 60 -o "$T/gots" "http://$(tun4 2):9090/blob" ||
@@ -146,6 +199,16 @@ sleep 0.3
 grep -q "peer .*latest handshake [0-9]* s ago transfer [1-9][0-9]* B received" "$T/proxy.log" ||
 	fail "SIGUSR1: no peer line"
 ok "SIGUSR1"
+
+log "wg show through /var/run/wireguard"
+PNAME=zt${ID}p
+IFACES="$IFACES $PNAME"
+mkdir -p "$SOCKDIR"
+ln -s "$T/run/p.sock" "$SOCKDIR/$PNAME.sock"
+wg show "$PNAME" >"$T/wgshow.out" 2>&1 || fail "wg show: $(cat "$T/wgshow.out")"
+grep -q "peer: $(pub k1)" "$T/wgshow.out" || fail "wg show: no peer"
+grep -q "latest handshake" "$T/wgshow.out" || fail "wg show: no handshake"
+ok "wg show"
 
 log "a config error"
 printf '[Interface]\nPrivateKey = nope\n' >"$T/bad.conf"
