@@ -18,6 +18,12 @@ set -u
 . "$(dirname "$0")/lib_netns.sh"
 PROXY=$(realpath -m "$BUILD/zinctun-proxy")
 [ -x "$PROXY" ] || fail "$PROXY not built"
+# lwIP is the proxy's alone: the TUN daemon links nothing dynamically
+# (sanitizer builds link their runtime dynamically)
+if [ -z "${SANITIZE:-}" ] && readelf -d "$ZINCTUN" | grep -q NEEDED; then
+	fail "$ZINCTUN has dynamic dependencies"
+fi
+readelf -d "$PROXY" | grep -q 'NEEDED.*liblwip' || fail "$PROXY does not link liblwip"
 for t in curl iperf3 setpriv python3 dnsmasq; do
 	command -v $t >/dev/null || { echo "SKIP: no $t"; exit 77; }
 done

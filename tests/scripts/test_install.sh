@@ -4,8 +4,8 @@
 # a program built only from the installed header, library and zinc.pc
 # computes BLAKE2s-256("abc") correctly. The systemd unit is installed
 # (SYSTEMDUNITDIR) and names the installed daemon; install-strip leaves no
-# symbol table or debug information in the daemon and libraries, and its
-# static library still links; uninstall leaves only empty directories.
+# symbol table or debug information in the daemon, zinctun-proxy and
+# libraries, and its static library still links; uninstall leaves only empty directories.
 set -eu
 BUILD=${BUILD:-build}
 D=$(mktemp -d /tmp/zt-install.XXXXXX)
@@ -21,7 +21,7 @@ mk() { make --no-print-directory -s BUILD="$BUILD" PREFIX=$P DESTDIR="$D/root" "
 unstripped() { readelf -S -W "$1" | grep -E '\.symtab|\.debug_' || true; }
 
 check_tree() {
-	for f in bin/zinctun lib/libzinc.a lib/libzinc.so.0 lib/libzinc.so lib/libwg.a \
+	for f in bin/zinctun bin/zinctun-proxy lib/libzinc.a lib/libzinc.so.0 lib/libzinc.so lib/libwg.a \
 		include/zinc/zinc.h include/wg/wg.h lib/pkgconfig/zinc.pc \
 		share/man/man8/zinctun.8 share/man/man3/zinc.3; do
 		[ -e "$R/$f" ] || fail "missing $f"
@@ -73,7 +73,7 @@ echo "install, uninstall: ok"
 U=/etc/systemd/system
 mk install-strip SYSTEMDUNITDIR=$U
 check_tree $U
-for f in bin/zinctun lib/libzinc.so.0; do
+for f in bin/zinctun bin/zinctun-proxy lib/libzinc.so.0; do
 	s=$(unstripped "$R/$f")
 	[ -z "$s" ] || fail "$f not stripped: $s"
 done
