@@ -5,7 +5,6 @@
 #include <errno.h>
 #include <string.h>
 #include <sys/socket.h>
-#include <unistd.h>
 
 #include "lwip/init.h"
 #include "lwip/ip.h"
@@ -58,28 +57,29 @@ static err_t stack_netif_init(struct netif *netif)
 	return ERR_OK;
 }
 
-/* Decrypted packets from the data path into lwIP, each read straight into
- * a pbuf, handed to ip_input under the core lock. */
+/* Decrypted packets from the data path into lwIP, handed to ip_input under
+ * the core lock. Each is read into one buffer and copied into a pbuf of its
+ * size: lwIP's heap cannot shrink a pbuf (mem_trim is a no-op over malloc),
+ * and a queued pbuf of 64 KiB per segment would blow the memory a
+ * connection may hold. */
 static void *stack_reader(void *arg)
 {
 	struct stack *s = arg;
+	static uint8_t in[STACK_READ_MAX];
 
 	for (;;) {
-		struct pbuf *p = pbuf_alloc(PBUF_RAW, STACK_READ_MAX, PBUF_RAM);
-		ssize_t r;
+		ssize_t r = recv(s->fd, in, sizeof(in), 0);
+		struct pbuf *p;
 
-		if (!p) {
-			usleep(1000);
-			continue;
-		}
-		r = recv(s->fd, p->payload, STACK_READ_MAX, 0);
 		if (r <= 0) {
-			pbuf_free(p);
 			if (r < 0 && errno == EINTR)
 				continue;
 			break;
 		}
-		pbuf_realloc(p, (u16_t)r);
+		p = pbuf_alloc(PBUF_RAW, (u16_t)r, PBUF_RAM);
+		if (!p)
+			continue; /* dropped: TCP retransmits */
+		memcpy(p->payload, in, (size_t)r);
 		LOCK_TCPIP_CORE();
 		if (s->netif.input(p, &s->netif) != ERR_OK)
 			pbuf_free(p);
