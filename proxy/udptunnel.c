@@ -203,7 +203,7 @@ struct udp_relay {
 	struct loop_handler h;
 	struct proxy *px;
 	int fd;
-	struct udp_pcb *pcb;
+	struct udp_pcb *pcb[2]; /* IPv4, IPv6: made at the first datagram of each */
 	struct sockaddr_storage client;
 	socklen_t client_len; /* 0 until its first datagram */
 };
@@ -237,12 +237,20 @@ static void relay_from_tunnel(void *arg, struct udp_pcb *pcb, struct pbuf *p, co
 static void relay_send(struct udp_relay *r, const ip_addr_t *to, uint16_t port, const uint8_t *data,
 		       size_t len)
 {
-	struct pbuf *p = pbuf_alloc(PBUF_TRANSPORT, (u16_t)len, PBUF_RAM);
+	int v6 = IP_IS_V6(to);
+	struct pbuf *p;
 
+	if (!r->pcb[v6]) {
+		r->pcb[v6] = udp_new_ip_type(v6 ? IPADDR_TYPE_V6 : IPADDR_TYPE_V4);
+		if (!r->pcb[v6])
+			return;
+		udp_recv(r->pcb[v6], relay_from_tunnel, r);
+	}
+	p = pbuf_alloc(PBUF_TRANSPORT, (u16_t)len, PBUF_RAM);
 	if (!p)
 		return;
 	memcpy(p->payload, data, len);
-	udp_sendto(r->pcb, p, to, port);
+	udp_sendto(r->pcb[v6], p, to, port);
 	pbuf_free(p);
 }
 
@@ -253,7 +261,7 @@ static void relay_event(struct loop *l, struct loop_handler *h, uint32_t events)
 
 	(void)l;
 	(void)events;
-	if (!r->pcb)
+	if (r->fd < 0)
 		return; /* released */
 	for (int i = 0; i < UDP_READS_PER_EVENT; i++) {
 		struct sockaddr_storage from;
@@ -320,10 +328,6 @@ int socks_udp_associate(struct conn *c, struct udp_relay **out)
 	if (r->fd < 0 || bind(r->fd, (struct sockaddr *)&ss, len) < 0 ||
 	    getsockname(r->fd, (struct sockaddr *)&ss, &len) < 0)
 		goto fail;
-	r->pcb = udp_new_ip_type(IPADDR_TYPE_ANY);
-	if (!r->pcb || udp_bind(r->pcb, IP_ANY_TYPE, 0) != ERR_OK)
-		goto fail;
-	udp_recv(r->pcb, relay_from_tunnel, r);
 	if (loop_add(&c->px->loop, r->fd, &r->h, EPOLLIN))
 		goto fail;
 	if (ss.ss_family == AF_INET6) {
@@ -340,8 +344,7 @@ int socks_udp_associate(struct conn *c, struct udp_relay **out)
 	*out = r;
 	return 0;
 fail:
-	if (r->pcb)
-		udp_remove(r->pcb);
+	log_debug("proxy: SOCKS5 UDP relay: %s", strerror(errno));
 	if (r->fd >= 0)
 		close(r->fd);
 	free(r);
@@ -350,8 +353,10 @@ fail:
 
 void socks_udp_release(struct udp_relay *r)
 {
-	udp_remove(r->pcb);
-	r->pcb = NULL;
+	for (int i = 0; i < 2; i++)
+		if (r->pcb[i])
+			udp_remove(r->pcb[i]);
 	close(r->fd);
+	r->fd = -1;
 	loop_retire(&r->px->loop, &r->h);
 }

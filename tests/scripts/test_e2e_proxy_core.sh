@@ -190,6 +190,31 @@ for _ in range(5):
 [ "$out" = "echo:ping" ] || fail "UDP echo: '$out'"
 ok "UDPProxyTunnel"
 
+log "SOCKS5 UDP ASSOCIATE: echo"
+out=$(ip netns exec "$N2" python3 -c '
+import socket, struct
+t = socket.create_connection(("127.0.0.1", 11080), timeout=5)
+t.sendall(b"\x05\x01\x00")
+assert t.recv(2) == b"\x05\x00"
+t.sendall(b"\x05\x03\x00\x01\x00\x00\x00\x00\x00\x00")
+r = t.recv(10)
+assert r[:4] == b"\x05\x00\x00\x01", r
+relay = (socket.inet_ntoa(r[4:8]), struct.unpack(">H", r[8:10])[0])
+u = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+u.settimeout(2)
+head = b"\x00\x00\x00\x01" + socket.inet_aton("'"$(tun4 1)"'") + struct.pack(">H", 7777)
+for _ in range(5):
+    u.sendto(head + b"udp", relay)
+    try:
+        d = u.recv(100)
+    except socket.timeout:
+        continue
+    assert d[:10] == head, d
+    print(d[10:].decode())
+    break')
+[ "$out" = "echo:udp" ] || fail "SOCKS5 UDP ASSOCIATE echo: '$out'"
+ok "SOCKS5 UDP ASSOCIATE"
+
 log "TCPClientTunnel: iperf3 both ways"
 for dir in "" -R; do
 	# shellcheck disable=SC2086
