@@ -27,6 +27,7 @@ static void conn_free(struct loop_handler *h)
 {
 	struct conn *c = (struct conn *)h;
 
+	services_resume(c->px);
 	free(c->fe);
 	free(c);
 }

@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -46,7 +47,7 @@ struct proxy_main {
 
 static void usage(FILE *f)
 {
-	fprintf(f, "Usage: zinctun-proxy [--socket PATH] [--name NAME] FILE\n"
+	fprintf(f, "Usage: zinctun-proxy [-f] [--socket PATH] [--name NAME] FILE\n"
 		   "       zinctun-proxy --version\n"
 		   "\n"
 		   "A WireGuard client without root, TUN device or capabilities: its IP\n"
@@ -398,6 +399,18 @@ static int stack_addrs(struct proxy_main *m)
 			  has6 ? &a6 : NULL);
 }
 
+/* Two descriptors per connection: take the hard limit, as Go programs
+ * (wireproxy) do. */
+static void raise_fd_limit(void)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &rl);
+	}
+}
+
 static int pair_open(int sp[2])
 {
 	int size = PAIR_BUF;
@@ -428,6 +441,8 @@ int main(int argc, char **argv)
 		} else if (!strcmp(argv[i], "--version")) {
 			printf("zinctun-proxy v%s\n", ZINCTUN_VERSION);
 			return 0;
+		} else if (!strcmp(argv[i], "-f") || !strcmp(argv[i], "--foreground")) {
+			/* always in the foreground */
 		} else if (!strcmp(argv[i], "--socket") && i + 1 < argc) {
 			sock = argv[++i];
 		} else if (!strcmp(argv[i], "--name") && i + 1 < argc) {
@@ -464,6 +479,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 
+	raise_fd_limit();
 	m.sig_fd = open_signals();
 	if (m.sig_fd < 0 || pair_open(sp)) {
 		fprintf(stderr, "zinctun-proxy: %s\n", strerror(errno));

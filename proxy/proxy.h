@@ -24,11 +24,14 @@ struct proxy {
 	struct stack stack;
 	struct loop loop;
 	uint8_t io[PROXY_IO_CHUNK]; /* under the core lock */
-	struct udp_tunnel *udp;	    /* [UDPProxyTunnel]s and SOCKS5 UDP relays */
+	struct udp_tunnel *udp;	    /* [UDPProxyTunnel]s */
+	struct listener *paused;    /* listeners out of descriptors */
 };
 
 /* Opens every service's listener; errors say FILE:LINE. */
 int services_open(struct proxy *px, const char *file);
+/* Listeners paused for want of descriptors listen again (a conn ended). */
+void services_resume(struct proxy *px);
 /* Milliseconds until the services want a tick (idle UDP flows). */
 uint64_t services_tick(void *px);
 

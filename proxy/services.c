@@ -17,6 +17,7 @@ struct listener {
 	struct proxy *px;
 	const struct proxy_listener *svc;
 	int fd;
+	struct listener *next_paused;
 };
 
 void proxy_ip_to_lwip(const struct proxy_ip *in, ip_addr_t *out)
@@ -61,8 +62,17 @@ static void listener_accept(struct loop *l, struct loop_handler *h, uint32_t eve
 		int fd = accept4(ls->fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
 
 		if (fd < 0) {
-			if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)
+			if (errno == EMFILE || errno == ENFILE) {
+				/* out of descriptors: the listener would stay readable
+				 * and spin the loop; it waits until a connection ends */
+				log_err("proxy: accept: %s; pausing %s:%u until a connection ends",
+					strerror(errno), ls->svc->bind.host, ls->svc->bind.port);
+				loop_mod(&ls->px->loop, ls->fd, &ls->h, 0);
+				ls->next_paused = ls->px->paused;
+				ls->px->paused = ls;
+			} else if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) {
 				log_debug("proxy: accept: %s", strerror(errno));
+			}
 			return;
 		}
 		switch (ls->svc->kind) {
@@ -153,6 +163,16 @@ int services_open(struct proxy *px, const char *file)
 				 svc->target.port ? svc->target.host : "");
 	}
 	return 0;
+}
+
+void services_resume(struct proxy *px)
+{
+	while (px->paused) {
+		struct listener *ls = px->paused;
+
+		px->paused = ls->next_paused;
+		loop_mod(&px->loop, ls->fd, &ls->h, EPOLLIN);
+	}
 }
 
 uint64_t services_tick(void *arg)
