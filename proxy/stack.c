@@ -13,7 +13,7 @@
 
 #include "log.h"
 
-enum { STACK_READ_MAX = 65535 };
+enum { STACK_READ_MAX = 65535, STACK_BATCH = 32 };
 
 /* netif->output(_ip6), under the core lock: the packet to the data path,
  * which routes and seals it. A full pair drops it, as a full TUN queue
@@ -58,31 +58,41 @@ static err_t stack_netif_init(struct netif *netif)
 }
 
 /* Decrypted packets from the data path into lwIP, handed to ip_input under
- * the core lock. Each is read into one buffer and copied into a pbuf of its
- * size: lwIP's heap cannot shrink a pbuf (mem_trim is a no-op over malloc),
- * and a queued pbuf of 64 KiB per segment would blow the memory a
+ * the core lock, a batch at a time (one lock and one system call for up to
+ * STACK_BATCH packets). Each is read into a buffer and copied into a pbuf of
+ * its size: lwIP's heap cannot shrink a pbuf (mem_trim is a no-op over
+ * malloc), and a queued pbuf of 64 KiB per segment would blow the memory a
  * connection may hold. */
 static void *stack_reader(void *arg)
 {
 	struct stack *s = arg;
-	static uint8_t in[STACK_READ_MAX];
+	static uint8_t in[STACK_BATCH][STACK_READ_MAX];
+	struct mmsghdr msgs[STACK_BATCH];
+	struct iovec iov[STACK_BATCH];
 
+	for (int i = 0; i < STACK_BATCH; i++) {
+		iov[i] = (struct iovec){.iov_base = in[i], .iov_len = STACK_READ_MAX};
+		msgs[i] = (struct mmsghdr){.msg_hdr = {.msg_iov = &iov[i], .msg_iovlen = 1}};
+	}
 	for (;;) {
-		ssize_t r = recv(s->fd, in, sizeof(in), 0);
-		struct pbuf *p;
+		int n = recvmmsg(s->fd, msgs, STACK_BATCH, MSG_WAITFORONE, NULL);
 
-		if (r <= 0) {
-			if (r < 0 && errno == EINTR)
+		if (n <= 0) {
+			if (n < 0 && errno == EINTR)
 				continue;
 			break;
 		}
-		p = pbuf_alloc(PBUF_RAW, (u16_t)r, PBUF_RAM);
-		if (!p)
-			continue; /* dropped: TCP retransmits */
-		memcpy(p->payload, in, (size_t)r);
 		LOCK_TCPIP_CORE();
-		if (s->netif.input(p, &s->netif) != ERR_OK)
-			pbuf_free(p);
+		for (int i = 0; i < n; i++) {
+			size_t len = msgs[i].msg_len;
+			struct pbuf *p = len ? pbuf_alloc(PBUF_RAW, (u16_t)len, PBUF_RAM) : NULL;
+
+			if (!p)
+				continue; /* dropped: TCP retransmits */
+			memcpy(p->payload, in[i], len);
+			if (s->netif.input(p, &s->netif) != ERR_OK)
+				pbuf_free(p);
+		}
 		UNLOCK_TCPIP_CORE();
 	}
 	return NULL;
