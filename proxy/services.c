@@ -157,10 +157,12 @@ int services_open(struct proxy *px, const char *file)
 		if (svc->kind == PROXY_TCP_SERVER)
 			log_info("[%s] tunnel port %u -> %s:%u", kind_name(svc->kind),
 				 svc->listen_port, svc->target.host, svc->target.port);
+		else if (svc->target.port)
+			log_info("[%s] on %s:%u -> %s:%u", kind_name(svc->kind), svc->bind.host,
+				 svc->bind.port, svc->target.host, svc->target.port);
 		else
-			log_info("[%s] on %s:%u%s%s", kind_name(svc->kind), svc->bind.host,
-				 svc->bind.port, svc->target.port ? " -> " : "",
-				 svc->target.port ? svc->target.host : "");
+			log_info("[%s] on %s:%u", kind_name(svc->kind), svc->bind.host,
+				 svc->bind.port);
 	}
 	return 0;
 }
