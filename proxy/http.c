@@ -33,9 +33,11 @@ static void http_connected(struct conn *c, bool ok, err_t err)
 		http_reply(c, err == ERR_TIMEOUT ? 504 : 502);
 		return;
 	}
-	if (fe->tunnel) {
+	if (fe->tunnel)
 		http_reply(c, 200);
-	}
+	/* the head buffers (32 KiB) are not needed once spliced */
+	free(c->fe);
+	c->fe = NULL;
 	conn_relay(c);
 }
 
