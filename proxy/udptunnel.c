@@ -19,7 +19,11 @@
 #include "proxy.h"
 #include "socks5.h"
 
-enum { UDP_DGRAM_MAX = 65535, UDP_READS_PER_EVENT = 32 };
+enum {
+	UDP_DGRAM_MAX = 65535,
+	UDP_READS_PER_EVENT = 32,
+	UDP_MAX_FLOWS = 1024, /* per tunnel: then the least recently active goes */
+};
 
 struct udp_flow {
 	struct udp_tunnel *t;
@@ -39,6 +43,7 @@ struct udp_tunnel {
 	bool resolved;
 	struct resolve *dns;
 	struct udp_flow *flows;
+	size_t n_flows;
 	struct udp_tunnel *next;
 };
 
@@ -68,6 +73,22 @@ static void flow_recv(void *arg, struct udp_pcb *pcb, struct pbuf *p, const ip_a
 	sendto(f->t->fd, buf, len, MSG_DONTWAIT, (struct sockaddr *)&f->from, f->from_len);
 }
 
+static void flow_evict_oldest(struct udp_tunnel *t)
+{
+	struct udp_flow **oldest = &t->flows, *f;
+
+	for (struct udp_flow **fp = &t->flows; *fp; fp = &(*fp)->next)
+		if ((*fp)->last_ms < (*oldest)->last_ms)
+			oldest = fp;
+	f = *oldest;
+	if (!f)
+		return;
+	*oldest = f->next;
+	udp_remove(f->pcb);
+	free(f);
+	t->n_flows--;
+}
+
 static struct udp_flow *flow_get(struct udp_tunnel *t, const struct sockaddr_storage *from,
 				 socklen_t len)
 {
@@ -76,13 +97,15 @@ static struct udp_flow *flow_get(struct udp_tunnel *t, const struct sockaddr_sto
 	for (f = t->flows; f; f = f->next)
 		if (f->from_len == len && !memcmp(&f->from, from, len))
 			return f;
+	if (t->n_flows >= UDP_MAX_FLOWS)
+		flow_evict_oldest(t);
 	f = calloc(1, sizeof(*f));
 	if (!f)
 		return NULL;
+	/* no udp_bind: the first udp_sendto binds it to a free port (Debian's
+	 * lwIP refuses an explicit bind to IP_ANY_TYPE after the first one) */
 	f->pcb = udp_new_ip_type(IP_GET_TYPE(&t->target));
-	if (!f->pcb || udp_bind(f->pcb, IP_ANY_TYPE, 0) != ERR_OK) {
-		if (f->pcb)
-			udp_remove(f->pcb);
+	if (!f->pcb) {
 		free(f);
 		return NULL;
 	}
@@ -92,6 +115,7 @@ static struct udp_flow *flow_get(struct udp_tunnel *t, const struct sockaddr_sto
 	udp_recv(f->pcb, flow_recv, f);
 	f->next = t->flows;
 	t->flows = f;
+	t->n_flows++;
 	return f;
 }
 
@@ -187,6 +211,7 @@ uint64_t udp_tunnel_sweep(struct proxy *px)
 				*fp = f->next;
 				udp_remove(f->pcb);
 				free(f);
+				t->n_flows--;
 				continue;
 			}
 			if (PROXY_UDP_SWEEP_MS < next)

@@ -10,7 +10,8 @@
 #   a client that never reads stalls only its own connection
 #   wg show            through a symlink in /var/run/wireguard
 #   [TCPServerTunnel]  the peer reaches a server local to the proxy
-#   [UDPProxyTunnel]   a UDP echo
+#   [UDPProxyTunnel]   a UDP echo; a client's flow keeps its tunnel port
+#                      while active and is forgotten after InactivityTimeout
 #   a config error     FILE:LINE message, exit 1
 #   SIGUSR1            logs the peer's handshake and transfer
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
@@ -75,6 +76,11 @@ BindAddress = 127.0.0.1:15353
 Target = $(tun4 1):7777
 InactivityTimeout = 30
 
+[UDPProxyTunnel]
+BindAddress = 127.0.0.1:15354
+Target = $(tun4 1):7777
+InactivityTimeout = 1
+
 [Socks5]
 BindAddress = 127.0.0.1:11080
 
@@ -98,7 +104,7 @@ s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
 s.bind(("'"$(tun4 1)"'", 7777))
 while True:
     d, a = s.recvfrom(65535)
-    s.sendto(b"echo:" + d, a)'
+    s.sendto(str(a[1]).encode() if d == b"port?" else b"echo:" + d, a)'
 bg "$N1" dns dnsmasq -k -u root --no-resolv --no-hosts --bind-interfaces \
 	--listen-address="$(tun4 1)" --address=/web.test/"$(tun4 1)" --pid-file="$T/dnsmasq.pid"
 bg "$N2" local python3 -m http.server --bind 127.0.0.1 --directory "$W" 19090
@@ -189,7 +195,22 @@ for _ in range(5):
     except socket.timeout:
         pass')
 [ "$out" = "echo:ping" ] || fail "UDP echo: '$out'"
-ok "UDPProxyTunnel"
+# the tunnel port the peer sees: the same while the flow is active, a new
+# one once InactivityTimeout (1 s) forgot it
+ports=$(ip netns exec "$N2" python3 -c '
+import socket, time
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s.settimeout(2)
+def port():
+    s.sendto(b"port?", ("127.0.0.1", 15354))
+    return s.recvfrom(100)[0].decode()
+a = port(); time.sleep(0.3); b = port(); time.sleep(0.3); c = port()
+time.sleep(3)
+print(a, b, c, port())')
+set -- $ports
+[ $# = 4 ] && [ "$1" = "$2" ] && [ "$2" = "$3" ] || fail "UDP flow changed port while active: $ports"
+[ "$4" != "$3" ] || fail "UDP flow not forgotten after InactivityTimeout: $ports"
+ok "UDPProxyTunnel (flow ports $ports)"
 
 log "SOCKS5 UDP ASSOCIATE: echo"
 out=$(ip netns exec "$N2" python3 -c '
