@@ -485,6 +485,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "zinctun-proxy: %s\n", strerror(errno));
 		return 1;
 	}
+	/* one "queue": extra ones would be opened on /dev/net/tun */
+	unsetenv("ZINCTUN_TUN_QUEUES");
 	ret = zt_init(&m.zt, sp[0], m.name);
 	if (ret) {
 		fprintf(stderr, "zinctun-proxy: cannot start the device: %s\n", strerror(-ret));

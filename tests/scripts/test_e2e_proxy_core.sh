@@ -123,12 +123,14 @@ wait_listen "$N1" udp 53
 wait_listen "$N2" tcp 19090
 
 NOCAPS="setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all --bounding-set=-all"
+# ZINCTUN_TUN_QUEUES: the daemon's multi-queue TUN, which the proxy ignores
 # shellcheck disable=SC2086 # NOCAPS: setpriv and its options
-bg "$N2" proxy env LOG_LEVEL=${PROXY_LOG:-info} $NOCAPS "$PROXY" --socket "$T/run/p.sock" "$CONF"
+bg "$N2" proxy env LOG_LEVEL=${PROXY_LOG:-info} ZINCTUN_TUN_QUEUES=2 $NOCAPS "$PROXY" --socket "$T/run/p.sock" "$CONF"
 for _ in $(seq 50); do [ -S "$T/run/p.sock" ] && break; sleep 0.1; done
 [ -S "$T/run/p.sock" ] || fail "no configuration socket"
 grep -q CapEff:.0000000000000000 "/proc/$PID_proxy/status" || fail "proxy has capabilities"
 [ "$(stat -c %u /proc/"$PID_proxy")" = 65534 ] || fail "proxy is not nobody"
+ls -l "/proc/$PID_proxy/fd" | grep -q /dev/net/tun && fail "proxy holds /dev/net/tun"
 sleep 0.5
 
 log "TCPClientTunnel: curl a 20 MB file"
