@@ -56,8 +56,9 @@ static void usage(FILE *f)
 		   "format) expose the tunnel to local programs. Runs in the foreground,\n"
 		   "logs to stderr (LOG_LEVEL=silent|error|info|debug, default info).\n"
 		   "The configuration socket (wg(8)'s protocol) is PATH, else\n"
-		   "$XDG_RUNTIME_DIR/zinctun/NAME.sock, else /tmp/zinctun-UID/NAME.sock;\n"
-		   "NAME defaults to FILE's name without its extension.\n");
+		   "$XDG_RUNTIME_DIR/zinctun/NAME.sock (when that directory is the user's),\n"
+		   "else /tmp/zinctun-UID/NAME.sock; NAME defaults to FILE's name up to\n"
+		   "its first '.'.\n");
 }
 
 static int read_text(const char *path, char **text, size_t *len)
@@ -203,6 +204,15 @@ static int own_dir(const char *dir)
 	return 0;
 }
 
+/* XDG_RUNTIME_DIR is used only when it is ours: one inherited from another
+ * user (setpriv or su from a root shell) is not writable. */
+static bool owned_dir(const char *dir)
+{
+	struct stat st;
+
+	return stat(dir, &st) == 0 && S_ISDIR(st.st_mode) && st.st_uid == getuid();
+}
+
 static int socket_path(struct proxy_main *m, const char *given)
 {
 	const char *xdg = getenv("XDG_RUNTIME_DIR");
@@ -215,7 +225,7 @@ static int socket_path(struct proxy_main *m, const char *given)
 			return -ENAMETOOLONG;
 		return 0;
 	}
-	if (xdg && *xdg) {
+	if (xdg && *xdg && owned_dir(xdg)) {
 		snprintf(dir, sizeof(dir), "%s/zinctun", xdg);
 	} else {
 		snprintf(dir, sizeof(dir), "/tmp/zinctun-%u", (unsigned)getuid());

@@ -265,6 +265,22 @@ grep -q "peer: $(pub k1)" "$T/wgshow.out" || fail "wg show: no peer"
 grep -q "latest handshake" "$T/wgshow.out" || fail "wg show: no handshake"
 ok "wg show"
 
+log "the default socket path"
+# an XDG_RUNTIME_DIR that is not nobody's (inherited from root) is skipped
+printf '[Interface]\nPrivateKey = %s\nAddress = 10.98.0.2/32\n[Peer]\nPublicKey = %s\n' \
+	"$(cat "$T/k2.key")" "$(pub k1)" >"$T/bare.conf"
+chmod 644 "$T/bare.conf"
+# shellcheck disable=SC2086 # NOCAPS: setpriv and its options
+bg "$N2" bare env XDG_RUNTIME_DIR=/root $NOCAPS "$PROXY" --name "zt${ID}b" "$T/bare.conf"
+sock=/tmp/zinctun-65534/zt${ID}b.sock
+for _ in $(seq 50); do [ -S "$sock" ] && break; sleep 0.1; done
+[ -S "$sock" ] || fail "no socket at $sock: $(cat "$T/bare.log")"
+[ "$(stat -c %a /tmp/zinctun-65534)" = 700 ] || fail "/tmp/zinctun-65534 is not 0700"
+kill "$PID_bare"
+for _ in $(seq 50); do [ -e "$sock" ] || break; sleep 0.1; done
+[ -e "$sock" ] && fail "$sock left behind"
+ok "default socket path"
+
 log "a config error"
 printf '[Interface]\nPrivateKey = nope\n' >"$T/bad.conf"
 "$PROXY" "$T/bad.conf" >"$T/bad.out" 2>&1
