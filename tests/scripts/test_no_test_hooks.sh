@@ -1,6 +1,6 @@
 #!/bin/sh
 # The shipped binaries carry no test hook (issue: test knobs in the product):
-# zinctun, libzinc.a and libzinc.so must not contain the RNG seams, the
+# zinctun, zinctun-proxy, libzinc.a and libzinc.so must not contain the RNG seams, the
 # forced self-test failure or the daemon's escape-attempt hook; the test
 # builds (libzinc-testhooks.a, zinctun-testhooks) must, so the check itself
 # can fail. libzinc calls no getenv at all.
@@ -9,7 +9,7 @@ BUILD=${BUILD:-build}
 HOOKS="ZINC_RNG_UNSEEDED ZINC_RNG_UNSEEDED_FILE ZINC_SELFTEST_FAIL zinc_rng_test_force_unseeded ZINCTUN_TEST_ESCAPE"
 command -v strings >/dev/null || { echo "FAIL: strings (binutils) missing"; exit 1; }
 fail=0
-for f in "$BUILD/zinctun" "$BUILD/libzinc.a" "$BUILD/libzinc.so"; do
+for f in "$BUILD/zinctun" "$BUILD/zinctun-proxy" "$BUILD/libzinc.a" "$BUILD/libzinc.so"; do
 	[ -e "$f" ] || { echo "FAIL: $f missing (make)"; fail=1; continue; }
 	for h in $HOOKS; do
 		if strings -a "$f" | grep -qx "$h\|.*$h.*"; then
@@ -37,5 +37,5 @@ for f in "$BUILD/libzinc.a" "$BUILD/libzinc.so"; do
 		fail=1
 	fi
 done
-[ $fail = 0 ] && echo "PASS: no test hook in zinctun, libzinc.a, libzinc.so; libzinc reads no environment"
+[ $fail = 0 ] && echo "PASS: no test hook in zinctun, zinctun-proxy, libzinc.a, libzinc.so; libzinc reads no environment"
 exit $fail
