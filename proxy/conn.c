@@ -246,6 +246,37 @@ static void conn_pump_host(struct conn *c)
 	tcp_output(c->pcb);
 }
 
+/* Inside a batch of packets the write to the host waits for the batch's
+ * end (conn_flush_queued): one system call for all its segments. */
+static err_t conn_tunnel_data(struct conn *c)
+{
+	if (c->state != CONN_RELAY)
+		return ERR_OK;
+	if (!c->px->stack.in_batch)
+		return conn_flush(c) ? ERR_ABRT : ERR_OK;
+	if (!c->flush_queued) {
+		c->flush_queued = true;
+		c->next_flush = c->px->flushq;
+		c->px->flushq = c;
+	}
+	return ERR_OK;
+}
+
+void conn_flush_queued(void *arg)
+{
+	struct proxy *px = arg;
+
+	while (px->flushq) {
+		struct conn *c = px->flushq;
+
+		px->flushq = c->next_flush;
+		c->flush_queued = false;
+		/* dead ones are freed only by the loop, which needs the lock */
+		if (!c->dead && c->state == CONN_RELAY)
+			conn_flush(c);
+	}
+}
+
 static err_t conn_on_recv(void *arg, struct tcp_pcb *pcb, struct pbuf *p, err_t err)
 {
 	struct conn *c = arg;
@@ -254,17 +285,13 @@ static err_t conn_on_recv(void *arg, struct tcp_pcb *pcb, struct pbuf *p, err_t 
 	(void)err;
 	if (!p) {
 		c->tun_eof = true;
-		if (c->state == CONN_RELAY && !c->pending)
-			return conn_flush(c) ? ERR_ABRT : ERR_OK;
-		return ERR_OK;
+		return conn_tunnel_data(c);
 	}
 	if (c->pending)
 		pbuf_cat(c->pending, p);
 	else
 		c->pending = p;
-	if (c->state == CONN_RELAY)
-		return conn_flush(c) ? ERR_ABRT : ERR_OK;
-	return ERR_OK;
+	return conn_tunnel_data(c);
 }
 
 static err_t conn_on_sent(void *arg, struct tcp_pcb *pcb, u16_t len)

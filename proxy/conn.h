@@ -58,8 +58,10 @@ struct conn {
 	size_t stash_len;
 	uint8_t *early; /* client bytes read with the handshake, for the tunnel */
 	size_t early_len;
-	struct resolve *dns; /* CONN_RESOLVING */
-	uint16_t port;	     /* where to connect once resolved */
+	struct resolve *dns;	 /* CONN_RESOLVING */
+	struct conn *next_flush; /* on px->flushq: tunnel bytes to write */
+	bool flush_queued;
+	uint16_t port; /* where to connect once resolved */
 	/* front end state */
 	void *fe;
 };
@@ -81,6 +83,9 @@ void conn_relay(struct conn *c);
 void conn_want(struct conn *c, uint32_t ep);
 /* Sends a short message to the host (a handshake answer). False on error. */
 bool conn_send_host(struct conn *c, const void *data, size_t len);
+/* After a batch of packets into lwIP (stack.h): writes what it brought
+ * to the host sockets of the conns that got bytes or a FIN. */
+void conn_flush_queued(void *px);
 /* Closes both sides (an RST to the tunnel if abort) and retires the conn. */
 void conn_close(struct conn *c, bool abort);
 

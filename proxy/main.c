@@ -24,6 +24,7 @@
 
 #include "buf.h"
 #include "config.h"
+#include "conn.h"
 #include "log.h"
 #include "proxy.h"
 #include "runtime.h"
@@ -510,6 +511,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "zinctun-proxy: cannot start lwIP\n");
 		return 1;
 	}
+	m.px.stack.end_batch = conn_flush_queued;
+	m.px.stack.end_ctx = &m.px;
 	m.px.loop.tick = services_tick;
 	m.px.loop.tick_ctx = &m.px;
 	if (services_open(&m.px, file))

@@ -26,6 +26,7 @@ struct proxy {
 	uint8_t io[PROXY_IO_CHUNK]; /* under the core lock */
 	struct udp_tunnel *udp;	    /* [UDPProxyTunnel]s */
 	struct listener *paused;    /* listeners out of descriptors */
+	struct conn *flushq;	    /* conns with tunnel bytes for their host (conn.h) */
 };
 
 /* Opens every service's listener; errors say FILE:LINE. */

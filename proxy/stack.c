@@ -83,6 +83,7 @@ static void *stack_reader(void *arg)
 			break;
 		}
 		LOCK_TCPIP_CORE();
+		s->in_batch = true;
 		for (int i = 0; i < n; i++) {
 			size_t len = msgs[i].msg_len;
 			struct pbuf *p = len ? pbuf_alloc(PBUF_RAW, (u16_t)len, PBUF_RAM) : NULL;
@@ -93,6 +94,9 @@ static void *stack_reader(void *arg)
 			if (s->netif.input(p, &s->netif) != ERR_OK)
 				pbuf_free(p);
 		}
+		s->in_batch = false;
+		if (s->end_batch)
+			s->end_batch(s->end_ctx);
 		UNLOCK_TCPIP_CORE();
 	}
 	return NULL;

@@ -23,6 +23,13 @@ struct stack {
 	uint8_t out[65536]; /* a chained pbuf flattened (under the core lock) */
 	pthread_t reader;
 	bool reader_started;
+	/* Packets go into lwIP in batches; while one is in (under the core
+	 * lock) in_batch is set, and after it end_batch(end_ctx) runs, still
+	 * under the lock: what the batch's callbacks deferred is done there
+	 * (one write to a host socket for many segments). */
+	bool in_batch;
+	void (*end_batch)(void *ctx);
+	void *end_ctx;
 };
 
 /* Starts lwIP's tcpip thread and adds the netif with the given addresses
