@@ -23,8 +23,10 @@
 #include <unistd.h>
 
 #include "buf.h"
+#include "cli.h"
 #include "config.h"
 #include "conn.h"
+#include "datapath.h"
 #include "log.h"
 #include "proxy.h"
 #include "runtime.h"
@@ -39,6 +41,7 @@ enum {
 
 struct proxy_main {
 	struct zt zt;
+	struct zt_options opt; /* the daemon's environment switches (cli.h) */
 	struct proxy px;
 	struct uapi_server uapi;
 	int sig_fd;
@@ -255,6 +258,28 @@ static void default_name(struct proxy_main *m, const char *file)
 	}
 	memcpy(m->name, base, n);
 	m->name[n] = 0;
+}
+
+static const char *env_get(void *ctx, const char *name)
+{
+	(void)ctx;
+	return getenv(name);
+}
+
+/* The daemon's switches from the environment (LOG_LEVEL, ZINCTUN_WORKERS,
+ * ZINCTUN_NO_GSO...), as zinctun reads them; the pair is one queue without
+ * a virtio-net header: extra queues would be opened on /dev/net/tun. */
+static void daemon_options(struct proxy_main *m)
+{
+	char *argv[] = {"zinctun-proxy", "-f", m->name, NULL};
+
+	zt_cli_parse(3, argv, env_get, NULL, &m->opt);
+	if (m->opt.action != ZT_CLI_RUN) {
+		argv[2] = "proxy";
+		zt_cli_parse(3, argv, env_get, NULL, &m->opt);
+	}
+	m->opt.dp.tun_queues = 1;
+	m->opt.dp.tun_offload = false;
 }
 
 static int uapi_get(void *ctx, struct buf *out)
@@ -475,7 +500,8 @@ int main(int argc, char **argv)
 		default_name(&m, file);
 	if (!getenv("LOG_LEVEL"))
 		setenv("LOG_LEVEL", "info", 0);
-	log_init(m.name);
+	daemon_options(&m);
+	log_init(m.name, m.opt.log_level);
 
 	ret = read_text(file, &text, &len);
 	if (ret) {
@@ -496,9 +522,9 @@ int main(int argc, char **argv)
 		fprintf(stderr, "zinctun-proxy: %s\n", strerror(errno));
 		return 1;
 	}
-	/* one "queue": extra ones would be opened on /dev/net/tun */
-	unsetenv("ZINCTUN_TUN_QUEUES");
-	ret = zt_init(&m.zt, sp[0], m.name);
+	ret = zt_init(&m.zt, m.name, &m.opt.dp);
+	if (!ret)
+		ret = zt_datapath_init(&m.zt, sp[0]);
 	if (ret) {
 		fprintf(stderr, "zinctun-proxy: cannot start the device: %s\n", strerror(-ret));
 		return 1;
@@ -528,6 +554,8 @@ int main(int argc, char **argv)
 	}
 	ret = zt_start(&m.zt);
 	if (!ret)
+		ret = zt_datapath_start(&m.zt);
+	if (!ret)
 		ret = stack_start(&m.px.stack);
 	if (!ret)
 		ret = -pthread_create(&loop_thread, NULL, loop_main, &m.px);
@@ -539,6 +567,7 @@ int main(int argc, char **argv)
 	log_info("Proxy started (%s, configuration socket %s)", m.name, m.sock_path);
 	run(&m);
 	uapi_close(&m.uapi);
+	zt_datapath_stop(&m.zt);
 	zt_stop(&m.zt);
 	log_info("Shutting down");
 	/* lwIP and the loop thread end with the process */
