@@ -208,7 +208,8 @@ static void handshake_split(void)
 				const struct h_pkt *p = mode == 2 ? &real[r] : &flood;
 
 				from.addr.in4.sin_port = htons((uint16_t)(2000 + i));
-				wg_device_prepare_handshake(B.dev, &from, p->data, p->len, &jobs[i]);
+				wg_device_prepare_handshake(B.dev, &from, p->data, p->len,
+							    &jobs[i]);
 			}
 			t[1] = seconds();
 			for (int i = 0; i < n; i++)
@@ -247,14 +248,16 @@ static void allowedips_rate(void)
 	t0 = seconds();
 	for (uint32_t i = 0; i < N; i++) {
 		uint64_t r = test_rand64(&seed);
-		uint8_t a[4] = {(uint8_t)r, (uint8_t)(r >> 8), (uint8_t)(r >> 16), (uint8_t)(r >> 24)};
+		uint8_t a[4] = {(uint8_t)r, (uint8_t)(r >> 8), (uint8_t)(r >> 16),
+				(uint8_t)(r >> 24)};
 		wg_allowedips_insert(t, AF_INET, a, (uint8_t)(16 + (r >> 32) % 17),
 				     &owners[(r >> 40) % OWNERS]);
 	}
 	t1 = seconds();
 	for (uint32_t i = 0; i < LOOKUPS; i++) {
 		uint64_t r = test_rand64(&seed);
-		uint8_t a[4] = {(uint8_t)r, (uint8_t)(r >> 8), (uint8_t)(r >> 16), (uint8_t)(r >> 24)};
+		uint8_t a[4] = {(uint8_t)r, (uint8_t)(r >> 8), (uint8_t)(r >> 16),
+				(uint8_t)(r >> 24)};
 		hits += wg_allowedips_lookup(t, AF_INET, a) != NULL;
 	}
 	t2 = seconds();

@@ -59,16 +59,16 @@ enum prim {
 };
 
 static const char *const prim_name[P_COUNT] = {
-	"ChaCha20-Poly1305 seal",
-	"ChaCha20-Poly1305 open",
-	"XChaCha20-Poly1305 seal",
-	"ChaCha20",
-	"Poly1305",
-	"BLAKE2s-256",
-	"X25519 (per op)",
+    "ChaCha20-Poly1305 seal",
+    "ChaCha20-Poly1305 open",
+    "XChaCha20-Poly1305 seal",
+    "ChaCha20",
+    "Poly1305",
+    "BLAKE2s-256",
+    "X25519 (per op)",
 };
 
-static const size_t sizes[] = { 64, 576, 1420, 16384 };
+static const size_t sizes[] = {64, 576, 1420, 16384};
 #define NSIZES (sizeof(sizes) / sizeof(sizes[0]))
 #define MAXLEN 16384
 #define TRIALS 101
@@ -101,8 +101,8 @@ static void zinc_op(struct ctx *c)
 		zinc_chacha20poly1305_encrypt(c->out, c->in, c->len, NULL, 0, 1, c->key);
 		break;
 	case P_AEAD_OPEN:
-		c->failures += !zinc_chacha20poly1305_decrypt(c->out, c->sealed, c->len + 16, NULL, 0,
-							      1, c->key);
+		c->failures += !zinc_chacha20poly1305_decrypt(c->out, c->sealed, c->len + 16, NULL,
+							      0, 1, c->key);
 		break;
 	case P_XAEAD_SEAL:
 		zinc_xchacha20poly1305_encrypt(c->out, c->in, c->len, NULL, 0, c->nonce24, c->key);
@@ -133,26 +133,28 @@ static void ossl_op(struct ctx *c)
 
 	switch (c->prim) {
 	case P_AEAD_SEAL:
-		c->failures += EVP_EncryptInit_ex(c->ossl_enc, NULL, NULL, NULL, c->nonce12) != 1 ||
-			       EVP_EncryptUpdate(c->ossl_enc, c->out, &n, c->in, (int)c->len) != 1 ||
-			       EVP_EncryptFinal_ex(c->ossl_enc, c->out + n, &n2) != 1 ||
-			       EVP_CIPHER_CTX_ctrl(c->ossl_enc, EVP_CTRL_AEAD_GET_TAG, 16,
-						   c->out + c->len) != 1;
+		c->failures +=
+		    EVP_EncryptInit_ex(c->ossl_enc, NULL, NULL, NULL, c->nonce12) != 1 ||
+		    EVP_EncryptUpdate(c->ossl_enc, c->out, &n, c->in, (int)c->len) != 1 ||
+		    EVP_EncryptFinal_ex(c->ossl_enc, c->out + n, &n2) != 1 ||
+		    EVP_CIPHER_CTX_ctrl(c->ossl_enc, EVP_CTRL_AEAD_GET_TAG, 16, c->out + c->len) !=
+			1;
 		break;
 	case P_AEAD_OPEN:
 		c->failures +=
-			EVP_DecryptInit_ex(c->ossl_dec, NULL, NULL, NULL, c->nonce12) != 1 ||
-			EVP_CIPHER_CTX_ctrl(c->ossl_dec, EVP_CTRL_AEAD_SET_TAG, 16,
-					    c->sealed + c->len) != 1 ||
-			EVP_DecryptUpdate(c->ossl_dec, c->out, &n, c->sealed, (int)c->len) != 1 ||
-			EVP_DecryptFinal_ex(c->ossl_dec, c->out + n, &n2) != 1;
+		    EVP_DecryptInit_ex(c->ossl_dec, NULL, NULL, NULL, c->nonce12) != 1 ||
+		    EVP_CIPHER_CTX_ctrl(c->ossl_dec, EVP_CTRL_AEAD_SET_TAG, 16,
+					c->sealed + c->len) != 1 ||
+		    EVP_DecryptUpdate(c->ossl_dec, c->out, &n, c->sealed, (int)c->len) != 1 ||
+		    EVP_DecryptFinal_ex(c->ossl_dec, c->out + n, &n2) != 1;
 		break;
 	case P_CHACHA20: {
-		uint8_t iv[16] = { 0 }; /* 32-bit counter 0, then the 96-bit nonce */
+		uint8_t iv[16] = {0}; /* 32-bit counter 0, then the 96-bit nonce */
 
 		memcpy(iv + 4, c->nonce12, 12);
-		c->failures += EVP_EncryptInit_ex(c->ossl_chacha, NULL, NULL, NULL, iv) != 1 ||
-			       EVP_EncryptUpdate(c->ossl_chacha, c->out, &n, c->in, (int)c->len) != 1;
+		c->failures +=
+		    EVP_EncryptInit_ex(c->ossl_chacha, NULL, NULL, NULL, iv) != 1 ||
+		    EVP_EncryptUpdate(c->ossl_chacha, c->out, &n, c->in, (int)c->len) != 1;
 		break;
 	}
 	case P_POLY1305:
@@ -191,8 +193,8 @@ static void sodium_op(struct ctx *c)
 		break;
 	case P_AEAD_OPEN:
 		c->failures += crypto_aead_chacha20poly1305_ietf_decrypt(
-				       c->out, &outlen, NULL, c->sealed, c->len + 16, NULL, 0,
-				       c->nonce12, c->key) != 0;
+				   c->out, &outlen, NULL, c->sealed, c->len + 16, NULL, 0,
+				   c->nonce12, c->key) != 0;
 		break;
 	case P_XAEAD_SEAL:
 		crypto_aead_xchacha20poly1305_ietf_encrypt(c->out, &outlen, c->in, c->len, NULL, 0,
@@ -257,7 +259,7 @@ static double measure(op_fn op, struct ctx *c)
 /* Result per byte (per op for X25519); NAN when a library lacks the primitive. */
 static double run_cell(enum lib lib, enum prim p, size_t len, struct ctx *c)
 {
-	static const op_fn ops[L_COUNT] = { zinc_op, ossl_op, sodium_op };
+	static const op_fn ops[L_COUNT] = {zinc_op, ossl_op, sodium_op};
 	double t;
 
 	if ((lib == L_OPENSSL && !ossl_has(p)) || (lib == L_SODIUM && !sodium_has(p)))
@@ -292,8 +294,10 @@ static void ctx_init(struct ctx *c)
 	c->ossl_enc = EVP_CIPHER_CTX_new();
 	c->ossl_dec = EVP_CIPHER_CTX_new();
 	c->ossl_chacha = EVP_CIPHER_CTX_new();
-	if (EVP_EncryptInit_ex(c->ossl_enc, EVP_chacha20_poly1305(), NULL, c->key, c->nonce12) != 1 ||
-	    EVP_DecryptInit_ex(c->ossl_dec, EVP_chacha20_poly1305(), NULL, c->key, c->nonce12) != 1 ||
+	if (EVP_EncryptInit_ex(c->ossl_enc, EVP_chacha20_poly1305(), NULL, c->key, c->nonce12) !=
+		1 ||
+	    EVP_DecryptInit_ex(c->ossl_dec, EVP_chacha20_poly1305(), NULL, c->key, c->nonce12) !=
+		1 ||
 	    EVP_EncryptInit_ex(c->ossl_chacha, EVP_chacha20(), NULL, c->key, NULL) != 1)
 		abort();
 	EVP_MAC *mac = EVP_MAC_fetch(NULL, "POLY1305", NULL);
@@ -368,7 +372,8 @@ static bool bench_zinc_other(const char *impl, double out[NROWS], char *desc, si
 	FILE *f;
 	int n = 0;
 
-	if (strlen(impl) > 32 || strspn(impl, "abcdefghijklmnopqrstuvwxyz0123456789_") != strlen(impl))
+	if (strlen(impl) > 32 ||
+	    strspn(impl, "abcdefghijklmnopqrstuvwxyz0123456789_") != strlen(impl))
 		return false;
 	snprintf(cmd, sizeof(cmd), "ZINC_IMPL=%s ZINC_BENCH_CHILD=1 /proc/%ld/exe", impl,
 		 (long)getpid());
@@ -467,7 +472,8 @@ int main(void)
 	       OpenSSL_version(OPENSSL_VERSION_STRING), sodium_version_string(), TICK_UNIT);
 	printf("median of %d trials after warm-up; lower is better. zinc[%s] = this process's\n",
 	       TRIALS, current_label());
-	printf("Zinc (ZINC_IMPL); other zinc[...] columns re-run with ZINC_IMPL set. \u2014 = not offered.\n");
+	printf("Zinc (ZINC_IMPL); other zinc[...] columns re-run with ZINC_IMPL set. \u2014 = not "
+	       "offered.\n");
 	printf("  zinc[%s]: %s\n", current_label(), zinc_impl_describe());
 	for (int e = 0; e < nextra; e++)
 		printf("  zinc[%s]: %s\n", extra_name[e], extra_desc[e]);

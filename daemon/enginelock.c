@@ -52,9 +52,8 @@ void zt_lockstat_log(const struct zt_lockstat *s)
 		 "over_%llu_us=%llu cpu_over_%llu_us=%llu",
 		 (double)s->max_ns / 1000.0, s->max_where ? s->max_where : "-",
 		 (double)s->max_cpu_ns / 1000.0, s->max_cpu_where ? s->max_cpu_where : "-",
-		 (unsigned long long)s->holds, ZT_LOCK_SLOW_NS / 1000,
-		 (unsigned long long)s->slow, ZT_LOCK_SLOW_NS / 1000,
-		 (unsigned long long)s->slow_cpu);
+		 (unsigned long long)s->holds, ZT_LOCK_SLOW_NS / 1000, (unsigned long long)s->slow,
+		 ZT_LOCK_SLOW_NS / 1000, (unsigned long long)s->slow_cpu);
 }
 #else
 typedef int zt_enginelock_unused; /* an empty translation unit is not ISO C */

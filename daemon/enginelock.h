@@ -50,9 +50,9 @@ void zt_lockstat_log(const struct zt_lockstat *s);
 #define ZT_LOCK_STR2(x) #x
 #define ZT_LOCK_STR(x) ZT_LOCK_STR2(x)
 #define ZT_LOCK_WHERE __FILE__ ":" ZT_LOCK_STR(__LINE__)
-#define zt_engine_lock(zt)                                                                     \
+#define zt_engine_lock(zt)                                                                         \
 	(pthread_mutex_lock(&(zt)->lock), zt_lockstat_acquired(&(zt)->lockstat, ZT_LOCK_WHERE))
-#define zt_engine_unlock_timer(zt)                                                             \
+#define zt_engine_unlock_timer(zt)                                                                 \
 	(zt_lockstat_released(&(zt)->lockstat), pthread_mutex_unlock(&(zt)->lock))
 #else
 #define ZT_LOCKSTAT_DECL

@@ -60,8 +60,7 @@ static void slot_clear(struct gso_paths *p, struct gso_path_entry *e)
 	atomic_fetch_sub_explicit(&p->used, 1, memory_order_relaxed);
 }
 
-bool gso_path_allows(struct gso_paths *p, const struct wg_endpoint *to, size_t seg,
-		     uint64_t now_ns)
+bool gso_path_allows(struct gso_paths *p, const struct wg_endpoint *to, size_t seg, uint64_t now_ns)
 {
 	struct gso_path_entry *e;
 	struct dest_key k;

@@ -35,7 +35,7 @@ struct gso_path_entry {
 
 struct gso_paths {
 	pthread_mutex_t lock;
-	atomic_uint used; /* slots in use: 0 lets gso_path_allows skip the lock */
+	atomic_uint used;	/* slots in use: 0 lets gso_path_allows skip the lock */
 	atomic_ullong refusals; /* GSO sends the path refused */
 	struct gso_path_entry slot[GSO_PATH_SLOTS];
 };

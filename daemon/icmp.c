@@ -91,8 +91,7 @@ static size_t unreachable6(const uint8_t *pkt, size_t len, const struct if_addrs
 	return total;
 }
 
-size_t icmp_unreachable(const uint8_t *pkt, size_t len, const struct if_addrs *from,
-			uint8_t *out)
+size_t icmp_unreachable(const uint8_t *pkt, size_t len, const struct if_addrs *from, uint8_t *out)
 {
 	if (len < 1)
 		return 0;

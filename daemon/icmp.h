@@ -17,7 +17,6 @@ enum { ICMP_REPLY_MAX = 1280 };
  * Returns its length, or 0 when no error may be sent (an ICMP error,
  * a fragment, a multicast/broadcast/unspecified address, a malformed
  * packet). */
-size_t icmp_unreachable(const uint8_t *pkt, size_t len, const struct if_addrs *from,
-			uint8_t *out);
+size_t icmp_unreachable(const uint8_t *pkt, size_t len, const struct if_addrs *from, uint8_t *out);
 
 #endif

@@ -139,10 +139,11 @@ int linkmon_open(struct linkmon *lm, int tun_fd, int ifindex)
 	lm->nsid = LINKMON_HERE;
 	lm->ifindex = ifindex;
 	lm->peer_fd = nl_socket();
-	if (lm->peer_fd >= 0 && setsockopt(lm->peer_fd, SOL_NETLINK, NETLINK_LISTEN_ALL_NSID,
-					   &one, sizeof(one)) < 0) {
+	if (lm->peer_fd >= 0 &&
+	    setsockopt(lm->peer_fd, SOL_NETLINK, NETLINK_LISTEN_ALL_NSID, &one, sizeof(one)) < 0) {
 		log_info("netlink: %s (MTU changes after a move to another network "
-			 "namespace are not seen)", strerror(errno));
+			 "namespace are not seen)",
+			 strerror(errno));
 		close(lm->peer_fd);
 		lm->peer_fd = -1;
 	}
@@ -331,8 +332,7 @@ static void recheck(struct linkmon *lm, int fd, struct link_event *ev)
 		relocate(lm, ev);
 		lm->dumping = false; /* its answer may be what was lost */
 		dump_addrs(lm);
-	}
-	else if (fd == lm->peer_fd && lm->nsid >= 0)
+	} else if (fd == lm->peer_fd && lm->nsid >= 0)
 		query_peer_link(lm);
 }
 
@@ -360,8 +360,10 @@ int linkmon_read(struct linkmon *lm, int fd, struct link_event *ev)
 	memset(ev, 0, sizeof(*ev));
 	while (!ev->deleted) {
 		struct iovec iov = {.iov_base = buf, .iov_len = sizeof(buf)};
-		struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1,
-				    .msg_control = cbuf, .msg_controllen = sizeof(cbuf)};
+		struct msghdr mh = {.msg_iov = &iov,
+				    .msg_iovlen = 1,
+				    .msg_control = cbuf,
+				    .msg_controllen = sizeof(cbuf)};
 		ssize_t n = recvmsg(fd, &mh, MSG_DONTWAIT);
 		struct nlmsghdr *nh;
 		struct link_msg m;
@@ -389,11 +391,13 @@ int linkmon_read(struct linkmon *lm, int fd, struct link_event *ev)
 			    nh->nlmsg_len >= NLMSG_LENGTH(sizeof(struct ifinfomsg))) {
 				parse_link(nh, nsid, &m);
 				handle_link(lm, &m, ev);
-			} else if ((nh->nlmsg_type == RTM_NEWADDR || nh->nlmsg_type == RTM_DELADDR) &&
+			} else if ((nh->nlmsg_type == RTM_NEWADDR ||
+				    nh->nlmsg_type == RTM_DELADDR) &&
 				   fd == lm->fd &&
 				   nh->nlmsg_len >= NLMSG_LENGTH(sizeof(struct ifaddrmsg))) {
 				handle_addr(lm, nh);
-			} else if ((nh->nlmsg_type == NLMSG_DONE || nh->nlmsg_type == NLMSG_ERROR) &&
+			} else if ((nh->nlmsg_type == NLMSG_DONE ||
+				    nh->nlmsg_type == NLMSG_ERROR) &&
 				   fd == lm->fd && lm->dumping && nh->nlmsg_seq == lm->addr_seq) {
 				addrs_done(lm, ev);
 			} else if (nh->nlmsg_type == NLMSG_ERROR && fd == lm->peer_fd &&

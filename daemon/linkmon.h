@@ -15,7 +15,7 @@
 enum { LINKMON_HERE = -1, LINKMON_LOST = -2 };
 
 struct linkmon {
-	int fd;      /* our namespace's link events, -1 if none */
+	int fd;	     /* our namespace's link events, -1 if none */
 	int peer_fd; /* events of every namespace we hold an id for
 		      * (NETLINK_LISTEN_ALL_NSID), in the link group only
 		      * while the link is in one of them; -1 if none */
@@ -24,11 +24,11 @@ struct linkmon {
 	int ifindex; /* the link's index in that namespace */
 	bool peer_joined;
 	uint32_t seq;
-	uint32_t addr_seq;     /* of the last address dump asked for on fd */
-	bool dumping, redump;  /* a dump is under way; ask again after it */
+	uint32_t addr_seq;	 /* of the last address dump asked for on fd */
+	bool dumping, redump;	 /* a dump is under way; ask again after it */
 	struct if_addrs pending; /* what the dump under way found so far */
-	struct if_addrs addrs; /* the link's addresses here (none elsewhere) */
-	dev_t home_dev; /* our network namespace's nsfs file (0: unknown) */
+	struct if_addrs addrs;	 /* the link's addresses here (none elsewhere) */
+	dev_t home_dev;		 /* our network namespace's nsfs file (0: unknown) */
 	ino_t home_ino;
 };
 
@@ -43,9 +43,9 @@ int linkmon_open(struct linkmon *lm, int tun_fd, int ifindex);
 void linkmon_close(struct linkmon *lm);
 
 struct link_event {
-	bool deleted;	  /* the link is gone (the TUN was detached) */
-	bool moved;	  /* it changed namespace: lm->nsid tells where */
-	bool mtu_changed; /* mtu holds its (possibly unchanged) value */
+	bool deleted;	    /* the link is gone (the TUN was detached) */
+	bool moved;	    /* it changed namespace: lm->nsid tells where */
+	bool mtu_changed;   /* mtu holds its (possibly unchanged) value */
 	bool addrs_changed; /* lm->addrs changed */
 	uint32_t mtu;
 };

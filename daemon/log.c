@@ -57,12 +57,12 @@ static void write_syslog(enum log_level lvl, const char *text, const struct tm *
 {
 	static const int severity[] = {LOG_ERR, LOG_ERR, LOG_INFO, LOG_DEBUG};
 	static const char *const months[] = {"Jan", "Feb", "Mar", "Apr", "May", "Jun",
-					      "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"};
+					     "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"};
 	char line[1200];
-	int n = snprintf(line, sizeof(line), "<%d>%s %2d %02d:%02d:%02d %s[%d]: %s%s",
-			 LOG_DAEMON | severity[lvl], months[tm->tm_mon % 12], tm->tm_mday,
-			 tm->tm_hour, tm->tm_min, tm->tm_sec, SYSLOG_IDENT, syslog_pid, prefix,
-			 text);
+	int n =
+	    snprintf(line, sizeof(line), "<%d>%s %2d %02d:%02d:%02d %s[%d]: %s%s",
+		     LOG_DAEMON | severity[lvl], months[tm->tm_mon % 12], tm->tm_mday, tm->tm_hour,
+		     tm->tm_min, tm->tm_sec, SYSLOG_IDENT, syslog_pid, prefix, text);
 
 	if (n < 0)
 		return;

@@ -199,15 +199,16 @@ static bool link_alive(struct daemon *d, int fd)
 	if (ev.deleted)
 		return false;
 	if (ev.moved && d->link.nsid == LINKMON_HERE)
-		log_info("interface %s is back in this network namespace (index %d)",
-			 d->zt.ifname, d->link.ifindex);
+		log_info("interface %s is back in this network namespace (index %d)", d->zt.ifname,
+			 d->link.ifindex);
 	else if (ev.moved && d->link.nsid >= 0)
 		log_info("interface %s moved to network namespace id %d (index %d); "
-			 "UDP and %s stay here", d->zt.ifname, d->link.nsid, d->link.ifindex,
-			 d->uapi.path);
+			 "UDP and %s stay here",
+			 d->zt.ifname, d->link.nsid, d->link.ifindex, d->uapi.path);
 	else if (ev.moved)
 		log_info("interface %s moved to a network namespace this one has no id "
-			 "for; its MTU is no longer followed", d->zt.ifname);
+			 "for; its MTU is no longer followed",
+			 d->zt.ifname);
 	if (ev.mtu_changed)
 		zt_set_mtu(&d->zt, ev.mtu);
 	if (ev.addrs_changed) {
@@ -289,7 +290,8 @@ static void run(struct daemon *d)
 		pfd[2] = (struct pollfd){.fd = d->watch_fd, .events = POLLIN};
 		pfd[3] = (struct pollfd){.fd = d->zt.stop_fd, .events = POLLIN};
 		pfd[4] = (struct pollfd){.fd = d->link.peer_fd, .events = POLLIN};
-		n_uapi = uapi_pollfds(&d->uapi, pfd + N_FIXED, sizeof(pfd) / sizeof(pfd[0]) - N_FIXED);
+		n_uapi =
+		    uapi_pollfds(&d->uapi, pfd + N_FIXED, sizeof(pfd) / sizeof(pfd[0]) - N_FIXED);
 		if (rng_timeout >= 0 && (timeout < 0 || rng_timeout < timeout))
 			timeout = rng_timeout;
 		ret = poll(pfd, N_FIXED + n_uapi, timeout);
@@ -306,8 +308,7 @@ static void run(struct daemon *d)
 				if (si.ssi_signo == SIGUSR1) {
 					log_stats(d);
 				} else {
-					log_info("received signal %u, shutting down",
-						 si.ssi_signo);
+					log_info("received signal %u, shutting down", si.ssi_signo);
 					return;
 				}
 			}
@@ -453,8 +454,7 @@ int main(int argc, char **argv)
 				  strerror(-ret));
 	ret = linkmon_open(&d.link, tun_fd, d.zt.ifindex);
 	if (ret)
-		log_err("netlink: %s (link deletion is seen through the TUN only)",
-			strerror(-ret));
+		log_err("netlink: %s (link deletion is seen through the TUN only)", strerror(-ret));
 	else
 		link_alive(&d, d.link.fd); /* the addresses it has already */
 	d.watch_fd = watch_socket(&d);
@@ -482,7 +482,8 @@ int main(int argc, char **argv)
 		/* connected now: the sandbox forbids connect() */
 		if (!log_open_syslog())
 			log_err("no system log (%s: %s): in the background, logs are lost; "
-				"-f keeps them on stderr", "/dev/log", strerror(errno));
+				"-f keeps them on stderr",
+				"/dev/log", strerror(errno));
 	}
 	if (opt.metrics)
 		metrics_open_proc(&d.metrics); /* /proc/self is the child's now */

@@ -22,8 +22,8 @@
 struct zt;
 
 enum {
-	METRICS_MAX_CLIENTS = 64,     /* more wait in the listen backlog */
-	METRICS_MAX_REQUEST = 4096,   /* a request head longer than this: 400 */
+	METRICS_MAX_CLIENTS = 64,	/* more wait in the listen backlog */
+	METRICS_MAX_REQUEST = 4096,	/* a request head longer than this: 400 */
 	METRICS_IDLE_TIMEOUT_MS = 5000, /* a client that neither sends nor reads */
 	METRICS_BUSY_TIMEOUT_MS = 1000, /* the same, when a new client needs its slot */
 	METRICS_BACKLOG = 1024,
@@ -42,7 +42,7 @@ struct metrics_client {
 
 /* What the process figures are read from, opened before the sandbox. */
 struct metrics_proc {
-	int stat_fd;		/* /proc/self/stat, pread at each scrape */
+	int stat_fd;	      /* /proc/self/stat, pread at each scrape */
 	uint64_t boot_time_s; /* btime of /proc/stat: start time is relative to it */
 };
 

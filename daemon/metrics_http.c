@@ -215,8 +215,8 @@ static void *metrics_main(void *arg)
 			uint64_t due = c->last_ms + METRICS_IDLE_TIMEOUT_MS;
 			int left = due > now ? (int)(due - now) : 0;
 
-			pfd[2 + i] = (struct pollfd){.fd = c->fd,
-						     .events = c->writing ? POLLOUT : POLLIN};
+			pfd[2 + i] =
+			    (struct pollfd){.fd = c->fd, .events = c->writing ? POLLOUT : POLLIN};
 			if (timeout < 0 || left < timeout)
 				timeout = left;
 		}

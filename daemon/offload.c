@@ -39,8 +39,8 @@ static void l4_fix_csum(uint8_t *pkt, size_t len, size_t l4, uint8_t proto)
 	uint16_t c;
 
 	pkt[l4 + off] = pkt[l4 + off + 1] = 0;
-	c = (uint16_t)~csum_fold(csum_add(csum_pseudo(fam, src, dst, proto, (uint32_t)(len - l4)),
-					  pkt + l4, len - l4));
+	c = (uint16_t)~csum_fold(
+	    csum_add(csum_pseudo(fam, src, dst, proto, (uint32_t)(len - l4)), pkt + l4, len - l4));
 	if (proto == IP_PROTO_UDP && c == 0)
 		c = 0xffff;
 	memcpy(pkt + l4 + off, &c, 2);
@@ -130,7 +130,7 @@ static int segment(const struct vnet_hdr *h, const uint8_t *pkt, size_t len, seg
 		if (proto == IP_PROTO_TCP) {
 			put_be32(d + l4 + 4, get_be32(pkt + l4 + 4) + (uint32_t)off);
 			if (!last)
-				d[l4 + 13] &= (uint8_t)~(TCP_FIN | TCP_PSH);
+				d[l4 + 13] &= (uint8_t) ~(TCP_FIN | TCP_PSH);
 			if (k)
 				d[l4 + 13] &= (uint8_t)~TCP_CWR;
 		} else {
@@ -159,7 +159,7 @@ int offload_segment(const struct vnet_hdr *h, const uint8_t *pkt, size_t len, se
 struct gro_info {
 	bool tcp; /* a TCP or UDP packet: l4 and the tuple are known */
 	bool udp;
-	bool ok;  /* a segment that may be coalesced */
+	bool ok; /* a segment that may be coalesced */
 	bool v6;
 	uint16_t l4, hdr;
 	uint32_t plen, seq;
@@ -210,7 +210,7 @@ static void gro_parse(const struct gro_pkt *g, struct gro_info *in, bool udp)
 	in->hdr = (uint16_t)(l4 + (size_t)(p[l4 + 12] >> 4) * 4);
 	if (in->hdr < l4 + 20 || in->hdr >= g->len)
 		return; /* no payload: pure ACKs go as they are */
-	if ((p[l4 + 13] & (uint8_t)~(TCP_ACK | TCP_PSH)) || !(p[l4 + 13] & TCP_ACK))
+	if ((p[l4 + 13] & (uint8_t) ~(TCP_ACK | TCP_PSH)) || !(p[l4 + 13] & TCP_ACK))
 		return;
 	in->plen = (uint32_t)(g->len - in->hdr);
 	in->seq = get_be32(p + l4 + 4);
@@ -421,7 +421,8 @@ int gro_item_prepare(const struct gro_item *it, const struct gro_plan *plan,
 	return n;
 }
 
-void gro_item_restore(const struct gro_item *it, const struct gro_pkt *pkts, const uint8_t saved[64])
+void gro_item_restore(const struct gro_item *it, const struct gro_pkt *pkts,
+		      const uint8_t saved[64])
 {
 	size_t len = pkts[it->head].len;
 

@@ -58,8 +58,8 @@ struct gro_pkt {
 
 /* One write to TUN: a single packet, or a run of TCP segments of one flow. */
 struct gro_item {
-	int head;     /* index into the packet array */
-	int tail;     /* last member (== head for a single packet) */
+	int head; /* index into the packet array */
+	int tail; /* last member (== head for a single packet) */
 	int nseg;
 	uint32_t len; /* total length of the coalesced packet */
 	uint16_t gso_size;
@@ -91,6 +91,7 @@ int gro_item_prepare(const struct gro_item *it, const struct gro_plan *plan,
 		     const struct gro_pkt *pkts, struct vnet_hdr *h, struct iovec *iov,
 		     uint8_t saved[64]);
 /* Undoes gro_item_prepare on the head (to write the segments one by one). */
-void gro_item_restore(const struct gro_item *it, const struct gro_pkt *pkts, const uint8_t saved[64]);
+void gro_item_restore(const struct gro_item *it, const struct gro_pkt *pkts,
+		      const uint8_t saved[64]);
 
 #endif

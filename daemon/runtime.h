@@ -40,8 +40,8 @@ struct zt {
 	struct zt_drops drops;	 /* the daemon's drops around the engine */
 	int stop_fd;		 /* eventfd, readable once a stop was requested */
 	atomic_bool stopping;
-	int timer_fd;		 /* the timer thread's alarm (clock.h) */
-	uint64_t timer_deadline; /* when it is set to go off (ZT_CLOCK ns) */
+	int timer_fd;		  /* the timer thread's alarm (clock.h) */
+	uint64_t timer_deadline;  /* when it is set to go off (ZT_CLOCK ns) */
 	struct zt_dp_options opt; /* the switches zt_init was given */
 	pthread_t threads[2];
 	int n_threads;

@@ -40,7 +40,7 @@
 #endif
 
 static int fail(char *err, size_t errlen, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+    __attribute__((format(printf, 3, 4)));
 
 static int fail(char *err, size_t errlen, const char *fmt, ...)
 {
@@ -62,7 +62,7 @@ struct caps {
 
 static int caps_get(struct caps *c)
 {
-	struct __user_cap_header_struct h = { .version = _LINUX_CAPABILITY_VERSION_3 };
+	struct __user_cap_header_struct h = {.version = _LINUX_CAPABILITY_VERSION_3};
 	struct __user_cap_data_struct d[2];
 
 	if (syscall(SYS_capget, &h, d))
@@ -75,11 +75,11 @@ static int caps_get(struct caps *c)
 
 static int caps_set(const struct caps *c)
 {
-	struct __user_cap_header_struct h = { .version = _LINUX_CAPABILITY_VERSION_3 };
+	struct __user_cap_header_struct h = {.version = _LINUX_CAPABILITY_VERSION_3};
 	struct __user_cap_data_struct d[2] = {
-		{ (uint32_t)c->effective, (uint32_t)c->permitted, (uint32_t)c->inheritable },
-		{ (uint32_t)(c->effective >> 32), (uint32_t)(c->permitted >> 32),
-		  (uint32_t)(c->inheritable >> 32) },
+	    {(uint32_t)c->effective, (uint32_t)c->permitted, (uint32_t)c->inheritable},
+	    {(uint32_t)(c->effective >> 32), (uint32_t)(c->permitted >> 32),
+	     (uint32_t)(c->inheritable >> 32)},
 	};
 
 	return (int)syscall(SYS_capset, &h, d);
@@ -219,11 +219,9 @@ static int switch_user(uid_t uid, gid_t gid, char *err, size_t errlen)
 	if (setgroups(0, NULL))
 		return fail(err, errlen, "setgroups: %s", strerror(errno));
 	if (setresgid(gid, gid, gid))
-		return fail(err, errlen, "setresgid(%u): %s", (unsigned)gid,
-			    strerror(errno));
+		return fail(err, errlen, "setresgid(%u): %s", (unsigned)gid, strerror(errno));
 	if (setresuid(uid, uid, uid))
-		return fail(err, errlen, "setresuid(%u): %s", (unsigned)uid,
-			    strerror(errno));
+		return fail(err, errlen, "setresuid(%u): %s", (unsigned)uid, strerror(errno));
 	if (getresuid(&r, &e, &s) || r != uid || e != uid || s != uid)
 		return fail(err, errlen, "uid change to %u did not take", (unsigned)uid);
 	prctl(PR_SET_KEEPCAPS, 0, 0, 0, 0);
@@ -239,42 +237,109 @@ static int switch_user(uid_t uid, gid_t gid, char *err, size_t errlen)
  * others. newfstatat stays: libc's fstat() is built on it, and the filter
  * cannot tell an empty path from another; looking at a path changes nothing. */
 static const uint32_t allowed_syscalls[] = {
-	/* the data path first: a kernel without the seccomp action cache
-	 * walks this list on every call */
-	__NR_read, __NR_write, __NR_readv, __NR_writev, __NR_recvmmsg, __NR_sendmmsg, __NR_recvmsg,
-	__NR_sendmsg, __NR_recvfrom, __NR_sendto, __NR_futex, __NR_ppoll, __NR_epoll_pwait,
+    /* the data path first: a kernel without the seccomp action cache
+     * walks this list on every call */
+    __NR_read,
+    __NR_write,
+    __NR_readv,
+    __NR_writev,
+    __NR_recvmmsg,
+    __NR_sendmmsg,
+    __NR_recvmsg,
+    __NR_sendmsg,
+    __NR_recvfrom,
+    __NR_sendto,
+    __NR_futex,
+    __NR_ppoll,
+    __NR_epoll_pwait,
 #if defined(__x86_64__)
-	__NR_poll, __NR_epoll_wait,
+    __NR_poll,
+    __NR_epoll_wait,
 #endif
-	/* other I/O on descriptors that exist */
-	__NR_pread64, __NR_pwrite64, __NR_close, __NR_lseek, __NR_fstat, __NR_newfstatat,
-	__NR_fcntl, __NR_dup, __NR_dup3, __NR_fsync, __NR_fdatasync,
-	__NR_pipe2, __NR_eventfd2, __NR_timerfd_create, __NR_timerfd_settime,
-	__NR_timerfd_gettime, __NR_signalfd4,
-	/* sockets (socket and clone are checked below; no connect: UDP is
-	 * answered with sendto, and the config socket is already listening) */
-	__NR_bind, __NR_listen, __NR_accept, __NR_accept4, __NR_shutdown,
-	__NR_setsockopt, __NR_getsockopt, __NR_getsockname, __NR_getpeername,
-	/* waiting */
-	__NR_pselect6, __NR_epoll_create1, __NR_epoll_ctl,
+    /* other I/O on descriptors that exist */
+    __NR_pread64,
+    __NR_pwrite64,
+    __NR_close,
+    __NR_lseek,
+    __NR_fstat,
+    __NR_newfstatat,
+    __NR_fcntl,
+    __NR_dup,
+    __NR_dup3,
+    __NR_fsync,
+    __NR_fdatasync,
+    __NR_pipe2,
+    __NR_eventfd2,
+    __NR_timerfd_create,
+    __NR_timerfd_settime,
+    __NR_timerfd_gettime,
+    __NR_signalfd4,
+    /* sockets (socket and clone are checked below; no connect: UDP is
+     * answered with sendto, and the config socket is already listening) */
+    __NR_bind,
+    __NR_listen,
+    __NR_accept,
+    __NR_accept4,
+    __NR_shutdown,
+    __NR_setsockopt,
+    __NR_getsockopt,
+    __NR_getsockname,
+    __NR_getpeername,
+    /* waiting */
+    __NR_pselect6,
+    __NR_epoll_create1,
+    __NR_epoll_ctl,
 #ifdef __NR_epoll_pwait2
-	__NR_epoll_pwait2,
+    __NR_epoll_pwait2,
 #endif
-	__NR_nanosleep, __NR_clock_nanosleep, __NR_sched_yield,
-	/* time, randomness, identity */
-	__NR_clock_gettime, __NR_clock_getres, __NR_gettimeofday, __NR_getrandom, __NR_getpid,
-	__NR_gettid, __NR_getppid, __NR_getuid, __NR_geteuid, __NR_getgid, __NR_getegid,
-	__NR_getresuid, __NR_getresgid, __NR_getgroups, __NR_uname, __NR_capget,
-	/* memory */
-	__NR_mmap, __NR_munmap, __NR_mprotect, __NR_mremap, __NR_brk, __NR_madvise,
-	/* signals (tgkill, what raise/abort use, is checked below) */
-	__NR_rt_sigaction, __NR_rt_sigprocmask, __NR_rt_sigreturn, __NR_rt_sigtimedwait,
-	__NR_sigaltstack, __NR_restart_syscall,
-	/* threads */
-	__NR_set_robust_list, __NR_get_robust_list, __NR_rseq, __NR_sched_getaffinity,
-	__NR_membarrier, __NR_exit, __NR_exit_group,
+    __NR_nanosleep,
+    __NR_clock_nanosleep,
+    __NR_sched_yield,
+    /* time, randomness, identity */
+    __NR_clock_gettime,
+    __NR_clock_getres,
+    __NR_gettimeofday,
+    __NR_getrandom,
+    __NR_getpid,
+    __NR_gettid,
+    __NR_getppid,
+    __NR_getuid,
+    __NR_geteuid,
+    __NR_getgid,
+    __NR_getegid,
+    __NR_getresuid,
+    __NR_getresgid,
+    __NR_getgroups,
+    __NR_uname,
+    __NR_capget,
+    /* memory */
+    __NR_mmap,
+    __NR_munmap,
+    __NR_mprotect,
+    __NR_mremap,
+    __NR_brk,
+    __NR_madvise,
+    /* signals (tgkill, what raise/abort use, is checked below) */
+    __NR_rt_sigaction,
+    __NR_rt_sigprocmask,
+    __NR_rt_sigreturn,
+    __NR_rt_sigtimedwait,
+    __NR_sigaltstack,
+    __NR_restart_syscall,
+    /* threads */
+    __NR_set_robust_list,
+    __NR_get_robust_list,
+    __NR_rseq,
+    __NR_sched_getaffinity,
+    __NR_membarrier,
+    __NR_exit,
+    __NR_exit_group,
 #if defined(__x86_64__)
-	__NR_select, __NR_dup2, __NR_pipe, __NR_time, __NR_arch_prctl,
+    __NR_select,
+    __NR_dup2,
+    __NR_pipe,
+    __NR_time,
+    __NR_arch_prctl,
 #endif
 };
 
@@ -283,28 +348,30 @@ static const uint32_t allowed_syscalls[] = {
  * /proc/sys/vm/overcommit_memory when it first trims a thread arena;
  * uapi_close() tries to remove the socket file at exit. */
 static const uint32_t refused_syscalls[] = {
-	__NR_openat, __NR_unlinkat,
+    __NR_openat,
+    __NR_unlinkat,
 #if defined(__x86_64__)
-	__NR_open, __NR_unlink,
+    __NR_open,
+    __NR_unlink,
 #endif
 };
 
 /* Socket families the daemon may still create after start-up: UDP for
  * listen port changes. No AF_UNIX: no path to bind or connect to. */
-static const uint32_t allowed_families[] = { AF_INET, AF_INET6 };
+static const uint32_t allowed_families[] = {AF_INET, AF_INET6};
 /* glibc's if_nametoindex() (link-local endpoint scopes) tries AF_UNIX
  * first and falls back to AF_INET: refused, never killed. */
-static const uint32_t refused_families[] = { AF_UNIX };
+static const uint32_t refused_families[] = {AF_UNIX};
 
 /* ioctl requests refused (all others pass: TUN, interface queries):
  * typing into a terminal, which a foreground daemon may share with a root
  * shell. */
-static const uint32_t refused_ioctls[] = { TIOCSTI, TIOCLINUX };
+static const uint32_t refused_ioctls[] = {TIOCSTI, TIOCLINUX};
 
 /* prctl options that only read state or name threads. */
 static const uint32_t allowed_prctls[] = {
-	PR_SET_NAME,	   PR_GET_NAME,	   PR_GET_DUMPABLE,    PR_GET_KEEPCAPS,
-	PR_CAPBSET_READ, PR_GET_SECCOMP, PR_GET_NO_NEW_PRIVS,
+    PR_SET_NAME,     PR_GET_NAME,    PR_GET_DUMPABLE,	  PR_GET_KEEPCAPS,
+    PR_CAPBSET_READ, PR_GET_SECCOMP, PR_GET_NO_NEW_PRIVS,
 };
 
 enum { FILTER_MAX = 512 };
@@ -321,7 +388,7 @@ static void emit(struct filter *f, uint16_t code, uint32_t k, uint8_t jt, uint8_
 		f->overflow = true;
 		return;
 	}
-	f->ins[f->n++] = (struct sock_filter){ code, jt, jf, k };
+	f->ins[f->n++] = (struct sock_filter){code, jt, jf, k};
 }
 
 static void ret(struct filter *f, uint32_t action)
@@ -356,8 +423,8 @@ static void allow_if_arg_in(struct filter *f, uint32_t nr, unsigned arg, const u
 }
 
 /* nr allowed unless the low 32 bits of argument arg are in values. */
-static void allow_unless_arg_in(struct filter *f, uint32_t nr, unsigned arg,
-				const uint32_t *values, unsigned n, uint32_t deny)
+static void allow_unless_arg_in(struct filter *f, uint32_t nr, unsigned arg, const uint32_t *values,
+				unsigned n, uint32_t deny)
 {
 	emit(f, BPF_JMP | BPF_JEQ | BPF_K, nr, 0, (uint8_t)(n + 3));
 	emit(f, BPF_LD | BPF_W | BPF_ABS, ARG_LO(arg), 0, 0);
@@ -377,7 +444,7 @@ static int build_filter(struct filter *f, uint32_t deny)
 	return -1;
 #else
 	const uint32_t self = (uint32_t)getpid();
-	const uint32_t self_or_0[] = { 0, self };
+	const uint32_t self_or_0[] = {0, self};
 
 	f->n = 0;
 	f->overflow = false;
@@ -468,7 +535,7 @@ int zt_sandbox_enter(const struct zt_sandbox_config *cfg, char *err, size_t errl
 	if (change_user && switch_user(uid, gid, err, errlen))
 		return -1;
 
-	now = (struct caps){ .effective = keep, .permitted = keep, .inheritable = 0 };
+	now = (struct caps){.effective = keep, .permitted = keep, .inheritable = 0};
 	if (caps_set(&now))
 		return fail(err, errlen, "capset: %s", strerror(errno));
 	if (caps_get(&now) || now.effective != keep || now.permitted != keep || now.inheritable)

@@ -38,11 +38,11 @@
 #define ZT_SANDBOX_DEFAULT_ID 65534
 
 struct zt_sandbox_config {
-	const char *user;       /* NULL: ZT_SANDBOX_DEFAULT_USER when root; a name
+	const char *user;	/* NULL: ZT_SANDBOX_DEFAULT_USER when root; a name
 				 * or number; one with uid 0 stays root */
 	bool need_bind_service; /* keep CAP_NET_BIND_SERVICE */
-	bool seccomp;           /* install the syscall filter */
-	bool seccomp_kill;      /* forbidden syscall kills instead of EPERM */
+	bool seccomp;		/* install the syscall filter */
+	bool seccomp_kill;	/* forbidden syscall kills instead of EPERM */
 };
 
 /* 0 on success; -1 with a message in err on failure, in which case the

@@ -24,13 +24,13 @@
 
 /* Names in DIR: the test makes the first six, the rest must not appear. */
 enum hook_path {
-	P_TOOL,	    /* root's 0755 file: a setuid bit here would be an escape */
-	P_SECRET,   /* root's 0600 file */
-	P_VICTIM,   /* to unlink */
+	P_TOOL,	  /* root's 0755 file: a setuid bit here would be an escape */
+	P_SECRET, /* root's 0600 file */
+	P_VICTIM, /* to unlink */
 	P_VICTIM2,
-	P_MOVABLE,  /* to rename */
+	P_MOVABLE, /* to rename */
 	P_MOVABLE2,
-	P_SOCK,	    /* root's 0600 listening unix socket */
+	P_SOCK, /* root's 0600 listening unix socket */
 	P_CREATED,
 	P_NEWDIR,
 	P_NEWDIR2,
@@ -45,9 +45,9 @@ enum hook_path {
 };
 
 static const char *const path_names[P_COUNT] = {
-	"tool",	    "secret",	"victim",  "victim2",  "movable",  "movable2",
-	"root.sock", "created", "newdir",  "newdir2",  "hardlink", "hardlink2",
-	"symlink",  "symlink2", "moved",   "moved2",   "fifo",
+    "tool",	 "secret",   "victim", "victim2", "movable",  "movable2",
+    "root.sock", "created",  "newdir", "newdir2", "hardlink", "hardlink2",
+    "symlink",	 "symlink2", "moved",  "moved2",  "fifo",
 };
 
 static char path[P_COUNT][HOOK_PATH_MAX];
@@ -114,8 +114,8 @@ static long try_mknodat(void)
 	return syscall(SYS_mknodat, AT_FDCWD, path[P_FIFO], S_IFIFO | 0666, 0);
 }
 
-#if defined(SYS_open) && defined(SYS_chmod) && defined(SYS_mkdir) && defined(SYS_unlink) && \
-	defined(SYS_rename) && defined(SYS_link) && defined(SYS_symlink) && defined(SYS_chown)
+#if defined(SYS_open) && defined(SYS_chmod) && defined(SYS_mkdir) && defined(SYS_unlink) &&        \
+    defined(SYS_rename) && defined(SYS_link) && defined(SYS_symlink) && defined(SYS_chown)
 #define HOOK_LEGACY_CALLS 1
 static long try_open(void)
 {
@@ -213,21 +213,33 @@ static const struct attempt {
 	long (*fn)(void);
 	bool opens; /* a descriptor to close on success */
 } attempts[] = {
-	{ "open-read", try_open_read, true },	{ "open-write", try_open_write, true },
-	{ "open-create", try_open_create, true }, { "fchmodat", try_fchmodat, false },
-	{ "fchownat", try_fchownat, false },	{ "truncate", try_truncate, false },
-	{ "mkdirat", try_mkdirat, false },	{ "unlinkat", try_unlinkat, false },
-	{ "renameat2", try_renameat2, false },	{ "linkat", try_linkat, false },
-	{ "symlinkat", try_symlinkat, false },	{ "mknodat", try_mknodat, false },
+    {"open-read", try_open_read, true},
+    {"open-write", try_open_write, true},
+    {"open-create", try_open_create, true},
+    {"fchmodat", try_fchmodat, false},
+    {"fchownat", try_fchownat, false},
+    {"truncate", try_truncate, false},
+    {"mkdirat", try_mkdirat, false},
+    {"unlinkat", try_unlinkat, false},
+    {"renameat2", try_renameat2, false},
+    {"linkat", try_linkat, false},
+    {"symlinkat", try_symlinkat, false},
+    {"mknodat", try_mknodat, false},
 #ifdef HOOK_LEGACY_CALLS
-	{ "open", try_open, true },		{ "chmod", try_chmod, false },
-	{ "chown", try_chown, false },		{ "mkdir", try_mkdir, false },
-	{ "unlink", try_unlink, false },	{ "rename", try_rename, false },
-	{ "link", try_link, false },		{ "symlink", try_symlink, false },
+    {"open", try_open, true},
+    {"chmod", try_chmod, false},
+    {"chown", try_chown, false},
+    {"mkdir", try_mkdir, false},
+    {"unlink", try_unlink, false},
+    {"rename", try_rename, false},
+    {"link", try_link, false},
+    {"symlink", try_symlink, false},
 #endif
-	{ "unix-connect", try_unix_connect, false }, { "unix-socket", try_unix_socket, false },
-	{ "kill-init", try_kill_init, false },	{ "tgkill-init", try_tgkill_init, false },
-	{ "prlimit-init", try_prlimit_init, false },
+    {"unix-connect", try_unix_connect, false},
+    {"unix-socket", try_unix_socket, false},
+    {"kill-init", try_kill_init, false},
+    {"tgkill-init", try_tgkill_init, false},
+    {"prlimit-init", try_prlimit_init, false},
 };
 
 /* async-signal-safe output: no stdio in a handler */

@@ -103,8 +103,10 @@ static void explain_setiff(const char *name, int err, char *msg, size_t len)
 			return;
 		}
 		if (if_nametoindex(name)) {
-			snprintf(msg, len, "interface %s exists with other TUN flags (TAP or "
-				 "multi-queue)", name);
+			snprintf(msg, len,
+				 "interface %s exists with other TUN flags (TAP or "
+				 "multi-queue)",
+				 name);
 			return;
 		}
 		break;
@@ -125,11 +127,15 @@ int tun_create(const char *name, bool vnet_hdr, bool multi_queue, char *msg, siz
 	if (fd < 0) {
 		ret = -errno;
 		if (ret == -ENOENT || ret == -ENODEV || ret == -ENXIO)
-			snprintf(msg, msglen, TUN_DEV " is missing (%s): load the tun module "
-				 "or create the device node", strerror(-ret));
+			snprintf(msg, msglen,
+				 TUN_DEV " is missing (%s): load the tun module "
+					 "or create the device node",
+				 strerror(-ret));
 		else if (ret == -EACCES || ret == -EPERM)
-			snprintf(msg, msglen, "cannot open " TUN_DEV " (%s): creating interface "
-				 "%s needs root with CAP_NET_ADMIN", strerror(-ret), name);
+			snprintf(msg, msglen,
+				 "cannot open " TUN_DEV " (%s): creating interface "
+				 "%s needs root with CAP_NET_ADMIN",
+				 strerror(-ret), name);
 		else
 			snprintf(msg, msglen, "cannot open " TUN_DEV ": %s", strerror(-ret));
 		return ret;

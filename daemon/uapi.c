@@ -233,7 +233,8 @@ size_t uapi_pollfds(struct uapi_server *s, struct pollfd *pfd, size_t max)
 		return 0;
 	if (s->reserve_fd < 0)
 		take_reserve(s);
-	pfd[n++] = (struct pollfd){.fd = s->listen_fd, .events = full(s) || s->starved ? 0 : POLLIN};
+	pfd[n++] =
+	    (struct pollfd){.fd = s->listen_fd, .events = full(s) || s->starved ? 0 : POLLIN};
 	for (size_t i = 0; i < s->n_clients; i++) {
 		struct uapi_client *c = &s->clients[i];
 		short ev = c->out_off < c->out.len ? POLLOUT : (c->eof || c->closing ? 0 : POLLIN);

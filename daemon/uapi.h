@@ -43,7 +43,7 @@ struct uapi_server {
 	size_t n_clients;
 	struct uapi_client clients[UAPI_MAX_CLIENTS];
 	int reserve_fd; /* held for accepting at EMFILE (uapi.c); -1: none */
-	bool starved;   /* out of descriptors: the listener is not polled */
+	bool starved;	/* out of descriptors: the listener is not polled */
 };
 
 /* Opens the socket, or adopts inherited_fd (WG_UAPI_FD; -1: none), a

@@ -27,11 +27,11 @@ struct udp {
 	 * doc/datapath.md, "Concurrency"). */
 	pthread_mutex_t *lock;
 	pthread_cond_t released; /* with lock: a replaced set was closed */
-	struct udp_socks *cur;   /* what new sends use */
-	int retired;             /* replaced sets still referenced */
+	struct udp_socks *cur;	 /* what new sends use */
+	int retired;		 /* replaced sets still referenced */
 	uint16_t port;
 	uint32_t fwmark;
-	int wake_fd; /* eventfd: tells the receive thread the sockets changed */
+	int wake_fd;		    /* eventfd: tells the receive thread the sockets changed */
 	struct gso_paths gso_paths; /* paths too small for a GSO run's segments */
 };
 

@@ -178,8 +178,7 @@ static bool established(void)
 
 	return a && b && a->valid && b->valid && a->remote_index == b->entry.index &&
 	       b->remote_index == a->entry.index && wg_keypair_can_send(a, clk.mono) &&
-	       wg_keypair_can_send(b, clk.mono) &&
-	       clk.mono - a->birth_ns < WG_REKEY_AFTER_TIME / 2;
+	       wg_keypair_can_send(b, clk.mono) && clk.mono - a->birth_ns < WG_REKEY_AFTER_TIME / 2;
 }
 
 static void handshake(void)

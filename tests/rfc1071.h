@@ -39,7 +39,8 @@ static inline bool rfc1071_ipv4_hdr_ok(const uint8_t *ip)
 static inline uint16_t rfc1071_l4_sum(const uint8_t *p, size_t len, size_t l4, uint8_t proto)
 {
 	bool v6 = p[0] >> 4 == 6;
-	uint32_t s = rfc1071_add(0, v6 ? p + 8 : p + 12, v6 ? 32 : 8) + proto + (uint32_t)(len - l4);
+	uint32_t s =
+	    rfc1071_add(0, v6 ? p + 8 : p + 12, v6 ? 32 : 8) + proto + (uint32_t)(len - l4);
 
 	return rfc1071_fold(rfc1071_add(s, p + l4, len - l4));
 }

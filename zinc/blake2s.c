@@ -18,7 +18,6 @@
 #include "blake2s_constants.h"
 #include "cpu.h"
 
-
 static inline uint32_t ror32(uint32_t x, unsigned int n)
 {
 	return (x >> n) | (x << (32 - n));
@@ -46,11 +45,11 @@ static inline void blake2s_increment_counter(struct zinc_blake2s_state *state, u
 
 #define G(r, i, a, b, c, d)                                                                        \
 	do {                                                                                       \
-		a += b + m[zinc_blake2s_sigma[r][2 * (i)]];                                             \
+		a += b + m[zinc_blake2s_sigma[r][2 * (i)]];                                        \
 		d = ror32(d ^ a, 16);                                                              \
 		c += d;                                                                            \
 		b = ror32(b ^ c, 12);                                                              \
-		a += b + m[zinc_blake2s_sigma[r][2 * (i) + 1]];                                         \
+		a += b + m[zinc_blake2s_sigma[r][2 * (i) + 1]];                                    \
 		d = ror32(d ^ a, 8);                                                               \
 		c += d;                                                                            \
 		b = ror32(b ^ c, 7);                                                               \
@@ -147,7 +146,7 @@ void zinc_blake2s_init(struct zinc_blake2s_state *state, size_t outlen)
 void zinc_blake2s_init_key(struct zinc_blake2s_state *state, size_t outlen, const uint8_t *key,
 			   size_t keylen)
 {
-	uint8_t block[ZINC_BLAKE2S_BLOCK_SIZE] = { 0 };
+	uint8_t block[ZINC_BLAKE2S_BLOCK_SIZE] = {0};
 
 	blake2s_check_sizes(outlen, keylen);
 	blake2s_init_param(state, 0x01010000UL | (uint32_t)keylen << 8 | (uint32_t)outlen);
@@ -264,7 +263,7 @@ void zinc_blake2s_hmac(uint8_t out[32], const uint8_t *in, const uint8_t *key, s
 		       size_t keylen)
 {
 	struct zinc_blake2s_state state;
-	uint8_t x_key[ZINC_BLAKE2S_BLOCK_SIZE] = { 0 };
+	uint8_t x_key[ZINC_BLAKE2S_BLOCK_SIZE] = {0};
 	uint8_t i_hash[ZINC_BLAKE2S_HASH_SIZE];
 	int i;
 

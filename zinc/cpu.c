@@ -13,7 +13,7 @@
 #include "cpu.h"
 #include "selftest.h"
 
-static const char *const level_names[ZINC_LEVEL_COUNT] = { "generic", "ssse3", "avx2", "avx512" };
+static const char *const level_names[ZINC_LEVEL_COUNT] = {"generic", "ssse3", "avx2", "avx512"};
 
 struct cpu_features {
 	bool ssse3, avx2, avx512, avx512_ifma, bmi2_adx;
@@ -22,7 +22,8 @@ struct cpu_features {
 #if defined(__x86_64__)
 static void cpuid(uint32_t leaf, uint32_t sub, uint32_t r[4])
 {
-	__asm__ __volatile__("cpuid" : "=a"(r[0]), "=b"(r[1]), "=c"(r[2]), "=d"(r[3])
+	__asm__ __volatile__("cpuid"
+			     : "=a"(r[0]), "=b"(r[1]), "=c"(r[2]), "=d"(r[3])
 			     : "a"(leaf), "c"(sub));
 }
 

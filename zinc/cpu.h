@@ -35,8 +35,7 @@ enum zinc_level {
 
 /* dst = src XOR keystream for len bytes from state (RFC 8439 layout);
  * state[12] advances by the number of blocks used. */
-typedef void (*zinc_chacha20_fn)(uint32_t state[16], uint8_t *dst, const uint8_t *src,
-				 size_t len);
+typedef void (*zinc_chacha20_fn)(uint32_t state[16], uint8_t *dst, const uint8_t *src, size_t len);
 /* RFC 8439 AEAD with a 96-bit nonce: writes len bytes and the 16-byte tag. */
 typedef void (*zinc_aead_seal_fn)(uint8_t *dst, const uint8_t *src, size_t len, const uint8_t *ad,
 				  size_t ad_len, const uint8_t key[32], const uint8_t nonce[12]);
@@ -88,8 +87,8 @@ void zinc_blake2s_compress_final_generic(struct zinc_blake2s_state *state, const
 void zinc_blake2s_compress_generic(struct zinc_blake2s_state *state, const uint8_t *block,
 				   size_t nblocks, uint32_t inc);
 void zinc_x25519_generic(uint8_t out[32], const uint8_t scalar[32], const uint8_t point[32]);
-void zinc_poly1305_blocks_generic(struct zinc_poly1305_ctx *ctx, const uint8_t *src,
-				  size_t nblocks, uint64_t hibit);
+void zinc_poly1305_blocks_generic(struct zinc_poly1305_ctx *ctx, const uint8_t *src, size_t nblocks,
+				  uint64_t hibit);
 
 #if defined(__x86_64__)
 /* zinc/x86/: each needs the CPU feature named in its suffix. */
@@ -110,9 +109,8 @@ bool zinc_aead_open_avx512(uint8_t *dst, const uint8_t *src, size_t src_len, con
 			   size_t ad_len, const uint8_t key[32], const uint8_t nonce[12]);
 void zinc_aead_seal_avx512_ifma(uint8_t *dst, const uint8_t *src, size_t len, const uint8_t *ad,
 				size_t ad_len, const uint8_t key[32], const uint8_t nonce[12]);
-bool zinc_aead_open_avx512_ifma(uint8_t *dst, const uint8_t *src, size_t src_len,
-				const uint8_t *ad, size_t ad_len, const uint8_t key[32],
-				const uint8_t nonce[12]);
+bool zinc_aead_open_avx512_ifma(uint8_t *dst, const uint8_t *src, size_t src_len, const uint8_t *ad,
+				size_t ad_len, const uint8_t key[32], const uint8_t nonce[12]);
 void zinc_blake2s_compress_x86_64(struct zinc_blake2s_state *state, const uint8_t *block,
 				  size_t nblocks, uint32_t inc);
 void zinc_blake2s_compress_final_x86_64(struct zinc_blake2s_state *state, const uint8_t *block,
@@ -123,12 +121,12 @@ void zinc_blake2s_compress_avx(struct zinc_blake2s_state *state, const uint8_t *
 			       size_t nblocks, uint32_t inc);
 void zinc_blake2s_compress_avx512(struct zinc_blake2s_state *state, const uint8_t *block,
 				  size_t nblocks, uint32_t inc);
-void zinc_poly1305_blocks_x86_64(struct zinc_poly1305_ctx *ctx, const uint8_t *src,
-				 size_t nblocks, uint64_t hibit);
+void zinc_poly1305_blocks_x86_64(struct zinc_poly1305_ctx *ctx, const uint8_t *src, size_t nblocks,
+				 uint64_t hibit);
 void zinc_poly1305_blocks_avx2(struct zinc_poly1305_ctx *ctx, const uint8_t *src, size_t nblocks,
 			       uint64_t hibit);
-void zinc_poly1305_blocks_avx512(struct zinc_poly1305_ctx *ctx, const uint8_t *src,
-				 size_t nblocks, uint64_t hibit);
+void zinc_poly1305_blocks_avx512(struct zinc_poly1305_ctx *ctx, const uint8_t *src, size_t nblocks,
+				 uint64_t hibit);
 void zinc_poly1305_blocks_ifma(struct zinc_poly1305_ctx *ctx, const uint8_t *src, size_t nblocks,
 			       uint64_t hibit);
 void zinc_x25519_bmi2_adx(uint8_t out[32], const uint8_t scalar[32], const uint8_t point[32]);

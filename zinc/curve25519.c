@@ -93,10 +93,10 @@ static void fe_tobytes(uint8_t s[32], const fe *f)
 	h.v[4] &= MASK51;
 
 	uint64_t w[4] = {
-		h.v[0] | h.v[1] << 51,
-		h.v[1] >> 13 | h.v[2] << 38,
-		h.v[2] >> 26 | h.v[3] << 25,
-		h.v[3] >> 39 | h.v[4] << 12,
+	    h.v[0] | h.v[1] << 51,
+	    h.v[1] >> 13 | h.v[2] << 38,
+	    h.v[2] >> 26 | h.v[3] << 25,
+	    h.v[3] >> 39 | h.v[4] << 12,
 	};
 	for (i = 0; i < 32; i++)
 		s[i] = (uint8_t)(w[i / 8] >> (8 * (i % 8)));
@@ -158,8 +158,7 @@ static void fe_mul(fe *h, const fe *f, const fe *g)
 
 	r0 = (u128)f0 * g0 + (u128)f1 * g4_19 + (u128)f2 * g3_19 + (u128)f3 * g2_19 +
 	     (u128)f4 * g1_19;
-	r1 = (u128)f0 * g1 + (u128)f1 * g0 + (u128)f2 * g4_19 + (u128)f3 * g3_19 +
-	     (u128)f4 * g2_19;
+	r1 = (u128)f0 * g1 + (u128)f1 * g0 + (u128)f2 * g4_19 + (u128)f3 * g3_19 + (u128)f4 * g2_19;
 	r2 = (u128)f0 * g2 + (u128)f1 * g1 + (u128)f2 * g0 + (u128)f3 * g4_19 + (u128)f4 * g3_19;
 	r3 = (u128)f0 * g3 + (u128)f1 * g2 + (u128)f2 * g1 + (u128)f3 * g0 + (u128)f4 * g4_19;
 	r4 = (u128)f0 * g4 + (u128)f1 * g3 + (u128)f2 * g2 + (u128)f3 * g1 + (u128)f4 * g0;
@@ -204,28 +203,28 @@ static void fe_invert(fe *out, const fe *z)
 {
 	fe t0, t1, t2, t3;
 
-	fe_sq(&t0, z);              /* 2 */
-	fe_sq_n(&t1, &t0, 2);       /* 8 */
-	fe_mul(&t1, &t1, z);        /* 9 */
-	fe_mul(&t0, &t0, &t1);      /* 11 */
-	fe_sq(&t2, &t0);            /* 22 */
-	fe_mul(&t1, &t1, &t2);      /* 31 = 2^5 - 1 */
+	fe_sq(&t0, z);	       /* 2 */
+	fe_sq_n(&t1, &t0, 2);  /* 8 */
+	fe_mul(&t1, &t1, z);   /* 9 */
+	fe_mul(&t0, &t0, &t1); /* 11 */
+	fe_sq(&t2, &t0);       /* 22 */
+	fe_mul(&t1, &t1, &t2); /* 31 = 2^5 - 1 */
 	fe_sq_n(&t2, &t1, 5);
-	fe_mul(&t1, &t2, &t1);      /* 2^10 - 1 */
+	fe_mul(&t1, &t2, &t1); /* 2^10 - 1 */
 	fe_sq_n(&t2, &t1, 10);
-	fe_mul(&t2, &t2, &t1);      /* 2^20 - 1 */
+	fe_mul(&t2, &t2, &t1); /* 2^20 - 1 */
 	fe_sq_n(&t3, &t2, 20);
-	fe_mul(&t2, &t3, &t2);      /* 2^40 - 1 */
+	fe_mul(&t2, &t3, &t2); /* 2^40 - 1 */
 	fe_sq_n(&t2, &t2, 10);
-	fe_mul(&t1, &t2, &t1);      /* 2^50 - 1 */
+	fe_mul(&t1, &t2, &t1); /* 2^50 - 1 */
 	fe_sq_n(&t2, &t1, 50);
-	fe_mul(&t2, &t2, &t1);      /* 2^100 - 1 */
+	fe_mul(&t2, &t2, &t1); /* 2^100 - 1 */
 	fe_sq_n(&t3, &t2, 100);
-	fe_mul(&t2, &t3, &t2);      /* 2^200 - 1 */
+	fe_mul(&t2, &t3, &t2); /* 2^200 - 1 */
 	fe_sq_n(&t2, &t2, 50);
-	fe_mul(&t1, &t2, &t1);      /* 2^250 - 1 */
-	fe_sq_n(&t1, &t1, 5);       /* 2^255 - 2^5 */
-	fe_mul(out, &t1, &t0);      /* 2^255 - 21 */
+	fe_mul(&t1, &t2, &t1); /* 2^250 - 1 */
+	fe_sq_n(&t1, &t1, 5);  /* 2^255 - 2^5 */
+	fe_mul(out, &t1, &t0); /* 2^255 - 21 */
 
 	zinc_memzero(&t0, sizeof(t0));
 	zinc_memzero(&t1, sizeof(t1));
@@ -321,7 +320,7 @@ void zinc_x25519_generic(uint8_t out[32], const uint8_t scalar[32], const uint8_
 
 bool zinc_curve25519(uint8_t out[32], const uint8_t secret[32], const uint8_t basepoint[32])
 {
-	static const uint8_t zero[32] = { 0 };
+	static const uint8_t zero[32] = {0};
 	uint8_t e[32];
 
 	memcpy(e, secret, 32);
@@ -336,7 +335,7 @@ bool zinc_curve25519(uint8_t out[32], const uint8_t secret[32], const uint8_t ba
 
 bool zinc_curve25519_generate_public(uint8_t pub[32], const uint8_t secret[32])
 {
-	static const uint8_t basepoint[32] = { 9 };
+	static const uint8_t basepoint[32] = {9};
 
 	return zinc_curve25519(pub, secret, basepoint);
 }

@@ -32,8 +32,8 @@ static inline void store_le64(uint8_t *p, uint64_t v)
 
 /* h = (h + m) * r mod 2^130 - 5 for each 16-byte block; hibit is 2^128
  * expressed in limb 2 (1 << 40) for full blocks, 0 for the padded last one. */
-void zinc_poly1305_blocks_generic(struct zinc_poly1305_ctx *ctx, const uint8_t *src,
-				  size_t nblocks, uint64_t hibit)
+void zinc_poly1305_blocks_generic(struct zinc_poly1305_ctx *ctx, const uint8_t *src, size_t nblocks,
+				  uint64_t hibit)
 {
 	const uint64_t r0 = ctx->r[0], r1 = ctx->r[1], r2 = ctx->r[2];
 	/* Limb products at 2^132 and above wrap to 2^130 * 4 ≡ 5 * 4 = 20. */

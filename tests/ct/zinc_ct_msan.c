@@ -122,8 +122,7 @@ static bool all_zero(const uint8_t *p, size_t n)
 	return acc == 0;
 }
 
-static uint8_t msg[BIGLEN + SLACK], ref[BIGLEN + SLACK], out[BIGLEN + SLACK],
-	back[BIGLEN + SLACK];
+static uint8_t msg[BIGLEN + SLACK], ref[BIGLEN + SLACK], out[BIGLEN + SLACK], back[BIGLEN + SLACK];
 
 /* Lengths: every one up to MAXLEN, then the large one. */
 static size_t next_len(size_t len)
@@ -314,9 +313,9 @@ static void run_aead(void)
 		seal_fn seal;
 		open_fn open;
 	} aeads[] = {
-		{ "chacha20poly1305 (64-bit nonce)", seal_wg, open_wg },
-		{ "chacha20poly1305 (96-bit nonce)", seal_ietf, open_ietf },
-		{ "xchacha20poly1305", seal_x, open_x },
+	    {"chacha20poly1305 (64-bit nonce)", seal_wg, open_wg},
+	    {"chacha20poly1305 (96-bit nonce)", seal_ietf, open_ietf},
+	    {"xchacha20poly1305", seal_x, open_x},
 	};
 	size_t len = 0, k = 0;
 
@@ -336,7 +335,7 @@ static void run_aead(void)
 
 static void run_blake2s(void)
 {
-	static const size_t keylens[] = { 0, 1, 16, 31, 32, 33, 64, 65, 100 };
+	static const size_t keylens[] = {0, 1, 16, 31, 32, 33, 64, 65, 100};
 	uint8_t key[100], h[32];
 	struct zinc_blake2s_state st;
 
@@ -414,8 +413,8 @@ static void run_x25519(bool x25519_asm)
 
 /* ---- taint reaches every output (public inputs, secret keys) ----------- */
 
-static const size_t taint_lens[] = { 1,   16,  63,   64,   65,   255,  256,  257,
-				     511, 512, 513, 1023, 1024, 1025, 2100, BIGLEN };
+static const size_t taint_lens[] = {1,	 16,  63,  64,	 65,   255,  256,  257,
+				    511, 512, 513, 1023, 1024, 1025, 2100, BIGLEN};
 #define N_TAINT_LENS (sizeof(taint_lens) / sizeof(taint_lens[0]))
 
 static void run_taint(bool x25519_asm)
@@ -446,9 +445,9 @@ static void run_taint(bool x25519_asm)
 		 * through carries: a branch on it inside Zinc would not be seen. */
 		if (i == 0)
 			printf("aead verdict inside zinc: %s\n",
-			       __msan_test_shadow(&ok, sizeof(ok)) < 0 ?
-				       "unpoisoned (carry fold), branches on it are not checked" :
-				       "poisoned");
+			       __msan_test_shadow(&ok, sizeof(ok)) < 0
+				   ? "unpoisoned (carry fold), branches on it are not checked"
+				   : "poisoned");
 		verdict(ok);
 		zinc_xchacha20poly1305_encrypt(out, msg, len, msg, len % 50, nonce, key);
 		expect_tainted(out, len + 16, "xchacha20poly1305 seal");
@@ -493,8 +492,7 @@ static bool cpu_has(const char *what)
 	if (!strcmp(what, "avx512"))
 		return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl");
 	if (!strcmp(what, "ifma"))
-		return __builtin_cpu_supports("avx512f") &&
-		       __builtin_cpu_supports("avx512vl") &&
+		return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl") &&
 		       __builtin_cpu_supports("avx512ifma");
 	if (!strcmp(what, "bmi2-adx"))
 		return __builtin_cpu_supports("bmi2") && cpuid7_ebx_bit(19); /* ADX */
@@ -520,7 +518,7 @@ static void kernel_chacha(zinc_chacha20_fn fn)
 	uint8_t key[32], nonce[12];
 
 	for (size_t len = 0; len <= MAXLEN; len += len < 1100 ? 1 : 13) {
-		uint32_t st[16] = { 0x61707865, 0x3320646e, 0x79622d32, 0x6b206574 };
+		uint32_t st[16] = {0x61707865, 0x3320646e, 0x79622d32, 0x6b206574};
 
 		fill(key, 32, (uint32_t)len);
 		fill(nonce, 12, (uint32_t)len + 1);
@@ -661,38 +659,37 @@ static void run_kernels(void)
 		const char *name, *needs;
 		zinc_chacha20_fn fn;
 	} chacha[] = {
-		{ "chacha20_ssse3", "ssse3", zinc_chacha20_ssse3 },
-		{ "chacha20_avx2", "avx2", zinc_chacha20_avx2 },
-		{ "chacha20_avx512", "avx512", zinc_chacha20_avx512 },
+	    {"chacha20_ssse3", "ssse3", zinc_chacha20_ssse3},
+	    {"chacha20_avx2", "avx2", zinc_chacha20_avx2},
+	    {"chacha20_avx512", "avx512", zinc_chacha20_avx512},
 	};
 	static const struct {
 		const char *name, *needs;
 		zinc_aead_seal_fn seal;
 		zinc_aead_open_fn open;
 	} aead[] = {
-		{ "aead_ssse3", "ssse3", zinc_aead_seal_ssse3, zinc_aead_open_ssse3 },
-		{ "aead_avx2", "avx2", zinc_aead_seal_avx2, zinc_aead_open_avx2 },
-		{ "aead_avx512", "avx512", zinc_aead_seal_avx512, zinc_aead_open_avx512 },
-		{ "aead_avx512_ifma", "ifma", zinc_aead_seal_avx512_ifma,
-		  zinc_aead_open_avx512_ifma },
+	    {"aead_ssse3", "ssse3", zinc_aead_seal_ssse3, zinc_aead_open_ssse3},
+	    {"aead_avx2", "avx2", zinc_aead_seal_avx2, zinc_aead_open_avx2},
+	    {"aead_avx512", "avx512", zinc_aead_seal_avx512, zinc_aead_open_avx512},
+	    {"aead_avx512_ifma", "ifma", zinc_aead_seal_avx512_ifma, zinc_aead_open_avx512_ifma},
 	};
 	static const struct {
 		const char *name, *needs;
 		zinc_poly1305_blocks_fn fn;
 	} poly[] = {
-		{ "poly1305_x86_64", "ssse3", zinc_poly1305_blocks_x86_64 },
-		{ "poly1305_avx2", "avx2", zinc_poly1305_blocks_avx2 },
-		{ "poly1305_avx512", "avx512", zinc_poly1305_blocks_avx512 },
-		{ "poly1305_ifma", "ifma", zinc_poly1305_blocks_ifma },
+	    {"poly1305_x86_64", "ssse3", zinc_poly1305_blocks_x86_64},
+	    {"poly1305_avx2", "avx2", zinc_poly1305_blocks_avx2},
+	    {"poly1305_avx512", "avx512", zinc_poly1305_blocks_avx512},
+	    {"poly1305_ifma", "ifma", zinc_poly1305_blocks_ifma},
 	};
 	static const struct {
 		const char *name, *needs;
 		zinc_blake2s_compress_fn fn;
 	} b2s[] = {
-		{ "blake2s_x86_64", "ssse3", zinc_blake2s_compress_x86_64 },
-		{ "blake2s_ssse3", "ssse3", zinc_blake2s_compress_ssse3 },
-		{ "blake2s_avx", "avx", zinc_blake2s_compress_avx },
-		{ "blake2s_avx512", "avx512", zinc_blake2s_compress_avx512 },
+	    {"blake2s_x86_64", "ssse3", zinc_blake2s_compress_x86_64},
+	    {"blake2s_ssse3", "ssse3", zinc_blake2s_compress_ssse3},
+	    {"blake2s_avx", "avx", zinc_blake2s_compress_avx},
+	    {"blake2s_avx512", "avx512", zinc_blake2s_compress_avx512},
 	};
 
 	for (size_t i = 0; i < sizeof(chacha) / sizeof(chacha[0]); i++)
@@ -726,11 +723,11 @@ static __attribute__((noinline)) void planted_branch(void)
 
 static __attribute__((noinline)) void planted_index(void)
 {
-	static volatile uint8_t table[256] = { 1, 2, 3 };
+	static volatile uint8_t table[256] = {1, 2, 3};
 	uint8_t s = 2, r;
 
 	secret(&s, 1);
-	r = table[s]; /* deliberately secret-indexed */
+	r = table[s];	   /* deliberately secret-indexed */
 	declassify(&r, 1); /* so only the address can be reported */
 	sink = r;
 }
@@ -766,7 +763,8 @@ int main(int argc, char **argv)
 		run_blake2s();
 		run_x25519(strstr(zinc_impl_describe(), "x25519=bmi2-adx") != NULL);
 	} else {
-		fprintf(stderr, "usage: zinc_ct_msan [--kernels|--planted-branch|--planted-index]\n");
+		fprintf(stderr,
+			"usage: zinc_ct_msan [--kernels|--planted-branch|--planted-index]\n");
 		return 2;
 	}
 	printf("digest: %016llx\n", (unsigned long long)digest);

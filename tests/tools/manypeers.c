@@ -212,9 +212,10 @@ static uint32_t count_done(uint32_t count)
 
 static int usage(void)
 {
-	fprintf(stderr, "usage: manypeers --pubs --count N --seed S\n"
-			"       manypeers --count N --seed S --bind IP --base-port P --server IP:PORT\n"
-			"                 --server-pub B64 --tun-base A.B.C.D [--seconds T]\n");
+	fprintf(stderr,
+		"usage: manypeers --pubs --count N --seed S\n"
+		"       manypeers --count N --seed S --bind IP --base-port P --server IP:PORT\n"
+		"                 --server-pub B64 --tun-base A.B.C.D [--seconds T]\n");
 	return 2;
 }
 
@@ -295,8 +296,9 @@ int main(int argc, char **argv)
 	while (peer_now_ns(NULL) < end) {
 		struct epoll_event evs[EPOLL_BATCH];
 		uint64_t next = tick_all(count), now = peer_now_ns(NULL);
-		int ms = next <= now ? 0 : next - now > 100000000ULL ? 100
-								     : (int)((next - now) / 1000000ULL) + 1;
+		int ms = next <= now		     ? 0
+			 : next - now > 100000000ULL ? 100
+						     : (int)((next - now) / 1000000ULL) + 1;
 		int n = epoll_wait(ep, evs, EPOLL_BATCH, ms);
 
 		for (int k = 0; k < n; k++)
@@ -305,7 +307,8 @@ int main(int argc, char **argv)
 			done = count_done(count);
 			if (done == count) {
 				done_at = peer_now_ns(NULL);
-				printf("manypeers: handshakes %u/%u complete in %.2f s, %u cookie replies\n",
+				printf("manypeers: handshakes %u/%u complete in %.2f s, %u cookie "
+				       "replies\n",
 				       done, count, (double)(done_at - t0) / 1e9, cookie_replies);
 				fflush(stdout);
 			}

@@ -56,7 +56,7 @@ static unsigned int run_blake2s(void)
 static unsigned int run_hmac(void)
 {
 	uint8_t key[100], msg[200], out[32];
-	static const size_t keylens[] = { 0, 1, 32, 64, 65, 100 };
+	static const size_t keylens[] = {0, 1, 32, 64, 65, 100};
 	unsigned int sum = 0;
 
 	fill(key, sizeof(key), 3);
@@ -106,8 +106,8 @@ static unsigned int run_x25519(void)
  * then marked public so only the lookup itself can trip memcheck. */
 static unsigned int run_leak(void)
 {
-	static const uint8_t table[256] = { 1, 2, 3 };
-	volatile uint8_t key[1] = { 2 };
+	static const uint8_t table[256] = {1, 2, 3};
+	volatile uint8_t key[1] = {2};
 	unsigned int r;
 
 	SECRET((void *)key, sizeof(key));

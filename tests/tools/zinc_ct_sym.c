@@ -91,8 +91,8 @@ static void check_stream(void)
  * the two digests must agree. */
 static void check_blake2s(void)
 {
-	static const size_t lens[] = { 0, 1, 63, 64, 65, 128, 129, LEN };
-	static const size_t keylens[] = { 0, 1, 32 };
+	static const size_t lens[] = {0, 1, 63, 64, 65, 128, 129, LEN};
+	static const size_t keylens[] = {0, 1, 32};
 	struct zinc_blake2s_state st;
 	uint8_t key[32], msg[LEN], a[32], b[32];
 

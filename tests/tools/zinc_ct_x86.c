@@ -38,11 +38,11 @@ static void fill(uint8_t *p, size_t n, uint8_t start)
 
 static void run_chacha(zinc_chacha20_fn fn)
 {
-	static const size_t lens[] = { 100, 300, 700, 1500 };
+	static const size_t lens[] = {100, 300, 700, 1500};
 	uint8_t key[32], nonce[12], msg[1500], out[1500];
 
 	for (size_t k = 0; k < 4; k++) {
-		uint32_t st[16] = { 0x61707865, 0x3320646e, 0x79622d32, 0x6b206574 };
+		uint32_t st[16] = {0x61707865, 0x3320646e, 0x79622d32, 0x6b206574};
 
 		fill(key, 32, 1);
 		fill(nonce, 12, 2);
@@ -60,7 +60,7 @@ static void run_chacha(zinc_chacha20_fn fn)
 
 static void run_aead(zinc_aead_seal_fn seal, zinc_aead_open_fn open)
 {
-	static const size_t lens[] = { 0, 100, 300, 1500 };
+	static const size_t lens[] = {0, 100, 300, 1500};
 	uint8_t key[32], nonce[12], ad[20], msg[1500], ct[1516], back[1500];
 
 	for (size_t k = 0; k < 4; k++) {
@@ -173,26 +173,39 @@ static void run_k_x(const struct kernel *k)
 }
 
 static const struct kernel kernels[] = {
-	{ .name = "chacha20-ssse3", .feature = "ssse3", .run = run_k_chacha,
-	  .chacha = zinc_chacha20_ssse3 },
-	{ .name = "chacha20-avx2", .feature = "avx2", .run = run_k_chacha,
-	  .chacha = zinc_chacha20_avx2 },
-	{ .name = "aead-ssse3", .feature = "ssse3", .run = run_k_aead,
-	  .seal = zinc_aead_seal_ssse3, .open = zinc_aead_open_ssse3 },
-	{ .name = "aead-avx2", .feature = "avx2", .run = run_k_aead, .seal = zinc_aead_seal_avx2,
-	  .open = zinc_aead_open_avx2 },
-	{ .name = "blake2s-x86_64", .feature = "ssse3", .run = run_k_b2,
-	  .b2 = zinc_blake2s_compress_x86_64 },
-	{ .name = "blake2s-ssse3", .feature = "ssse3", .run = run_k_b2,
-	  .b2 = zinc_blake2s_compress_ssse3 },
-	{ .name = "blake2s-avx", .feature = "avx2", .run = run_k_b2,
-	  .b2 = zinc_blake2s_compress_avx },
-	{ .name = "x25519-bmi2-adx", .feature = "adx", .run = run_k_x,
-	  .x = zinc_x25519_bmi2_adx },
-	{ .name = "poly1305-x86_64", .feature = "ssse3", .run = run_k_poly,
-	  .poly = zinc_poly1305_blocks_x86_64 },
-	{ .name = "poly1305-avx2", .feature = "avx2", .run = run_k_poly,
-	  .poly = zinc_poly1305_blocks_avx2 },
+    {.name = "chacha20-ssse3",
+     .feature = "ssse3",
+     .run = run_k_chacha,
+     .chacha = zinc_chacha20_ssse3},
+    {.name = "chacha20-avx2", .feature = "avx2", .run = run_k_chacha, .chacha = zinc_chacha20_avx2},
+    {.name = "aead-ssse3",
+     .feature = "ssse3",
+     .run = run_k_aead,
+     .seal = zinc_aead_seal_ssse3,
+     .open = zinc_aead_open_ssse3},
+    {.name = "aead-avx2",
+     .feature = "avx2",
+     .run = run_k_aead,
+     .seal = zinc_aead_seal_avx2,
+     .open = zinc_aead_open_avx2},
+    {.name = "blake2s-x86_64",
+     .feature = "ssse3",
+     .run = run_k_b2,
+     .b2 = zinc_blake2s_compress_x86_64},
+    {.name = "blake2s-ssse3",
+     .feature = "ssse3",
+     .run = run_k_b2,
+     .b2 = zinc_blake2s_compress_ssse3},
+    {.name = "blake2s-avx", .feature = "avx2", .run = run_k_b2, .b2 = zinc_blake2s_compress_avx},
+    {.name = "x25519-bmi2-adx", .feature = "adx", .run = run_k_x, .x = zinc_x25519_bmi2_adx},
+    {.name = "poly1305-x86_64",
+     .feature = "ssse3",
+     .run = run_k_poly,
+     .poly = zinc_poly1305_blocks_x86_64},
+    {.name = "poly1305-avx2",
+     .feature = "avx2",
+     .run = run_k_poly,
+     .poly = zinc_poly1305_blocks_avx2},
 };
 
 /* ADX is not a __builtin_cpu_supports name in clang 14: read CPUID leaf 7
@@ -226,7 +239,7 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	if (argc > 1 && !strcmp(argv[1], "--planted")) {
-		uint8_t s[4] = { 1, 2, 3, 4 };
+		uint8_t s[4] = {1, 2, 3, 4};
 
 		secret(s, sizeof(s));
 		if (s[2] == 3) /* deliberately secret-dependent */

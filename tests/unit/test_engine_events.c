@@ -29,8 +29,8 @@ static const char *const kind_names[WG_EVENT_KIND_COUNT] = {
 };
 
 /* The side's events are exactly want[0..n), in order. */
-static void expect_events(const struct h_side *s, const char *who,
-			  const enum wg_event_kind *want, size_t n)
+static void expect_events(const struct h_side *s, const char *who, const enum wg_event_kind *want,
+			  size_t n)
 {
 	bool same = s->nevents == n;
 
@@ -60,8 +60,8 @@ static size_t count_kind(const struct h_side *s, enum wg_event_kind kind)
 static void setup(void)
 {
 	h_pair_setup(&A, &B, &clk, 0xa11ce, 0xb0b, &pA, &pB);
-	CHECK(A.nevents == 1 && A.events[0].kind == WG_EVENT_PEER_ADDED &&
-	      A.events[0].peer == pA && !memcmp(A.event_key[0], B.pub, 32));
+	CHECK(A.nevents == 1 && A.events[0].kind == WG_EVENT_PEER_ADDED && A.events[0].peer == pA &&
+	      !memcmp(A.event_key[0], B.pub, 32));
 	A.nevents = B.nevents = 0;
 }
 

@@ -80,7 +80,8 @@ static void test_identical_to_locked_path(void)
 		CHECK(wg_device_complete_handshake(B.dev, &job) == WG_OK);
 		/* returned, not sent */
 		CHECK(B.sent_total == 0);
-		CHECK(job.out_len == 92 && test_unhex(want, sizeof(want), golden_response[k]) == 92);
+		CHECK(job.out_len == 92 &&
+		      test_unhex(want, sizeof(want), golden_response[k]) == 92);
 		CHECK_MEM(job.out, want, 92, "response as the locked path made it");
 		CHECK(!memcmp(&job.to.addr.in4, &A.addr.addr.in4, sizeof(struct sockaddr_in)));
 		/* A reads it on the split path too; its keepalive shows the keys */

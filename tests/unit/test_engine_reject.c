@@ -322,7 +322,7 @@ static void test_identity_keeps_receiving(void)
 	h_pump(&A, &B, NULL, NULL);
 	CHECK(A.ndelivered == delivered + 1);
 	CHECK(h_send_ip(&A, &B, 120, 4) == WG_STAGED);
-	CHECK(A.sent_by_type[4] == data);	/* nothing sealed with the old keys */
+	CHECK(A.sent_by_type[4] == data);      /* nothing sealed with the old keys */
 	CHECK(A.sent_by_type[1] == inits + 1); /* no 5 s wait for the new handshake */
 	h_pump(&A, &B, NULL, NULL);
 	CHECK(pB->keypairs.current && pB->keypairs.current->sending_valid);

@@ -42,7 +42,7 @@ int main(void)
 	CHECK(!gso_paths_none(&p));
 	CHECK(!gso_path_allows(&p, &a, 1452, t0 + 1));
 	CHECK(!gso_path_allows(&p, &a, 9032, t0 + 1));
-	CHECK(gso_path_allows(&p, &a, 1451, t0 + 1)); /* smaller datagrams keep GSO */
+	CHECK(gso_path_allows(&p, &a, 1451, t0 + 1));	   /* smaller datagrams keep GSO */
 	CHECK(gso_path_allows(&p, &a_port, 1452, t0 + 1)); /* another peer */
 	CHECK(gso_path_allows(&p, &b, 1452, t0 + 1));
 

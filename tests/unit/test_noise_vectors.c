@@ -69,7 +69,8 @@ int main(void)
 
 		CHECK(wg_noise_msg2_dh(e_pub, ee, se, nv_resp_ephemeral, re, rs));
 		memset(out, 0, sizeof(out));
-		CHECK(wg_noise_core_write_msg2_dh(&res2, out, e_pub, ee, se, nv_psk, payload, plen));
+		CHECK(
+		    wg_noise_core_write_msg2_dh(&res2, out, e_pub, ee, se, nv_psk, payload, plen));
 		CHECK_MEM(out, ct, clen, "message 2 ciphertext, DH first");
 		CHECK_MEM(res2.h, nv_handshake_hash, 32, "handshake hash, DH first");
 	}

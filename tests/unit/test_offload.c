@@ -210,7 +210,8 @@ static void test_segment_edges(void)
 		put_be16(pkt + 40, rfc1071_fold(w));
 		sum = rfc1071_add(0, pkt + 12, 8) + 17 + (uint32_t)(len - 20);
 		CHECK(rfc1071_fold(rfc1071_add(sum, pkt + 20, len - 20)) == 0xffff);
-		put_csum(pkt + 26, rfc1071_fold(rfc1071_add(0, pkt + 12, 8) + 17 + (uint32_t)(len - 20)));
+		put_csum(pkt + 26,
+			 rfc1071_fold(rfc1071_add(0, pkt + 12, 8) + 17 + (uint32_t)(len - 20)));
 		memset(&o, 0, sizeof(o));
 		o.limit = MAX_OUT;
 		CHECK(offload_segment(&h, pkt, len, out_alloc, &o, &done, &stats) == 1);

@@ -63,7 +63,7 @@ static void *thread_main(void *arg)
 
 static int bind_udp_port(uint16_t port)
 {
-	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons(port) };
+	struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons(port)};
 	int fd = socket(AF_INET, SOCK_DGRAM, 0), r;
 
 	if (fd < 0)
@@ -100,9 +100,9 @@ static int enter(const struct zt_sandbox_config *cfg)
 /* Stay root (--user root), filter in EPERM mode. */
 static void case_filter_errno(void)
 {
-	struct zt_sandbox_config cfg = { .user = "root", .seccomp = true };
-	struct sockaddr_un sun = { .sun_family = AF_UNIX, .sun_path = "/nonexistent-zinctun" };
-	char *const argv[] = { "/bin/true", NULL };
+	struct zt_sandbox_config cfg = {.user = "root", .seccomp = true};
+	struct sockaddr_un sun = {.sun_family = AF_UNIX, .sun_path = "/nonexistent-zinctun"};
+	char *const argv[] = {"/bin/true", NULL};
 	pthread_t th;
 	int fd, flag = 0, sv[2];
 	struct rlimit lim;
@@ -187,8 +187,8 @@ static void case_filter_errno(void)
 /* Root drops to nobody and keeps NET_ADMIN + NET_BIND_SERVICE. */
 static void case_user_bind(void)
 {
-	struct zt_sandbox_config cfg = { .user = "nobody", .need_bind_service = true,
-					 .seccomp = true };
+	struct zt_sandbox_config cfg = {
+	    .user = "nobody", .need_bind_service = true, .seccomp = true};
 	struct passwd *pw = getpwnam("nobody");
 	gid_t groups[4];
 
@@ -213,7 +213,7 @@ static void case_user_bind(void)
  * root's files and root-only sockets are out of reach twice over. */
 static void case_default_user(void)
 {
-	struct zt_sandbox_config cfg = { .need_bind_service = true, .seccomp = true };
+	struct zt_sandbox_config cfg = {.need_bind_service = true, .seccomp = true};
 	struct passwd *pw = getpwnam(ZT_SANDBOX_DEFAULT_USER);
 	uid_t want = pw ? pw->pw_uid : ZT_SANDBOX_DEFAULT_ID;
 
@@ -231,7 +231,7 @@ static void case_default_user(void)
  * filter: low ports and root's files are out of reach by permissions. */
 static void case_user_nofilter(void)
 {
-	struct zt_sandbox_config cfg = { .user = "nobody" };
+	struct zt_sandbox_config cfg = {.user = "nobody"};
 
 	CHECK(unshare(CLONE_NEWNET) == 0);
 	CHECK(enter(&cfg) == 0);
@@ -254,7 +254,7 @@ static void *blocker(void *arg)
 /* With a second thread alive the sandbox refuses and changes nothing. */
 static void case_refuses_threads(void)
 {
-	struct zt_sandbox_config cfg = { .seccomp = true };
+	struct zt_sandbox_config cfg = {.seccomp = true};
 	char err[256] = "";
 	pthread_t th;
 	int fds[2];
@@ -273,7 +273,7 @@ static void case_refuses_threads(void)
  * the forked child already has TSan's own. */
 static void case_masked_thread(void)
 {
-	struct zt_sandbox_config cfg = { .seccomp = false };
+	struct zt_sandbox_config cfg = {.seccomp = false};
 	char err[256] = "";
 	sigset_t all, old;
 	pthread_t th;
@@ -292,7 +292,7 @@ static void case_masked_thread(void)
 
 static void case_unknown_user(void)
 {
-	struct zt_sandbox_config cfg = { .user = "no-such-user-zinctun", .seccomp = true };
+	struct zt_sandbox_config cfg = {.user = "no-such-user-zinctun", .seccomp = true};
 	char err[256] = "";
 
 	CHECK(zt_sandbox_enter(&cfg, err, sizeof(err)) == -1);
@@ -303,7 +303,7 @@ static void case_unknown_user(void)
 /* Kill mode: the first forbidden call ends the process with SIGSYS. */
 static void case_kill(void)
 {
-	struct zt_sandbox_config cfg = { .seccomp = true, .seccomp_kill = true };
+	struct zt_sandbox_config cfg = {.seccomp = true, .seccomp_kill = true};
 
 	if (enter(&cfg))
 		_exit(3);
@@ -343,7 +343,7 @@ static void case_ia32_probe(void)
 
 static void case_ia32_filtered(void)
 {
-	struct zt_sandbox_config cfg = { .seccomp = true };
+	struct zt_sandbox_config cfg = {.seccomp = true};
 
 	if (enter(&cfg))
 		_exit(3);

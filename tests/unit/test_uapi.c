@@ -116,8 +116,8 @@ static void check_prompt(const char *req, bool want_open, const char *want_reply
 	pair_open(&p);
 	open = exchange(&p, req, reply);
 	if (open != want_open || strcmp(reply, want_reply)) {
-		fprintf(stderr, "  request %s: %s, answered \"%s\"\n", req, open ? "open" : "closed",
-			reply);
+		fprintf(stderr, "  request %s: %s, answered \"%s\"\n", req,
+			open ? "open" : "closed", reply);
 		CHECK(0);
 	}
 	pair_close(&p);

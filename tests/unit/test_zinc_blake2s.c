@@ -114,8 +114,8 @@ static bool ossl_blake2s(uint8_t *out, const uint8_t *in, size_t inlen, const ui
 	EVP_MAC_CTX *ctx = mac ? EVP_MAC_CTX_new(mac) : NULL;
 	size_t sz = outlen, got = 0;
 	OSSL_PARAM params[] = {
-		OSSL_PARAM_construct_size_t(OSSL_MAC_PARAM_SIZE, &sz),
-		OSSL_PARAM_construct_end(),
+	    OSSL_PARAM_construct_size_t(OSSL_MAC_PARAM_SIZE, &sz),
+	    OSSL_PARAM_construct_end(),
 	};
 	bool ok = ctx && EVP_MAC_init(ctx, key, keylen, params) == 1 &&
 		  EVP_MAC_update(ctx, in, inlen) == 1 && EVP_MAC_final(ctx, out, &got, 32) == 1 &&
@@ -136,8 +136,8 @@ static void test_random_vs_openssl(void)
 	for (int i = 0; i < 4000; i++) {
 		const size_t outlen = 1 + test_rand64(&seed) % 32;
 		const size_t keylen = (i % 4 == 0) ? 0 : test_rand64(&seed) % 33;
-		const size_t inlen = (i % 50 == 0) ? 4096 + test_rand64(&seed) % 100
-						   : test_rand64(&seed) % 700;
+		const size_t inlen =
+		    (i % 50 == 0) ? 4096 + test_rand64(&seed) % 100 : test_rand64(&seed) % 700;
 
 		test_randbytes(&seed, in, inlen);
 		test_randbytes(&seed, key, keylen);
@@ -162,10 +162,10 @@ static void test_hmac_vs_openssl(void)
 	unsigned int len;
 
 	for (int i = 0; i < 3000; i++) {
-		static const size_t edge[] = { 0, 1, 31, 32, 33, 63, 64, 65, 128, 257 };
+		static const size_t edge[] = {0, 1, 31, 32, 33, 63, 64, 65, 128, 257};
 		const size_t keylen = (i < 100) ? edge[i % 10] : test_rand64(&seed) % 300;
-		const size_t inlen = (i % 40 == 0) ? 2000 + test_rand64(&seed) % 100
-						   : test_rand64(&seed) % 300;
+		const size_t inlen =
+		    (i % 40 == 0) ? 2000 + test_rand64(&seed) % 100 : test_rand64(&seed) % 300;
 
 		test_randbytes(&seed, in, inlen);
 		test_randbytes(&seed, key, keylen);

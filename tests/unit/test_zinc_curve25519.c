@@ -55,12 +55,12 @@ static void test_rfc7748(void)
 	static const struct {
 		const char *k, *u, *out;
 	} v52[] = {
-		{ "a546e36bf0527c9d3b16154b82465edd62144c0ac1fc5a18506a2244ba449ac4",
-		  "e6db6867583030db3594c1a424b15f7c726624ec26b3353b10a903a6d0ab1c4c",
-		  "c3da55379de9c6908e94ea4df28d084f32eccf03491c71f754b4075577a28552" },
-		{ "4b66e9d4d1b4673c5ad22691957d6af5c11b6421e0ea01d42ca4169e7918ba0d",
-		  "e5210f12786811d3f4b7959d0538ae2c31dbe7106fc03c3efc4cd549c715a493",
-		  "95cbde9476e8907d7aade45cb4b873f88b595a68799fa152e6f8f7647aac7957" },
+	    {"a546e36bf0527c9d3b16154b82465edd62144c0ac1fc5a18506a2244ba449ac4",
+	     "e6db6867583030db3594c1a424b15f7c726624ec26b3353b10a903a6d0ab1c4c",
+	     "c3da55379de9c6908e94ea4df28d084f32eccf03491c71f754b4075577a28552"},
+	    {"4b66e9d4d1b4673c5ad22691957d6af5c11b6421e0ea01d42ca4169e7918ba0d",
+	     "e5210f12786811d3f4b7959d0538ae2c31dbe7106fc03c3efc4cd549c715a493",
+	     "95cbde9476e8907d7aade45cb4b873f88b595a68799fa152e6f8f7647aac7957"},
 	};
 	uint8_t k[32], u[32], want[32], out[32];
 	uint8_t a[32], b[32], a_pub[32], b_pub[32], want_a[32], want_b[32], shared[32];
@@ -82,7 +82,8 @@ static void test_rfc7748(void)
 		memcpy(u, k, 32);
 		memcpy(k, out, 32);
 		if (i == 1) {
-			unhex32(want, "422c8e7a6227d7bca1350b3e2bb7279f7897b87bb6854b783c60e80311ae3079");
+			unhex32(want,
+				"422c8e7a6227d7bca1350b3e2bb7279f7897b87bb6854b783c60e80311ae3079");
 			CHECK_MEM(k, want, 32, "RFC 7748 5.2 after 1 iteration");
 		}
 	}
@@ -110,16 +111,16 @@ static void test_low_order(void)
 	/* u = 0, 1, p - 1, p, p + 1 and the two points of order 8 (and their
 	 * encodings with bit 255 set, which must be ignored). */
 	static const char *const pts[] = {
-		"0000000000000000000000000000000000000000000000000000000000000000",
-		"0100000000000000000000000000000000000000000000000000000000000000",
-		"ecffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f",
-		"edffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f",
-		"eeffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f",
-		"e0eb7a7c3b41b8ae1656e3faf19fc46ada098deb9c32b1fd866205165f49b800",
-		"5f9c95bca3508c24b1d0b1559c83ef5b04445cc4581c8e86d8224eddd09f1157",
-		"0000000000000000000000000000000000000000000000000000000000000080",
-		"e0eb7a7c3b41b8ae1656e3faf19fc46ada098deb9c32b1fd866205165f49b880",
-		"5f9c95bca3508c24b1d0b1559c83ef5b04445cc4581c8e86d8224eddd09f11d7",
+	    "0000000000000000000000000000000000000000000000000000000000000000",
+	    "0100000000000000000000000000000000000000000000000000000000000000",
+	    "ecffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f",
+	    "edffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f",
+	    "eeffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f",
+	    "e0eb7a7c3b41b8ae1656e3faf19fc46ada098deb9c32b1fd866205165f49b800",
+	    "5f9c95bca3508c24b1d0b1559c83ef5b04445cc4581c8e86d8224eddd09f1157",
+	    "0000000000000000000000000000000000000000000000000000000000000080",
+	    "e0eb7a7c3b41b8ae1656e3faf19fc46ada098deb9c32b1fd866205165f49b880",
+	    "5f9c95bca3508c24b1d0b1559c83ef5b04445cc4581c8e86d8224eddd09f11d7",
 	};
 	static const uint8_t zero[32];
 	uint8_t k[32], u[32], out[32];
@@ -157,7 +158,8 @@ static void test_random_vs_libs(void)
 		peer = EVP_PKEY_new_raw_public_key(EVP_PKEY_X25519, NULL, u, 32);
 		ctx = priv ? EVP_PKEY_CTX_new(priv, NULL) : NULL;
 		len = 32;
-		CHECK(ctx && EVP_PKEY_derive_init(ctx) == 1 && EVP_PKEY_derive_set_peer(ctx, peer) == 1 &&
+		CHECK(ctx && EVP_PKEY_derive_init(ctx) == 1 &&
+		      EVP_PKEY_derive_set_peer(ctx, peer) == 1 &&
 		      EVP_PKEY_derive(ctx, c, &len) == 1 && len == 32);
 		CHECK_MEM(a, c, 32, "zinc vs OpenSSL X25519");
 		EVP_PKEY_CTX_free(ctx);

@@ -21,7 +21,7 @@ static bool all_equal(const uint8_t *p, size_t n, uint8_t v)
 
 static size_t distinct_bytes(const uint8_t *p, size_t n)
 {
-	bool seen[256] = { false };
+	bool seen[256] = {false};
 	size_t d = 0;
 
 	for (size_t i = 0; i < n; i++) {
@@ -120,8 +120,8 @@ static void test_env(void)
 	pid = fork();
 	CHECK(pid >= 0);
 	if (pid == 0) {
-		char *argv[] = { "test_zinc_random", "--env-child", NULL };
-		char *envp[] = { "ZINC_RNG_UNSEEDED=1", NULL };
+		char *argv[] = {"test_zinc_random", "--env-child", NULL};
+		char *envp[] = {"ZINC_RNG_UNSEEDED=1", NULL};
 
 		execve("/proc/self/exe", argv, envp);
 		_exit(127);
@@ -133,8 +133,8 @@ static void test_env(void)
 	pid = fork();
 	CHECK(pid >= 0);
 	if (pid == 0) {
-		char *argv[] = { "test_zinc_random", "--seeded-child", NULL };
-		char *envp[] = { "ZINC_RNG_UNSEEDED=0", NULL };
+		char *argv[] = {"test_zinc_random", "--seeded-child", NULL};
+		char *envp[] = {"ZINC_RNG_UNSEEDED=0", NULL};
 
 		execve("/proc/self/exe", argv, envp);
 		_exit(127);

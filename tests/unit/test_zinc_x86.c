@@ -173,8 +173,7 @@ struct vpoly {
 	size_t group;
 };
 
-static void poly_one(const uint8_t key[32], const uint8_t *m, size_t nblocks,
-		     const struct vpoly *v)
+static void poly_one(const uint8_t key[32], const uint8_t *m, size_t nblocks, const struct vpoly *v)
 {
 	struct poly1305_x86 p;
 	uint8_t mac[16], ref[16];
@@ -258,10 +257,10 @@ static void test_poly_stream(const char *name, zinc_poly1305_blocks_fn fn)
  * does: all full blocks but the last in one call, then the final block. */
 static void b2_hash(zinc_blake2s_compress_fn fn, uint8_t out[32], const uint8_t *in, size_t len)
 {
-	static const uint32_t iv[8] = { 0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a,
-					0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19 };
+	static const uint32_t iv[8] = {0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a,
+				       0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19};
 	struct zinc_blake2s_state s;
-	uint8_t last[64] = { 0 };
+	uint8_t last[64] = {0};
 	size_t full = len ? (len - 1) / 64 : 0;
 
 	memset(&s, 0, sizeof(s));
@@ -311,8 +310,8 @@ static void test_blake2s(const char *name, zinc_blake2s_compress_fn fn)
  * length up to 2048 and some beyond; the whole state (h, t, f) must match. */
 static void test_blake2s_final(const char *name, zinc_blake2s_final_fn fn)
 {
-	static const uint32_t iv[8] = { 0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a,
-					0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19 };
+	static const uint32_t iv[8] = {0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a,
+				       0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19};
 	static uint8_t in[2048 + 40 * 1700 + 8];
 	struct zinc_blake2s_state a, b;
 	uint8_t last[64], ref[32];
@@ -406,7 +405,7 @@ static void test_x25519(zinc_x25519_fn fn)
 		x25519_one(fn, sk, pt);
 	}
 	/* RFC 7748 section 5.2 iterated once and 1000 times. */
-	uint8_t k[32] = { 9 }, u[32] = { 9 }, r[32];
+	uint8_t k[32] = {9}, u[32] = {9}, r[32];
 	for (int i = 0; i < 1000; i++) {
 		uint8_t e[32];
 
@@ -419,41 +418,44 @@ static void test_x25519(zinc_x25519_fn fn)
 		if (i == 0) {
 			uint8_t want[32];
 
-			test_unhex(want, 32, "422c8e7a6227d7bca1350b3e2bb7279f7897b87bb6854b783c60e80311ae3079");
+			test_unhex(
+			    want, 32,
+			    "422c8e7a6227d7bca1350b3e2bb7279f7897b87bb6854b783c60e80311ae3079");
 			CHECK_MEM(k, want, 32, "x25519 iterated once");
 		}
 	}
 	uint8_t want1000[32];
-	test_unhex(want1000, 32, "684cf59ba83309552800ef566f2f4d3c1c3887c49360e3875f2eb94d99532c51");
+	test_unhex(want1000, 32,
+		   "684cf59ba83309552800ef566f2f4d3c1c3887c49360e3875f2eb94d99532c51");
 	CHECK_MEM(k, want1000, 32, "x25519 iterated 1000 times");
 }
 
 int main(void)
 {
 	const struct chacha_path chachas[] = {
-		{ "chacha20 ssse3", "ssse3", zinc_chacha20_ssse3 },
-		{ "chacha20 avx2", "avx2", zinc_chacha20_avx2 },
-		{ "chacha20 avx512", "avx512", zinc_chacha20_avx512 },
+	    {"chacha20 ssse3", "ssse3", zinc_chacha20_ssse3},
+	    {"chacha20 avx2", "avx2", zinc_chacha20_avx2},
+	    {"chacha20 avx512", "avx512", zinc_chacha20_avx512},
 	};
 	const struct aead_path aeads[] = {
-		{ "aead ssse3", "ssse3", zinc_aead_seal_ssse3, zinc_aead_open_ssse3 },
-		{ "aead avx2", "avx2", zinc_aead_seal_avx2, zinc_aead_open_avx2 },
-		{ "aead avx512", "avx512", zinc_aead_seal_avx512, zinc_aead_open_avx512 },
-		{ "aead avx512-ifma", "avx512ifma", zinc_aead_seal_avx512_ifma,
-		  zinc_aead_open_avx512_ifma },
+	    {"aead ssse3", "ssse3", zinc_aead_seal_ssse3, zinc_aead_open_ssse3},
+	    {"aead avx2", "avx2", zinc_aead_seal_avx2, zinc_aead_open_avx2},
+	    {"aead avx512", "avx512", zinc_aead_seal_avx512, zinc_aead_open_avx512},
+	    {"aead avx512-ifma", "avx512ifma", zinc_aead_seal_avx512_ifma,
+	     zinc_aead_open_avx512_ifma},
 	};
 
 	if (sodium_init() < 0)
 		return 1;
-	const struct vpoly vp2 = { "poly1305 avx2", zinc_poly1305_avx2_blocks,
-				   zinc_poly1305_avx2_finish, 4 };
-	const struct vpoly vp5 = { "poly1305 avx512", zinc_poly1305_avx512_blocks,
-				   zinc_poly1305_avx512_finish, 16 };
+	const struct vpoly vp2 = {"poly1305 avx2", zinc_poly1305_avx2_blocks,
+				  zinc_poly1305_avx2_finish, 4};
+	const struct vpoly vp5 = {"poly1305 avx512", zinc_poly1305_avx512_blocks,
+				  zinc_poly1305_avx512_finish, 16};
 	test_poly(NULL);
 	if (cpu_has("avx2"))
 		test_poly(&vp2);
-	const struct vpoly vpi = { "poly1305 ifma", zinc_poly1305_ifma_blocks,
-				   zinc_poly1305_ifma_finish, 16 };
+	const struct vpoly vpi = {"poly1305 ifma", zinc_poly1305_ifma_blocks,
+				  zinc_poly1305_ifma_finish, 16};
 	if (cpu_has("avx512"))
 		test_poly(&vp5);
 	if (cpu_has("avx512ifma"))

@@ -10,11 +10,11 @@
 static B2_TARGET inline __m128i b2_rot(__m128i x, int n)
 {
 	if (n == 16)
-		return _mm_shuffle_epi8(x, _mm_setr_epi8(2, 3, 0, 1, 6, 7, 4, 5, 10, 11, 8, 9, 14,
-							 15, 12, 13));
+		return _mm_shuffle_epi8(
+		    x, _mm_setr_epi8(2, 3, 0, 1, 6, 7, 4, 5, 10, 11, 8, 9, 14, 15, 12, 13));
 	if (n == 8)
-		return _mm_shuffle_epi8(x, _mm_setr_epi8(1, 2, 3, 0, 5, 6, 7, 4, 9, 10, 11, 8, 13,
-							 14, 15, 12));
+		return _mm_shuffle_epi8(
+		    x, _mm_setr_epi8(1, 2, 3, 0, 5, 6, 7, 4, 9, 10, 11, 8, 13, 14, 15, 12));
 	return _mm_or_si128(_mm_srli_epi32(x, n), _mm_slli_epi32(x, 32 - n));
 }
 #define B2_ROT(x, n) b2_rot(x, n)

@@ -13,7 +13,6 @@
 #include "../blake2s_constants.h"
 #include "../cpu.h"
 
-
 /* Message words straight from the block (little-endian host). */
 #define B2_W(r, k) ((int)b2_load32(block + 4 * zinc_blake2s_sigma[r][k]))
 #define B2_GATHER(r, i, j, k, l) _mm_setr_epi32(B2_W(r, i), B2_W(r, j), B2_W(r, k), B2_W(r, l))
@@ -60,8 +59,8 @@ static inline uint32_t b2_load32(const uint8_t *p)
 B2_TARGET void B2_NAME(struct zinc_blake2s_state *state, const uint8_t *block, size_t nblocks,
 		       uint32_t inc)
 {
-	const __m128i iv0 = _mm_setr_epi32(0x6a09e667, (int)0xbb67ae85, 0x3c6ef372,
-					   (int)0xa54ff53a);
+	const __m128i iv0 =
+	    _mm_setr_epi32(0x6a09e667, (int)0xbb67ae85, 0x3c6ef372, (int)0xa54ff53a);
 	const __m128i iv1 = _mm_setr_epi32(0x510e527f, (int)0x9b05688c, 0x1f83d9ab, 0x5be0cd19);
 	__m128i h0 = _mm_loadu_si128((const __m128i *)(const void *)state->h);
 	__m128i h1 = _mm_loadu_si128((const __m128i *)(const void *)(state->h + 4));

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: MIT
 /* The C twin of blake2s_x86_64_asm.S: the same entries,
  * zinc_blake2s_compress_x86_64 and zinc_blake2s_compress_final_x86_64,
- * for builds where the assembly is left out (MemorySanitizer, which cannot see what assembly writes). Plain C without
- * inline asm, so MSan tracks secret data through it; speed is not the point
- * here (on Zen 5 the assembly takes ~255-260 core cycles per block, this
- * code with inline-asm message adds took ~285; see doc/zinc-x86.md). */
+ * for builds where the assembly is left out (MemorySanitizer, which cannot see what assembly
+ * writes). Plain C without inline asm, so MSan tracks secret data through it; speed is not the
+ * point here (on Zen 5 the assembly takes ~255-260 core cycles per block, this code with inline-asm
+ * message adds took ~285; see doc/zinc-x86.md). */
 #if defined(__has_feature)
 #if __has_feature(memory_sanitizer)
 #define ZINC_BLAKE2S_NO_ASM 1
@@ -14,7 +14,6 @@
 #if defined(__x86_64__) && defined(ZINC_BLAKE2S_NO_ASM)
 #include "../blake2s_constants.h"
 #include "../cpu.h"
-
 
 static inline uint32_t ror32(uint32_t x, int n)
 {

@@ -22,7 +22,8 @@
 #define CH_ROT512(x, n) _mm512_rol_epi32(x, n)
 
 #define CH_XOR64(d, s, k)                                                                          \
-	_mm512_storeu_si512((void *)(d), _mm512_xor_si512(_mm512_loadu_si512((const void *)(s)), (k)))
+	_mm512_storeu_si512((void *)(d),                                                           \
+			    _mm512_xor_si512(_mm512_loadu_si512((const void *)(s)), (k)))
 
 /* Words 4g..4g+3 of 16 blocks -> o[j] holds, in 128-bit lane k, those words
  * of block 4k + j. */
@@ -40,8 +41,8 @@
 static CH_TARGET inline void chacha20_16x(const uint32_t st[16], uint8_t *dst, const uint8_t *src)
 {
 	const __m512i ctr = _mm512_add_epi32(
-		_mm512_set1_epi32((int)st[12]),
-		_mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15));
+	    _mm512_set1_epi32((int)st[12]),
+	    _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15));
 	__m512i x0 = _mm512_set1_epi32((int)st[0]), x1 = _mm512_set1_epi32((int)st[1]);
 	__m512i x2 = _mm512_set1_epi32((int)st[2]), x3 = _mm512_set1_epi32((int)st[3]);
 	__m512i x4 = _mm512_set1_epi32((int)st[4]), x5 = _mm512_set1_epi32((int)st[5]);
@@ -84,9 +85,12 @@ static CH_TARGET inline void chacha20_16x(const uint32_t st[16], uint8_t *dst, c
 		__m512i u2 = _mm512_shuffle_i32x4(o[2][j], o[3][j], 0x44);
 		__m512i u3 = _mm512_shuffle_i32x4(o[2][j], o[3][j], 0xee);
 
-		CH_XOR64(dst + 64 * (0 + j), src + 64 * (0 + j), _mm512_shuffle_i32x4(u0, u2, 0x88));
-		CH_XOR64(dst + 64 * (4 + j), src + 64 * (4 + j), _mm512_shuffle_i32x4(u0, u2, 0xdd));
-		CH_XOR64(dst + 64 * (8 + j), src + 64 * (8 + j), _mm512_shuffle_i32x4(u1, u3, 0x88));
+		CH_XOR64(dst + 64 * (0 + j), src + 64 * (0 + j),
+			 _mm512_shuffle_i32x4(u0, u2, 0x88));
+		CH_XOR64(dst + 64 * (4 + j), src + 64 * (4 + j),
+			 _mm512_shuffle_i32x4(u0, u2, 0xdd));
+		CH_XOR64(dst + 64 * (8 + j), src + 64 * (8 + j),
+			 _mm512_shuffle_i32x4(u1, u3, 0x88));
 		CH_XOR64(dst + 64 * (12 + j), src + 64 * (12 + j),
 			 _mm512_shuffle_i32x4(u1, u3, 0xdd));
 	}

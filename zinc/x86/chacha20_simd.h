@@ -103,9 +103,9 @@ static CH_TARGET inline void chacha20_4x(const uint32_t st[16], uint8_t *dst, co
 #define CH_XOR256(a, b) _mm256_xor_si256(a, b)
 
 #define CH_XOR32(d, s, k)                                                                          \
-	_mm256_storeu_si256((__m256i *)(void *)(d),                                                \
-			    _mm256_xor_si256(_mm256_loadu_si256((const __m256i *)(const void *)(s)), \
-					     (k)))
+	_mm256_storeu_si256(                                                                       \
+	    (__m256i *)(void *)(d),                                                                \
+	    _mm256_xor_si256(_mm256_loadu_si256((const __m256i *)(const void *)(s)), (k)))
 
 /* Eight words i..i+7 of eight blocks -> 32 bytes (at off) of each block. */
 #define CH_OUT8(a, b, c, d, e, f, g, h, off)                                                       \

@@ -14,11 +14,11 @@
 static CH_TARGET inline __m128i rot128(__m128i x, int n)
 {
 	if (n == 16)
-		return _mm_shuffle_epi8(x, _mm_setr_epi8(2, 3, 0, 1, 6, 7, 4, 5, 10, 11, 8, 9, 14,
-							 15, 12, 13));
+		return _mm_shuffle_epi8(
+		    x, _mm_setr_epi8(2, 3, 0, 1, 6, 7, 4, 5, 10, 11, 8, 9, 14, 15, 12, 13));
 	if (n == 8)
-		return _mm_shuffle_epi8(x, _mm_setr_epi8(3, 0, 1, 2, 7, 4, 5, 6, 11, 8, 9, 10, 15,
-							 12, 13, 14));
+		return _mm_shuffle_epi8(
+		    x, _mm_setr_epi8(3, 0, 1, 2, 7, 4, 5, 6, 11, 8, 9, 10, 15, 12, 13, 14));
 	return _mm_or_si128(_mm_slli_epi32(x, n), _mm_srli_epi32(x, 32 - n));
 }
 #define CH_ROT128(x, n) rot128(x, n)

@@ -89,7 +89,7 @@ static ALWAYS_INLINE void auth_to(const struct aead_kit *k, struct auth *a, size
 
 static ALWAYS_INLINE void auth_tag(struct auth *a, size_t ad_len, uint8_t tag[16])
 {
-	uint64_t lens[2] = { (uint64_t)ad_len, (uint64_t)a->len };
+	uint64_t lens[2] = {(uint64_t)ad_len, (uint64_t)a->len};
 
 	poly64_blocks(&a->p, (const uint8_t *)lens, 1);
 	poly64_final(&a->p, tag);
@@ -184,8 +184,7 @@ __attribute__((target("avx2"))) static void wipe_unless_avx2(uint8_t *dst, size_
 	wipe_tail(dst + i, len - i, mask);
 }
 
-__attribute__((target("avx512f"))) static void wipe_unless_avx512(uint8_t *dst, size_t len,
-								   bool ok)
+__attribute__((target("avx512f"))) static void wipe_unless_avx512(uint8_t *dst, size_t len, bool ok)
 {
 	const uint64_t mask = verdict_mask(ok);
 	const __m512i m = _mm512_set1_epi64((long long)mask);
@@ -242,20 +241,17 @@ static ALWAYS_INLINE bool aead_open(const struct aead_kit *k, uint8_t *dst, cons
 
 /* The vector thresholds are where the vector Poly1305 (with its key powers
  * and final fold) starts to beat the scalar one, measured on Zen 5. */
-static const struct aead_kit kit_ssse3 = { zinc_chacha20_ssse3, 256, NULL, NULL, 0, 0,
-					   wipe_unless_64 };
-static const struct aead_kit kit_avx2 = { zinc_chacha20_avx2,	     512,
-					  zinc_poly1305_avx2_blocks, zinc_poly1305_avx2_finish,
-					  64,			     512,
-					  wipe_unless_avx2 };
-static const struct aead_kit kit_avx512 = { zinc_chacha20_avx512,	 1024,
-					    zinc_poly1305_avx512_blocks, zinc_poly1305_avx512_finish,
-					    256,			 1024,
-					    wipe_unless_avx512 };
-static const struct aead_kit kit_avx512_ifma = { zinc_chacha20_avx512,	     1024,
-						 zinc_poly1305_ifma_blocks, zinc_poly1305_ifma_finish,
-						 256,			     512,
-						 wipe_unless_avx512 };
+static const struct aead_kit kit_ssse3 = {zinc_chacha20_ssse3, 256, NULL, NULL, 0, 0,
+					  wipe_unless_64};
+static const struct aead_kit kit_avx2 = {zinc_chacha20_avx2,	    512, zinc_poly1305_avx2_blocks,
+					 zinc_poly1305_avx2_finish, 64,	 512,
+					 wipe_unless_avx2};
+static const struct aead_kit kit_avx512 = {
+    zinc_chacha20_avx512, 1024, zinc_poly1305_avx512_blocks, zinc_poly1305_avx512_finish, 256, 1024,
+    wipe_unless_avx512};
+static const struct aead_kit kit_avx512_ifma = {
+    zinc_chacha20_avx512, 1024, zinc_poly1305_ifma_blocks, zinc_poly1305_ifma_finish, 256, 512,
+    wipe_unless_avx512};
 
 void zinc_aead_seal_ssse3(uint8_t *dst, const uint8_t *src, size_t len, const uint8_t *ad,
 			  size_t ad_len, const uint8_t key[32], const uint8_t nonce[12])
@@ -299,9 +295,8 @@ void zinc_aead_seal_avx512_ifma(uint8_t *dst, const uint8_t *src, size_t len, co
 	aead_seal(&kit_avx512_ifma, dst, src, len, ad, ad_len, key, nonce);
 }
 
-bool zinc_aead_open_avx512_ifma(uint8_t *dst, const uint8_t *src, size_t src_len,
-				const uint8_t *ad, size_t ad_len, const uint8_t key[32],
-				const uint8_t nonce[12])
+bool zinc_aead_open_avx512_ifma(uint8_t *dst, const uint8_t *src, size_t src_len, const uint8_t *ad,
+				size_t ad_len, const uint8_t key[32], const uint8_t nonce[12])
 {
 	return aead_open(&kit_avx512_ifma, dst, src, src_len, ad, ad_len, key, nonce);
 }

@@ -254,28 +254,28 @@ static void fe_invert(fe out, const fe z)
 {
 	fe t0, t1, t2, t3;
 
-	fe_sq(t0, z);            /* 2 */
-	fe_sq_n(t1, t0, 2);      /* 8 */
-	fe_mul(t1, z, t1);       /* 9 */
-	fe_mul(t0, t0, t1);      /* 11 */
-	fe_sq(t2, t0);           /* 22 */
-	fe_mul(t1, t1, t2);      /* 2^5 - 1 */
+	fe_sq(t0, z);	    /* 2 */
+	fe_sq_n(t1, t0, 2); /* 8 */
+	fe_mul(t1, z, t1);  /* 9 */
+	fe_mul(t0, t0, t1); /* 11 */
+	fe_sq(t2, t0);	    /* 22 */
+	fe_mul(t1, t1, t2); /* 2^5 - 1 */
 	fe_sq_n(t2, t1, 5);
-	fe_mul(t1, t2, t1);      /* 2^10 - 1 */
+	fe_mul(t1, t2, t1); /* 2^10 - 1 */
 	fe_sq_n(t2, t1, 10);
-	fe_mul(t2, t2, t1);      /* 2^20 - 1 */
+	fe_mul(t2, t2, t1); /* 2^20 - 1 */
 	fe_sq_n(t3, t2, 20);
-	fe_mul(t2, t3, t2);      /* 2^40 - 1 */
+	fe_mul(t2, t3, t2); /* 2^40 - 1 */
 	fe_sq_n(t2, t2, 10);
-	fe_mul(t1, t2, t1);      /* 2^50 - 1 */
+	fe_mul(t1, t2, t1); /* 2^50 - 1 */
 	fe_sq_n(t2, t1, 50);
-	fe_mul(t2, t2, t1);      /* 2^100 - 1 */
+	fe_mul(t2, t2, t1); /* 2^100 - 1 */
 	fe_sq_n(t3, t2, 100);
-	fe_mul(t2, t3, t2);      /* 2^200 - 1 */
+	fe_mul(t2, t3, t2); /* 2^200 - 1 */
 	fe_sq_n(t2, t2, 50);
-	fe_mul(t1, t2, t1);      /* 2^250 - 1 */
-	fe_sq_n(t1, t1, 5);      /* 2^255 - 2^5 */
-	fe_mul(out, t1, t0);     /* 2^255 - 21 */
+	fe_mul(t1, t2, t1);  /* 2^250 - 1 */
+	fe_sq_n(t1, t1, 5);  /* 2^255 - 2^5 */
+	fe_mul(out, t1, t0); /* 2^255 - 21 */
 	zinc_memzero(t0, sizeof(fe));
 	zinc_memzero(t1, sizeof(fe));
 	zinc_memzero(t2, sizeof(fe));
@@ -291,20 +291,20 @@ static ALWAYS_INLINE void fe_cswap(fe f, fe g, uint64_t swap)
 
 	__asm__ __volatile__(
 #define CSWAP_WORD(o)                                                                              \
-	"movq " o "(%[f]), %%rax\n\t"                                                               \
-	"movq " o "(%[g]), %%rcx\n\t"                                                               \
-	"movq %%rax, %%rdx\n\t"                                                                     \
-	"xorq %%rcx, %%rdx\n\t"                                                                     \
-	"andq %[m], %%rdx\n\t"                                                                      \
-	"xorq %%rdx, %%rax\n\t"                                                                     \
-	"xorq %%rdx, %%rcx\n\t"                                                                     \
-	"movq %%rax, " o "(%[f])\n\t"                                                               \
+	"movq " o "(%[f]), %%rax\n\t"                                                              \
+	"movq " o "(%[g]), %%rcx\n\t"                                                              \
+	"movq %%rax, %%rdx\n\t"                                                                    \
+	"xorq %%rcx, %%rdx\n\t"                                                                    \
+	"andq %[m], %%rdx\n\t"                                                                     \
+	"xorq %%rdx, %%rax\n\t"                                                                    \
+	"xorq %%rdx, %%rcx\n\t"                                                                    \
+	"movq %%rax, " o "(%[f])\n\t"                                                              \
 	"movq %%rcx, " o "(%[g])\n\t"
-		CSWAP_WORD("0") CSWAP_WORD("8") CSWAP_WORD("16") CSWAP_WORD("24")
+	    CSWAP_WORD("0") CSWAP_WORD("8") CSWAP_WORD("16") CSWAP_WORD("24")
 #undef CSWAP_WORD
-		:
-		: [f] "r"(f), [g] "r"(g), [m] "r"(mask)
-		: "rax", "rcx", "rdx", "memory");
+	    :
+	    : [f] "r"(f), [g] "r"(g), [m] "r"(mask)
+	    : "rax", "rcx", "rdx", "memory");
 }
 
 /* Canonical little-endian bytes: subtract p once or twice, without branches. */

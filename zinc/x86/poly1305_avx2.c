@@ -15,30 +15,30 @@
 #define MUL5(d, a, r, s)                                                                           \
 	do {                                                                                       \
 		d##0 = _mm256_add_epi64(                                                           \
-			_mm256_add_epi64(_mm256_mul_epu32(a##0, r##0), _mm256_mul_epu32(a##1, s##4)),  \
-			_mm256_add_epi64(_mm256_add_epi64(_mm256_mul_epu32(a##2, s##3),            \
-							  _mm256_mul_epu32(a##3, s##2)),           \
-					 _mm256_mul_epu32(a##4, s##1)));                           \
+		    _mm256_add_epi64(_mm256_mul_epu32(a##0, r##0), _mm256_mul_epu32(a##1, s##4)),  \
+		    _mm256_add_epi64(_mm256_add_epi64(_mm256_mul_epu32(a##2, s##3),                \
+						      _mm256_mul_epu32(a##3, s##2)),               \
+				     _mm256_mul_epu32(a##4, s##1)));                               \
 		d##1 = _mm256_add_epi64(                                                           \
-			_mm256_add_epi64(_mm256_mul_epu32(a##0, r##1), _mm256_mul_epu32(a##1, r##0)),  \
-			_mm256_add_epi64(_mm256_add_epi64(_mm256_mul_epu32(a##2, s##4),            \
-							  _mm256_mul_epu32(a##3, s##3)),           \
-					 _mm256_mul_epu32(a##4, s##2)));                           \
+		    _mm256_add_epi64(_mm256_mul_epu32(a##0, r##1), _mm256_mul_epu32(a##1, r##0)),  \
+		    _mm256_add_epi64(_mm256_add_epi64(_mm256_mul_epu32(a##2, s##4),                \
+						      _mm256_mul_epu32(a##3, s##3)),               \
+				     _mm256_mul_epu32(a##4, s##2)));                               \
 		d##2 = _mm256_add_epi64(                                                           \
-			_mm256_add_epi64(_mm256_mul_epu32(a##0, r##2), _mm256_mul_epu32(a##1, r##1)),  \
-			_mm256_add_epi64(_mm256_add_epi64(_mm256_mul_epu32(a##2, r##0),            \
-							  _mm256_mul_epu32(a##3, s##4)),           \
-					 _mm256_mul_epu32(a##4, s##3)));                           \
+		    _mm256_add_epi64(_mm256_mul_epu32(a##0, r##2), _mm256_mul_epu32(a##1, r##1)),  \
+		    _mm256_add_epi64(_mm256_add_epi64(_mm256_mul_epu32(a##2, r##0),                \
+						      _mm256_mul_epu32(a##3, s##4)),               \
+				     _mm256_mul_epu32(a##4, s##3)));                               \
 		d##3 = _mm256_add_epi64(                                                           \
-			_mm256_add_epi64(_mm256_mul_epu32(a##0, r##3), _mm256_mul_epu32(a##1, r##2)),  \
-			_mm256_add_epi64(_mm256_add_epi64(_mm256_mul_epu32(a##2, r##1),            \
-							  _mm256_mul_epu32(a##3, r##0)),           \
-					 _mm256_mul_epu32(a##4, s##4)));                           \
+		    _mm256_add_epi64(_mm256_mul_epu32(a##0, r##3), _mm256_mul_epu32(a##1, r##2)),  \
+		    _mm256_add_epi64(_mm256_add_epi64(_mm256_mul_epu32(a##2, r##1),                \
+						      _mm256_mul_epu32(a##3, r##0)),               \
+				     _mm256_mul_epu32(a##4, s##4)));                               \
 		d##4 = _mm256_add_epi64(                                                           \
-			_mm256_add_epi64(_mm256_mul_epu32(a##0, r##4), _mm256_mul_epu32(a##1, r##3)),  \
-			_mm256_add_epi64(_mm256_add_epi64(_mm256_mul_epu32(a##2, r##2),            \
-							  _mm256_mul_epu32(a##3, r##1)),           \
-					 _mm256_mul_epu32(a##4, r##0)));                           \
+		    _mm256_add_epi64(_mm256_mul_epu32(a##0, r##4), _mm256_mul_epu32(a##1, r##3)),  \
+		    _mm256_add_epi64(_mm256_add_epi64(_mm256_mul_epu32(a##2, r##2),                \
+						      _mm256_mul_epu32(a##3, r##1)),               \
+				     _mm256_mul_epu32(a##4, r##0)));                               \
 	} while (0)
 
 /* Lazy carry: every limb ends below 2^26 plus a little. */
@@ -79,9 +79,9 @@
 		a##0 = _mm256_add_epi64(a##0, _mm256_and_si256(lo_, mask));                        \
 		a##1 = _mm256_add_epi64(a##1, _mm256_and_si256(_mm256_srli_epi64(lo_, 26), mask)); \
 		a##2 = _mm256_add_epi64(                                                           \
-			a##2, _mm256_and_si256(_mm256_or_si256(_mm256_srli_epi64(lo_, 52),         \
-							       _mm256_slli_epi64(hi_, 12)),        \
-					       mask));                                             \
+		    a##2, _mm256_and_si256(_mm256_or_si256(_mm256_srli_epi64(lo_, 52),             \
+							   _mm256_slli_epi64(hi_, 12)),            \
+					   mask));                                                 \
 		a##3 = _mm256_add_epi64(a##3, _mm256_and_si256(_mm256_srli_epi64(hi_, 14), mask)); \
 		a##4 = _mm256_add_epi64(a##4, _mm256_or_si256(_mm256_srli_epi64(hi_, 40),          \
 							      _mm256_set1_epi64x(1 << 24)));       \

@@ -17,30 +17,30 @@
 #define MUL5(d, a, r, s)                                                                           \
 	do {                                                                                       \
 		d##0 = _mm512_add_epi64(                                                           \
-			_mm512_add_epi64(_mm512_mul_epu32(a##0, r##0), _mm512_mul_epu32(a##1, s##4)),  \
-			_mm512_add_epi64(_mm512_add_epi64(_mm512_mul_epu32(a##2, s##3),            \
-							  _mm512_mul_epu32(a##3, s##2)),           \
-					 _mm512_mul_epu32(a##4, s##1)));                           \
+		    _mm512_add_epi64(_mm512_mul_epu32(a##0, r##0), _mm512_mul_epu32(a##1, s##4)),  \
+		    _mm512_add_epi64(_mm512_add_epi64(_mm512_mul_epu32(a##2, s##3),                \
+						      _mm512_mul_epu32(a##3, s##2)),               \
+				     _mm512_mul_epu32(a##4, s##1)));                               \
 		d##1 = _mm512_add_epi64(                                                           \
-			_mm512_add_epi64(_mm512_mul_epu32(a##0, r##1), _mm512_mul_epu32(a##1, r##0)),  \
-			_mm512_add_epi64(_mm512_add_epi64(_mm512_mul_epu32(a##2, s##4),            \
-							  _mm512_mul_epu32(a##3, s##3)),           \
-					 _mm512_mul_epu32(a##4, s##2)));                           \
+		    _mm512_add_epi64(_mm512_mul_epu32(a##0, r##1), _mm512_mul_epu32(a##1, r##0)),  \
+		    _mm512_add_epi64(_mm512_add_epi64(_mm512_mul_epu32(a##2, s##4),                \
+						      _mm512_mul_epu32(a##3, s##3)),               \
+				     _mm512_mul_epu32(a##4, s##2)));                               \
 		d##2 = _mm512_add_epi64(                                                           \
-			_mm512_add_epi64(_mm512_mul_epu32(a##0, r##2), _mm512_mul_epu32(a##1, r##1)),  \
-			_mm512_add_epi64(_mm512_add_epi64(_mm512_mul_epu32(a##2, r##0),            \
-							  _mm512_mul_epu32(a##3, s##4)),           \
-					 _mm512_mul_epu32(a##4, s##3)));                           \
+		    _mm512_add_epi64(_mm512_mul_epu32(a##0, r##2), _mm512_mul_epu32(a##1, r##1)),  \
+		    _mm512_add_epi64(_mm512_add_epi64(_mm512_mul_epu32(a##2, r##0),                \
+						      _mm512_mul_epu32(a##3, s##4)),               \
+				     _mm512_mul_epu32(a##4, s##3)));                               \
 		d##3 = _mm512_add_epi64(                                                           \
-			_mm512_add_epi64(_mm512_mul_epu32(a##0, r##3), _mm512_mul_epu32(a##1, r##2)),  \
-			_mm512_add_epi64(_mm512_add_epi64(_mm512_mul_epu32(a##2, r##1),            \
-							  _mm512_mul_epu32(a##3, r##0)),           \
-					 _mm512_mul_epu32(a##4, s##4)));                           \
+		    _mm512_add_epi64(_mm512_mul_epu32(a##0, r##3), _mm512_mul_epu32(a##1, r##2)),  \
+		    _mm512_add_epi64(_mm512_add_epi64(_mm512_mul_epu32(a##2, r##1),                \
+						      _mm512_mul_epu32(a##3, r##0)),               \
+				     _mm512_mul_epu32(a##4, s##4)));                               \
 		d##4 = _mm512_add_epi64(                                                           \
-			_mm512_add_epi64(_mm512_mul_epu32(a##0, r##4), _mm512_mul_epu32(a##1, r##3)),  \
-			_mm512_add_epi64(_mm512_add_epi64(_mm512_mul_epu32(a##2, r##2),            \
-							  _mm512_mul_epu32(a##3, r##1)),           \
-					 _mm512_mul_epu32(a##4, r##0)));                           \
+		    _mm512_add_epi64(_mm512_mul_epu32(a##0, r##4), _mm512_mul_epu32(a##1, r##3)),  \
+		    _mm512_add_epi64(_mm512_add_epi64(_mm512_mul_epu32(a##2, r##2),                \
+						      _mm512_mul_epu32(a##3, r##1)),               \
+				     _mm512_mul_epu32(a##4, r##0)));                               \
 	} while (0)
 
 /* Lazy carry: every limb ends below 2^26 plus a little. */
@@ -74,19 +74,19 @@
  * which is how the unpacks leave them; the final powers follow it. */
 #define ADD_MSG(a, m, mask)                                                                        \
 	do {                                                                                       \
-		__m512i b0_ = _mm512_loadu_si512((const void *)(m));              \
-		__m512i b1_ = _mm512_loadu_si512((const void *)((m) + 64));       \
+		__m512i b0_ = _mm512_loadu_si512((const void *)(m));                               \
+		__m512i b1_ = _mm512_loadu_si512((const void *)((m) + 64));                        \
 		__m512i lo_ = _mm512_unpacklo_epi64(b0_, b1_);                                     \
 		__m512i hi_ = _mm512_unpackhi_epi64(b0_, b1_);                                     \
 		a##0 = _mm512_add_epi64(a##0, _mm512_and_si512(lo_, mask));                        \
 		a##1 = _mm512_add_epi64(a##1, _mm512_and_si512(_mm512_srli_epi64(lo_, 26), mask)); \
 		a##2 = _mm512_add_epi64(                                                           \
-			a##2, _mm512_and_si512(_mm512_or_si512(_mm512_srli_epi64(lo_, 52),         \
-							       _mm512_slli_epi64(hi_, 12)),        \
-					       mask));                                             \
+		    a##2, _mm512_and_si512(_mm512_or_si512(_mm512_srli_epi64(lo_, 52),             \
+							   _mm512_slli_epi64(hi_, 12)),            \
+					   mask));                                                 \
 		a##3 = _mm512_add_epi64(a##3, _mm512_and_si512(_mm512_srli_epi64(hi_, 14), mask)); \
 		a##4 = _mm512_add_epi64(a##4, _mm512_or_si512(_mm512_srli_epi64(hi_, 40),          \
-							      _mm512_set1_epi64(1 << 24)));       \
+							      _mm512_set1_epi64(1 << 24)));        \
 	} while (0)
 
 #define LOAD5(a, k)                                                                                \

@@ -48,8 +48,8 @@ static ALWAYS_INLINE void blocks(struct zinc_poly1305_ctx *ctx, const uint8_t *s
 	zinc_memzero(&p.h0, 6 * sizeof(uint64_t)); /* h0..h2, r0, r1, s1 */
 }
 
-void zinc_poly1305_blocks_x86_64(struct zinc_poly1305_ctx *ctx, const uint8_t *src,
-				 size_t nblocks, uint64_t hibit)
+void zinc_poly1305_blocks_x86_64(struct zinc_poly1305_ctx *ctx, const uint8_t *src, size_t nblocks,
+				 uint64_t hibit)
 {
 	blocks(ctx, src, nblocks, hibit, NULL, NULL, 1, 0);
 }
@@ -63,11 +63,11 @@ void zinc_poly1305_blocks_avx2(struct zinc_poly1305_ctx *ctx, const uint8_t *src
 	       32);
 }
 
-void zinc_poly1305_blocks_avx512(struct zinc_poly1305_ctx *ctx, const uint8_t *src,
-				 size_t nblocks, uint64_t hibit)
+void zinc_poly1305_blocks_avx512(struct zinc_poly1305_ctx *ctx, const uint8_t *src, size_t nblocks,
+				 uint64_t hibit)
 {
-	blocks(ctx, src, nblocks, hibit, zinc_poly1305_avx512_blocks,
-	       zinc_poly1305_avx512_finish, 16, 64);
+	blocks(ctx, src, nblocks, hibit, zinc_poly1305_avx512_blocks, zinc_poly1305_avx512_finish,
+	       16, 64);
 }
 
 void zinc_poly1305_blocks_ifma(struct zinc_poly1305_ctx *ctx, const uint8_t *src, size_t nblocks,

@@ -72,9 +72,9 @@
 		__m512i hi_ = _mm512_unpackhi_epi64(b0_, b1_);                                     \
 		a##0 = _mm512_add_epi64(a##0, _mm512_and_si512(lo_, m44_));                        \
 		a##1 = _mm512_add_epi64(                                                           \
-			a##1, _mm512_and_si512(_mm512_or_si512(_mm512_srli_epi64(lo_, 44),         \
-							       _mm512_slli_epi64(hi_, 20)),        \
-					       m44_));                                             \
+		    a##1, _mm512_and_si512(_mm512_or_si512(_mm512_srli_epi64(lo_, 44),             \
+							   _mm512_slli_epi64(hi_, 20)),            \
+					   m44_));                                                 \
 		a##2 = _mm512_add_epi64(a##2, _mm512_or_si512(_mm512_srli_epi64(hi_, 24),          \
 							      _mm512_set1_epi64(1ULL << 40)));     \
 	} while (0)
@@ -98,7 +98,7 @@
  * were a third of the Poly1305 time. */
 static TGT void start(struct poly1305_x86 *p)
 {
-	uint64_t (*pw)[3] = p->rpow44;
+	uint64_t(*pw)[3] = p->rpow44;
 	uint64_t lane[3][8];
 	__m512i a0, a1, a2, d0, d1, d2, r0, r1, r2, s1, s2;
 

@@ -69,7 +69,7 @@ static void to_26(uint32_t l[5], const uint64_t h[3])
 void zinc_poly1305_vec_start(struct poly1305_x86 *p, int npow)
 {
 	uint64_t pw[16][3], w[3];
-	uint64_t h[3] = { p->h0, p->h1, p->h2 };
+	uint64_t h[3] = {p->h0, p->h1, p->h2};
 	uint32_t h26[5];
 
 	zinc_poly1305_powers44(pw, p, npow);
@@ -122,7 +122,7 @@ static void to_44(uint64_t l[3], const uint64_t h[3])
 
 void zinc_poly1305_vec_start44(struct poly1305_x86 *p, int npow)
 {
-	uint64_t h[3] = { p->h0, p->h1, p->h2 };
+	uint64_t h[3] = {p->h0, p->h1, p->h2};
 	uint64_t h44[3];
 
 	zinc_poly1305_powers44(p->rpow44, p, npow);

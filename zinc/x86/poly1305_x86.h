@@ -21,9 +21,9 @@ struct poly1305_x86 {
 	/* 4- or 8-lane state (radix 2^26, lane-major): accumulators and key
 	 * powers. */
 	int vec_started;
-	uint32_t rpow[16][5];   /* r^1..r^16 in 26-bit limbs */
+	uint32_t rpow[16][5];	/* r^1..r^16 in 26-bit limbs */
 	uint64_t rpow44[16][3]; /* the same in 44-bit limbs (IFMA) */
-	uint64_t acc[5][16];    /* limb j of lane i at acc[j][i] */
+	uint64_t acc[5][16];	/* limb j of lane i at acc[j][i] */
 };
 
 static inline uint64_t poly_le64(const uint8_t *p)
@@ -96,7 +96,7 @@ static inline void poly64_padded(struct poly1305_x86 *p, const uint8_t *m, size_
 {
 	poly64_blocks(p, m, len / 16);
 	if (len & 15) {
-		uint8_t b[16] = { 0 };
+		uint8_t b[16] = {0};
 
 		memcpy(b, m + (len & ~(size_t)15), len & 15);
 		poly64_blocks(p, b, 1);

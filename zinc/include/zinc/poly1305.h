@@ -12,11 +12,11 @@ enum {
 };
 
 struct zinc_poly1305_ctx {
-	uint64_t r[3];    /* clamped r, implementation-defined limbs */
-	uint64_t h[3];    /* accumulator */
-	uint64_t s[2];    /* final pad */
-	uint8_t buf[16];  /* partial block */
-	size_t num;       /* bytes in buf */
+	uint64_t r[3];	 /* clamped r, implementation-defined limbs */
+	uint64_t h[3];	 /* accumulator */
+	uint64_t s[2];	 /* final pad */
+	uint8_t buf[16]; /* partial block */
+	size_t num;	 /* bytes in buf */
 };
 
 void zinc_poly1305_init(struct zinc_poly1305_ctx *ctx, const uint8_t key[32]);
