@@ -194,6 +194,10 @@ check: deps
 	@$(MAKE) --no-print-directory tests
 	@MAKEFLAGS= BUILD=$(BUILD) scripts/run-tests $(TESTS)
 
+# check-format: every C file follows .clang-format (scripts/check-format).
+check-format: deps
+	@scripts/check-format
+
 check-sanitize: deps
 	@$(MAKE) --no-print-directory BUILD=build-san \
 	    EXTRA_CFLAGS="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer" tests
@@ -322,7 +326,7 @@ uninstall:
 clean:
 	rm -rf build build-san build-*
 
-.PHONY: all deps gen tests check check-sanitize check-tsan bench bench-tunnel bench-proxy bench-flood bench-handshake bench-scale \
+.PHONY: all deps gen tests check check-format check-sanitize check-tsan bench bench-tunnel bench-proxy bench-flood bench-handshake bench-scale \
 	fuzz demo install install-strip uninstall clean
 .SECONDARY:
 
