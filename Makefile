@@ -163,9 +163,10 @@ $(BUILD)/tests/%: $(BUILD)/obj/tests/unit/%.o $(IMPL_ENV) $(LIBWG_A) $(LIBZINC_T
 	@mkdir -p $(dir $@)
 	$(CC) $(ALLCFLAGS) $< $(IMPL_ENV) $(LIBWG_A) $(LIBZINC_T) $(LDLIBS_T) -o $@
 
-$(BUILD)/tools/%: $(BUILD)/obj/tests/tools/%.o $(IMPL_ENV) $(LIBWG_A) $(LIBZINC_T)
+# the tools read and print keys with the daemon's base64
+$(BUILD)/tools/%: $(BUILD)/obj/tests/tools/%.o $(BUILD)/obj/daemon/base64.o $(IMPL_ENV) $(LIBWG_A) $(LIBZINC_T)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALLCFLAGS) $< $(IMPL_ENV) $(LIBWG_A) $(LIBZINC_T) $(LDLIBS_T) -o $@
+	$(CC) $(ALLCFLAGS) $< $(BUILD)/obj/daemon/base64.o $(IMPL_ENV) $(LIBWG_A) $(LIBZINC_T) $(LDLIBS_T) -o $@
 
 $(BUILD)/bench/%: $(BUILD)/obj/bench/%.o $(IMPL_ENV) $(LIBWG_A) $(LIBZINC_A)
 	@mkdir -p $(dir $@)

@@ -5,11 +5,12 @@
 #include <string.h>
 #include <time.h>
 
+#include "base64.h"
 #include "clock.h"
 #include "log.h"
 #include "uapi_parse.h"
 
-enum { B64_KEY_LEN = 44, ENDPOINT_TEXT_LEN = 80 };
+enum { ENDPOINT_TEXT_LEN = 80 };
 
 struct event_format {
 	enum log_level level;
@@ -56,36 +57,14 @@ bool eventlog_limit_due(struct eventlog_limit *l, uint64_t now_ms, uint64_t *sup
 	return true;
 }
 
-static void base64_key(char out[B64_KEY_LEN + 1], const uint8_t key[WG_PUBLIC_KEY_LEN])
-{
-	static const char tab[] =
-	    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-	size_t o = 0;
-
-	for (size_t i = 0; i < WG_PUBLIC_KEY_LEN; i += 3) {
-		uint32_t v = (uint32_t)key[i] << 16;
-		size_t n = WG_PUBLIC_KEY_LEN - i < 3 ? WG_PUBLIC_KEY_LEN - i : 3;
-
-		if (n > 1)
-			v |= (uint32_t)key[i + 1] << 8;
-		if (n > 2)
-			v |= key[i + 2];
-		out[o++] = tab[v >> 18 & 63];
-		out[o++] = tab[v >> 12 & 63];
-		out[o++] = n > 1 ? tab[v >> 6 & 63] : '=';
-		out[o++] = n > 2 ? tab[v & 63] : '=';
-	}
-	out[o] = '\0';
-}
-
 void eventlog_peer_name(char out[EVENTLOG_PEER_NAME_LEN], const uint8_t key[WG_PUBLIC_KEY_LEN])
 {
-	char b64[B64_KEY_LEN + 1];
+	char b64[BASE64_KEY_LEN + 1];
 
-	base64_key(b64, key);
+	base64_encode_key(b64, key);
 	/* the last character is padding: end before it, as wireguard-go does */
 	snprintf(out, EVENTLOG_PEER_NAME_LEN, "peer(%.*s\u2026%.*s)", EVENTLOG_PEER_CHARS, b64,
-		 EVENTLOG_PEER_CHARS, b64 + B64_KEY_LEN - 1 - EVENTLOG_PEER_CHARS);
+		 EVENTLOG_PEER_CHARS, b64 + BASE64_KEY_LEN - 1 - EVENTLOG_PEER_CHARS);
 }
 
 void eventlog_event(void *ctx, const struct wg_event *ev)

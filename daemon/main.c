@@ -8,7 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/inotify.h>
-#include <sys/signalfd.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -27,6 +26,7 @@
 #include "proxy_exec.h"
 #include "rnglog.h"
 #include "runtime.h"
+#include "signals.h"
 #include "sandbox.h"
 #include "tun.h"
 #include "uapi.h"
@@ -133,22 +133,6 @@ static int check_user(const struct zt_options *opt)
 	return start_fail("unknown user '%s' (not in " ZT_PASSWD_FILE ")", opt->user);
 }
 
-static int open_signals(void)
-{
-	sigset_t set;
-
-	sigemptyset(&set);
-	sigaddset(&set, SIGINT);
-	sigaddset(&set, SIGTERM);
-	sigaddset(&set, SIGHUP);
-	sigaddset(&set, SIGUSR1); /* log the engine counters */
-	/* blocked before any thread exists, so every thread inherits it */
-	if (pthread_sigmask(SIG_BLOCK, &set, NULL))
-		return -EINVAL;
-	signal(SIGPIPE, SIG_IGN);
-	return signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
-}
-
 /* Notices removal of our socket file (wg-quick down of an old-style
  * setup, or an administrator) to shut down as wireguard-go does. The watch
  * is on the file itself, not on the shared directory, so that other
@@ -252,6 +236,11 @@ static void log_stats(struct daemon *d)
 		 (unsigned long long)atomic_load(&d->zt.dp.offload_stats.malformed));
 }
 
+static void log_stats_signal(void *arg)
+{
+	log_stats(arg);
+}
+
 /* Every RNGLOG_INTERVAL_MS while the system RNG is unseeded: report
  * handshakes dropped for want of entropy. Once it is seeded and the last
  * drops are reported there is no timer (an idle daemon never wakes); the
@@ -301,18 +290,8 @@ static void run(struct daemon *d)
 			log_err("poll: %s", strerror(errno));
 			return;
 		}
-		if (pfd[0].revents) {
-			struct signalfd_siginfo si;
-
-			if (read(d->sig_fd, &si, sizeof(si)) == sizeof(si)) {
-				if (si.ssi_signo == SIGUSR1) {
-					log_stats(d);
-				} else {
-					log_info("received signal %u, shutting down", si.ssi_signo);
-					return;
-				}
-			}
-		}
+		if (pfd[0].revents && !signals_handle(d->sig_fd, log_stats_signal, d))
+			return;
 		if ((pfd[1].revents && !link_alive(d, pfd[1].fd)) ||
 		    (pfd[4].revents && !link_alive(d, pfd[4].fd))) {
 			log_info("interface %s was deleted, shutting down", d->zt.ifname);
@@ -432,7 +411,7 @@ int main(int argc, char **argv)
 		return start_fail("ZINC_IMPL=%s: %s", opt.zinc_impl, strerror(-ret));
 	if (check_user(&opt))
 		return 1;
-	d.sig_fd = open_signals();
+	d.sig_fd = signals_open();
 	if (d.sig_fd < 0)
 		return start_fail("signalfd: %s", strerror(errno));
 	tun_fd = open_tun(ifname, &opt);

@@ -18,11 +18,11 @@
 
 #include <zinc/impl.h>
 
+#include "base64.h"
 #include "runtime.h"
 #include "version.h"
 
 enum {
-	KEY_B64_LEN = 44,
 	PROC_STAT_MAX = 1024,
 	/* /proc/self/stat fields, counted from 1 (proc(5)) */
 	STAT_UTIME = 14,
@@ -114,27 +114,6 @@ static void free_snapshot(struct snapshot *s)
 
 /* ---- text ---- */
 
-static void base64_key(char out[KEY_B64_LEN + 1], const uint8_t key[WG_PUBLIC_KEY_LEN])
-{
-	static const char tab[] =
-	    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-	size_t o = 0;
-
-	for (size_t i = 0; i < WG_PUBLIC_KEY_LEN; i += 3) {
-		uint32_t v = (uint32_t)key[i] << 16;
-
-		if (i + 1 < WG_PUBLIC_KEY_LEN)
-			v |= (uint32_t)key[i + 1] << 8;
-		if (i + 2 < WG_PUBLIC_KEY_LEN)
-			v |= key[i + 2];
-		out[o++] = tab[v >> 18 & 63];
-		out[o++] = tab[v >> 12 & 63];
-		out[o++] = i + 1 < WG_PUBLIC_KEY_LEN ? tab[v >> 6 & 63] : '=';
-		out[o++] = i + 2 < WG_PUBLIC_KEY_LEN ? tab[v & 63] : '=';
-	}
-	out[o] = 0;
-}
-
 /* A label value: backslash, quote and newline escaped. */
 static void put_escaped(struct buf *out, const char *s)
 {
@@ -157,9 +136,9 @@ static void header(struct buf *out, const char *name, const char *type, const ch
 static void peer_labels(struct buf *out, const char *ifname, const struct snapshot *s,
 			const struct snap_peer *p)
 {
-	char key[KEY_B64_LEN + 1], addr[INET6_ADDRSTRLEN];
+	char key[BASE64_KEY_LEN + 1], addr[INET6_ADDRSTRLEN];
 
-	base64_key(key, p->public_key);
+	base64_encode_key(key, p->public_key);
 	buf_printf(out, "interface=\"");
 	put_escaped(out, ifname);
 	buf_printf(out, "\",public_key=\"%s\",allowed_ips=\"", key);

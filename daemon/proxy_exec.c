@@ -27,7 +27,8 @@ int proxy_exec(const char *file)
 	}
 	memcpy(slash + 1, ZT_PROXY_BINARY, sizeof(ZT_PROXY_BINARY));
 	/* the environment passes through (execv) */
-	execv(path, (char *const[]){path, (char *)file, NULL});
+	/* "--": FILE is never taken for an option, whatever it starts with */
+	execv(path, (char *const[]){path, "--", (char *)file, NULL});
 	if (errno == ENOENT)
 		fprintf(stderr, "zinctun: --proxy needs %s, which is not installed (%s missing)\n",
 			ZT_PROXY_BINARY, path);

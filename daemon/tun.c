@@ -74,7 +74,7 @@ int tun_get_mtu(const char *name, uint32_t *mtu)
 	return ret;
 }
 
-int tun_set_mtu(const char *name, uint32_t mtu)
+static int tun_set_mtu(const char *name, uint32_t mtu)
 {
 	struct ifreq ifr;
 

@@ -36,7 +36,6 @@ int tun_get_name(int fd, char name[IF_NAMESIZE]);
  * ino), 0 if elsewhere, or a negative errno (kernels before 5.2). */
 int tun_netns_is(int fd, dev_t dev, ino_t ino);
 int tun_get_mtu(const char *name, uint32_t *mtu);
-int tun_set_mtu(const char *name, uint32_t mtu);
 /* If the device has IFF_VNET_HDR (tun_create sets it), sets the header
  * size and the richest offload set the kernel accepts (TUN_F_* bits in
  * *offloads; 0 if none). *vnet_hdr tells whether reads and writes carry

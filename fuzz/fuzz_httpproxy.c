@@ -1,4 +1,4 @@
-/* fuzz-sources: proxy/httpproxy.c proxy/proxy_conf.c proxy/base64.c proxy/cred.c */
+/* fuzz-sources: proxy/httpproxy.c proxy/proxy_conf.c daemon/base64.c proxy/cred.c */
 /* HTTP proxy request heads (proxy/httpproxy.c).
  *
  * Input: a byte of flags (bit 0: credentials "user"/"pass" configured),

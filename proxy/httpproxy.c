@@ -9,7 +9,7 @@
 
 #include <zinc/memzero.h>
 
-#include "base64.h"
+#include "../daemon/base64.h"
 #include "cred.h"
 #include "proxy_conf.h"
 

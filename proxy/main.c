@@ -16,7 +16,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
-#include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -30,6 +29,7 @@
 #include "log.h"
 #include "proxy.h"
 #include "runtime.h"
+#include "signals.h"
 #include "uapi.h"
 #include "version.h"
 
@@ -51,7 +51,7 @@ struct proxy_main {
 
 static void usage(FILE *f)
 {
-	fprintf(f, "Usage: zinctun-proxy [-f] [--socket PATH] [--name NAME] FILE\n"
+	fprintf(f, "Usage: zinctun-proxy [-f] [--socket PATH] [--name NAME] [--] FILE\n"
 		   "       zinctun-proxy --version\n"
 		   "\n"
 		   "A WireGuard client without root, TUN device or capabilities: its IP\n"
@@ -292,21 +292,6 @@ static int uapi_set(void *ctx, const char *body, size_t len)
 	return config_set(ctx, body, len);
 }
 
-static int open_signals(void)
-{
-	sigset_t set;
-
-	sigemptyset(&set);
-	sigaddset(&set, SIGINT);
-	sigaddset(&set, SIGTERM);
-	sigaddset(&set, SIGHUP);
-	sigaddset(&set, SIGUSR1);
-	if (pthread_sigmask(SIG_BLOCK, &set, NULL))
-		return -1;
-	signal(SIGPIPE, SIG_IGN);
-	return signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
-}
-
 /* SIGUSR1: each peer's endpoint, last handshake and transfer, then the
  * engine's counters. */
 static void log_peers(struct proxy_main *m)
@@ -363,6 +348,11 @@ static void log_peers(struct proxy_main *m)
 		 (unsigned long long)st.cookie_replies_sent);
 }
 
+static void log_peers_signal(void *arg)
+{
+	log_peers(arg);
+}
+
 static void run(struct proxy_main *m)
 {
 	enum { N_FIXED = 2 };
@@ -382,18 +372,8 @@ static void run(struct proxy_main *m)
 				continue;
 			return;
 		}
-		if (pfd[0].revents) {
-			struct signalfd_siginfo si;
-
-			if (read(m->sig_fd, &si, sizeof(si)) == sizeof(si)) {
-				if (si.ssi_signo == SIGUSR1) {
-					log_peers(m);
-				} else {
-					log_info("received signal %u, shutting down", si.ssi_signo);
-					return;
-				}
-			}
-		}
+		if (pfd[0].revents && !signals_handle(m->sig_fd, log_peers_signal, m))
+			return;
 		if (pfd[1].revents)
 			return;
 		uapi_handle(&m->uapi, pfd + N_FIXED, n_uapi);
@@ -483,6 +463,8 @@ int main(int argc, char **argv)
 			sock = argv[++i];
 		} else if (!strcmp(argv[i], "--name") && i + 1 < argc) {
 			name = argv[++i];
+		} else if (!strcmp(argv[i], "--") && i + 2 == argc && !file) {
+			file = argv[++i]; /* a FILE that may start with '-' */
 		} else if (argv[i][0] != '-' && !file) {
 			file = argv[i];
 		} else {
@@ -517,7 +499,7 @@ int main(int argc, char **argv)
 	}
 
 	raise_fd_limit();
-	m.sig_fd = open_signals();
+	m.sig_fd = signals_open();
 	if (m.sig_fd < 0 || pair_open(sp)) {
 		fprintf(stderr, "zinctun-proxy: %s\n", strerror(errno));
 		return 1;

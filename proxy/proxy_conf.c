@@ -12,7 +12,7 @@
 
 #include <zinc/memzero.h>
 
-#include "base64.h"
+#include "../daemon/base64.h"
 
 enum key_id {
 	K_PRIVATE_KEY,

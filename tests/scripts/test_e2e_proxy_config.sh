@@ -97,6 +97,15 @@ InactivityTimeout = soon"
 	case_conf via_zinctun 4 "DNS = 10.99.0.1
 Bogus = 1"
 	expect_error via_zinctun 5 bogus "$ZINCTUN" --proxy
+	# a FILE named like an option is still the file: its own error, not usage
+	case_conf -dash 4 "DNS = 10.99.0.1
+Bogus = 1"
+	(cd "$T" && unpriv "$N1" timeout 10 "$ZINCTUN" --proxy -dash.conf) >"$T/dash.out" 2>"$T/dash.err"
+	rc=$?
+	msg=$(grep -v '^$' "$T/dash.err" | head -n 1)
+	[ $rc = 1 ] && echo "$msg" | grep -q '^-dash.conf:5: ' ||
+		fail "dash_file: exit $rc, '$msg', expected '-dash.conf:5: ...'"
+	ok "dash_file: $msg"
 else
 	quirk "unknown keys and sections, non-loopback listeners without credentials, zinctun --proxy"
 fi

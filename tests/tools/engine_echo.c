@@ -15,6 +15,8 @@
 
 #include "wg/wg.h"
 
+#include "../../daemon/base64.h"
+
 #include "enginepeer.h"
 
 static int sock = -1;
@@ -81,7 +83,8 @@ int main(int argc, char **argv)
 		else if (!strcmp(argv[i], "--timeout") && i + 1 < argc)
 			timeout = atoi(argv[++i]);
 	}
-	if (peer_key_from_b64(priv, argv[2]) || peer_key_from_b64(pub, argv[3]) ||
+	if (!base64_decode_key(argv[2], strlen(argv[2]), priv) ||
+	    !base64_decode_key(argv[3], strlen(argv[3]), pub) ||
 	    inet_pton(AF_INET, argv[5], our_ip) != 1 || inet_pton(AF_INET, argv[6], peer_ip) != 1)
 		return 2;
 	sock = socket(AF_INET, SOCK_DGRAM, 0);

@@ -32,31 +32,6 @@ static inline uint64_t peer_wall_ns(void *ctx)
 	return peer_clock_ns(CLOCK_REALTIME);
 }
 
-/* A 32-byte key from base64; 0, or -1 if it is not one. */
-static inline int peer_key_from_b64(uint8_t out[32], const char *s)
-{
-	static const char a[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-	uint32_t acc = 0;
-	int bits = 0;
-	size_t n = 0;
-
-	for (; *s && *s != '='; s++) {
-		const char *p = strchr(a, *s);
-
-		if (!p)
-			return -1;
-		acc = acc << 6 | (uint32_t)(p - a);
-		bits += 6;
-		if (bits >= 8) {
-			bits -= 8;
-			if (n == 32)
-				return -1;
-			out[n++] = (uint8_t)(acc >> bits);
-		}
-	}
-	return n == 32 ? 0 : -1;
-}
-
 /* Stores the Internet checksum of p[0, n) at "at" (zeroed first if it lies
  * inside). */
 static inline void peer_put_csum(uint8_t *at, const uint8_t *p, size_t n)

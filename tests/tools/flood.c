@@ -29,6 +29,8 @@
 
 #include "wg/wg.h"
 
+#include "../../daemon/base64.h"
+
 #include "rfc1071.h"
 
 enum {
@@ -80,45 +82,6 @@ static void rng_fill(uint8_t *buf, size_t len)
 		uint64_t v = rng_next();
 		memcpy(buf, &v, len);
 	}
-}
-
-static int b64_value(char c)
-{
-	if (c >= 'A' && c <= 'Z')
-		return c - 'A';
-	if (c >= 'a' && c <= 'z')
-		return c - 'a' + 26;
-	if (c >= '0' && c <= '9')
-		return c - '0' + 52;
-	if (c == '+')
-		return 62;
-	if (c == '/')
-		return 63;
-	return -1;
-}
-
-/* A WireGuard key in base64 is 44 characters ending in one '='. */
-static bool parse_key(const char *s, uint8_t key[WG_PUBLIC_KEY_LEN])
-{
-	uint32_t acc = 0;
-	int bits = 0;
-	size_t out = 0;
-
-	if (strlen(s) != 44 || s[43] != '=')
-		return false;
-	for (size_t i = 0; i < 43; i++) {
-		int v = b64_value(s[i]);
-		if (v < 0)
-			return false;
-		acc = (acc << 6) | (uint32_t)v;
-		bits += 6;
-		if (bits >= 8) {
-			bits -= 8;
-			if (out < WG_PUBLIC_KEY_LEN)
-				key[out++] = (uint8_t)(acc >> bits);
-		}
-	}
-	return out == WG_PUBLIC_KEY_LEN;
 }
 
 static bool parse_target(const char *s, struct flood_opts *o)
@@ -338,7 +301,7 @@ static int parse_args(int argc, char **argv, struct flood_opts *o)
 			have_target = true;
 			break;
 		case 'k':
-			if (!parse_key(optarg, o->pubkey))
+			if (!base64_decode_key(optarg, strlen(optarg), o->pubkey))
 				return fprintf(stderr, "flood: bad --pubkey\n"), -1;
 			have_key = true;
 			break;

@@ -24,10 +24,11 @@
 
 #include "wg/wg.h"
 
+#include "../../daemon/base64.h"
+
 #include "enginepeer.h"
 
 enum {
-	KEY_B64_LEN = 44,
 	MAX_DATAGRAM = 2048,
 	KEEPALIVE_SECONDS = 25, /* turning it on sends the first keepalive now */
 	EPOLL_BATCH = 64,
@@ -60,22 +61,6 @@ static void member_key(uint8_t priv[32], uint64_t seed, uint32_t i)
 	memcpy(in + sizeof(seed_label) + 8, &i, 4);
 	zinc_blake2s(priv, in, NULL, 32, sizeof(in), 0);
 	zinc_curve25519_clamp_secret(priv);
-}
-
-static void b64_encode(char out[KEY_B64_LEN + 1], const uint8_t key[32])
-{
-	static const char a[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-	size_t o = 0;
-
-	for (size_t i = 0; i < 32; i += 3) {
-		uint32_t v = (uint32_t)key[i] << 16 | (i + 1 < 32 ? (uint32_t)key[i + 1] << 8 : 0) |
-			     (i + 2 < 32 ? key[i + 2] : 0);
-		out[o++] = a[v >> 18 & 63];
-		out[o++] = a[v >> 12 & 63];
-		out[o++] = i + 1 < 32 ? a[v >> 6 & 63] : '=';
-		out[o++] = i + 2 < 32 ? a[v & 63] : '=';
-	}
-	out[o] = 0;
 }
 
 static void io_send(void *ctx, const struct wg_endpoint *to, const uint8_t *pkt, size_t len)
@@ -261,18 +246,18 @@ int main(int argc, char **argv)
 	if (pubs) {
 		for (uint32_t i = 0; i < count; i++) {
 			uint8_t priv[32], pub[32];
-			char b64[KEY_B64_LEN + 1];
+			char b64[BASE64_KEY_LEN + 1];
 
 			member_key(priv, seed, i);
 			zinc_curve25519_generate_public(pub, priv);
-			b64_encode(b64, pub);
+			base64_encode_key(b64, pub);
 			printf("%s\n", b64);
 		}
 		return 0;
 	}
 	if (!bind_s || !server_s || !spub_s || !tun_s || port <= 0 ||
 	    inet_pton(AF_INET, bind_s, &bind_ip) != 1 || inet_pton(AF_INET, tun_s, &tun) != 1 ||
-	    parse_ep(&server, server_s) || peer_key_from_b64(server_pub, spub_s))
+	    parse_ep(&server, server_s) || !base64_decode_key(spub_s, strlen(spub_s), server_pub))
 		return usage();
 	tun_base = ntohl(tun.s_addr);
 	rl.rlim_cur = rl.rlim_max = count + FD_SPARE;

@@ -3,6 +3,7 @@
  * refused-message lines with its count of lines not logged. */
 #include "test.h"
 
+#include "../../daemon/base64.c"
 #include "../../daemon/eventlog.c"
 #include "../../daemon/log.c"
 #include "../../daemon/uapi_parse.c"

@@ -57,19 +57,41 @@ long base64_decode(const char *s, size_t len, uint8_t *out, size_t cap)
 	return (long)n;
 }
 
-bool base64_decode_key(const char *s, size_t len, uint8_t key[32])
+void base64_encode_key(char out[BASE64_KEY_LEN + 1], const uint8_t key[WG_PUBLIC_KEY_LEN])
 {
-	uint8_t tmp[33];
+	static const char alphabet[] =
+	    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+	size_t o = 0;
+
+	for (size_t i = 0; i < WG_PUBLIC_KEY_LEN; i += 3) {
+		size_t left = WG_PUBLIC_KEY_LEN - i;
+		uint32_t w = (uint32_t)key[i] << 16;
+
+		if (left > 1)
+			w |= (uint32_t)key[i + 1] << 8;
+		if (left > 2)
+			w |= key[i + 2];
+		out[o++] = alphabet[w >> 18 & 63];
+		out[o++] = alphabet[w >> 12 & 63];
+		out[o++] = left > 1 ? alphabet[w >> 6 & 63] : '=';
+		out[o++] = left > 2 ? alphabet[w & 63] : '=';
+	}
+	out[o] = '\0';
+}
+
+bool base64_decode_key(const char *s, size_t len, uint8_t key[WG_PUBLIC_KEY_LEN])
+{
+	uint8_t tmp[WG_PUBLIC_KEY_LEN + 1];
 	long n;
 
-	if (len != 44 || s[43] != '=')
+	if (len != BASE64_KEY_LEN || s[BASE64_KEY_LEN - 1] != '=')
 		return false;
 	n = base64_decode(s, len, tmp, sizeof(tmp));
-	if (n != 32) {
+	if (n != WG_PUBLIC_KEY_LEN) {
 		zinc_memzero(tmp, sizeof(tmp));
 		return false;
 	}
-	for (int i = 0; i < 32; i++)
+	for (int i = 0; i < WG_PUBLIC_KEY_LEN; i++)
 		key[i] = tmp[i];
 	zinc_memzero(tmp, sizeof(tmp));
 	return true;
