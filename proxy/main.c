@@ -440,6 +440,20 @@ static int pair_open(int sp[2])
 	return 0;
 }
 
+/* The pair carries a virtio-net header in front of each packet, as a TUN
+ * with IFF_VNET_HDR would (datapath init probed the TUN ioctls, which a
+ * socket refuses): the receive path then writes a batch's TCP segments of a
+ * flow as one coalesced packet (ZINCTUN_NO_TUN_GRO=1: not), which lwIP
+ * takes as one segment (stack.c). No coalesced UDP (USO): lwIP has none. */
+static void pair_offload(struct zt *zt)
+{
+	zt->dp.tun.vnet_hdr = true;
+	zt->dp.tun.uso = false;
+	atomic_store(&zt->dp.tun_gro, zt->opt.tun_gro);
+	log_info("offloads: pair vnet header on, coalesced TCP writes %s",
+		 zt->opt.tun_gro ? "on" : "off");
+}
+
 int main(int argc, char **argv)
 {
 	static struct proxy_main m;
@@ -511,6 +525,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "zinctun-proxy: cannot start the device: %s\n", strerror(-ret));
 		return 1;
 	}
+	pair_offload(&m.zt);
 	zt_set_mtu(&m.zt, m.px.conf.iface.mtu);
 	if (apply_conf(&m, file))
 		return 1;

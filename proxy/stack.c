@@ -12,22 +12,28 @@
 #include "lwip/tcpip.h"
 
 #include "log.h"
+#include "proxy_limits.h"
+#include "vnet_packet.h"
 
-enum { STACK_READ_MAX = 65535, STACK_BATCH = 32 };
+enum { STACK_READ_MAX = VNET_HDR_LEN + PROXY_STACK_PACKET_MAX, STACK_BATCH = 32 };
 
 /* netif->output(_ip6), under the core lock: the packet to the data path,
- * which routes and seals it. A full pair drops it, as a full TUN queue
- * would: TCP retransmits. */
+ * which routes and seals it, behind an empty virtio-net header (the pair
+ * carries one, as a TUN with IFF_VNET_HDR does). A full pair drops it, as
+ * a full TUN queue would: TCP retransmits. */
 static err_t stack_emit(struct netif *netif, struct pbuf *p)
 {
+	static const struct vnet_hdr none;
 	struct stack *s = netif->state;
-	const void *pkt = p->payload;
+	struct iovec iov[2] = {{.iov_base = (void *)&none, .iov_len = VNET_HDR_LEN},
+			       {.iov_base = p->payload, .iov_len = p->tot_len}};
+	struct msghdr msg = {.msg_iov = iov, .msg_iovlen = 2};
 
 	if (p->tot_len != p->len) {
 		pbuf_copy_partial(p, s->out, p->tot_len, 0);
-		pkt = s->out;
+		iov[1].iov_base = s->out;
 	}
-	if (send(s->fd, pkt, p->tot_len, MSG_DONTWAIT | MSG_NOSIGNAL) < 0)
+	if (sendmsg(s->fd, &msg, MSG_DONTWAIT | MSG_NOSIGNAL) < 0)
 		log_debug("proxy: packet to the tunnel dropped (%s)", strerror(errno));
 	return ERR_OK;
 }
@@ -59,9 +65,11 @@ static err_t stack_netif_init(struct netif *netif)
 
 /* Decrypted packets from the data path into lwIP, handed to ip_input under
  * the core lock, a batch at a time (one lock and one system call for up to
- * STACK_BATCH packets). Each is read into a buffer and copied into a pbuf of
- * its size: lwIP's heap cannot shrink a pbuf (mem_trim is a no-op over
- * malloc), and a queued pbuf of 64 KiB per segment would blow the memory a
+ * STACK_BATCH packets). Each comes behind a virtio-net header: a run of one
+ * flow's TCP segments arrives coalesced (vnet_packet.h) and goes in as one
+ * segment. Each is read into a buffer and copied into a pbuf of its size:
+ * lwIP's heap cannot shrink a pbuf (mem_trim is a no-op over malloc), and a
+ * queued pbuf of 64 KiB per small segment would blow the memory a
  * connection may hold. */
 static void *stack_reader(void *arg)
 {
@@ -86,11 +94,21 @@ static void *stack_reader(void *arg)
 		s->in_batch = true;
 		for (int i = 0; i < n; i++) {
 			size_t len = msgs[i].msg_len;
-			struct pbuf *p = len ? pbuf_alloc(PBUF_RAW, (u16_t)len, PBUF_RAM) : NULL;
+			struct vnet_hdr h;
+			struct pbuf *p;
 
+			if (len <= VNET_HDR_LEN)
+				continue;
+			memcpy(&h, in[i], VNET_HDR_LEN);
+			len -= VNET_HDR_LEN;
+			if (vnet_packet_finish(&h, in[i] + VNET_HDR_LEN, len)) {
+				log_debug("proxy: malformed packet from the tunnel dropped");
+				continue;
+			}
+			p = pbuf_alloc(PBUF_RAW, (u16_t)len, PBUF_RAM);
 			if (!p)
 				continue; /* dropped: TCP retransmits */
-			memcpy(p->payload, in[i], len);
+			memcpy(p->payload, in[i] + VNET_HDR_LEN, len);
 			if (s->netif.input(p, &s->netif) != ERR_OK)
 				pbuf_free(p);
 		}
