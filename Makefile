@@ -145,6 +145,9 @@ $(BUILD)/obj/tests/%.o: tests/%.c $(GEN_H)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALLCFLAGS) -DZINC_TEST_HOOKS -Itests -MMD -MP -c $< -o $@
 
+# a proxy module's test that reads the daemon's headers (as proxy/ does)
+$(BUILD)/obj/tests/unit/test_vnet_packet.o: ALLCFLAGS += -Idaemon
+
 $(BUILD)/obj/bench/%.o: bench/%.c
 	@mkdir -p $(dir $@)
 	$(CC) $(ALLCFLAGS) -Itests -MMD -MP -c $< -o $@

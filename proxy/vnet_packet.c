@@ -17,13 +17,14 @@ static int vnet_packet_ip_ok(const struct vnet_hdr *h, const uint8_t *pkt, size_
 	if (len < 1 || len > PROXY_STACK_PACKET_MAX)
 		return -1;
 	if (ip_version(pkt) == 4) {
-		if (len < IP4_HDR_MIN || ip4_hdr_len(pkt) < IP4_HDR_MIN ||
-		    ip4_hdr_len(pkt) > len || get_be16(pkt + IP4_OFF_TOT_LEN) != len)
+		if (len < IP4_HDR_MIN || ip4_hdr_len(pkt) < IP4_HDR_MIN || ip4_hdr_len(pkt) > len ||
+		    get_be16(pkt + IP4_OFF_TOT_LEN) != len)
 			return -1;
 		return gso == VNET_GSO_NONE || gso == VNET_GSO_TCPV4 ? 0 : -1;
 	}
 	if (ip_version(pkt) == 6) {
-		if (len < IP6_HDR_LEN || (size_t)get_be16(pkt + IP6_OFF_PAYLOAD_LEN) + IP6_HDR_LEN != len)
+		if (len < IP6_HDR_LEN ||
+		    (size_t)get_be16(pkt + IP6_OFF_PAYLOAD_LEN) + IP6_HDR_LEN != len)
 			return -1;
 		return gso == VNET_GSO_NONE || gso == VNET_GSO_TCPV6 ? 0 : -1;
 	}
