@@ -13,6 +13,7 @@
 
 #include "log.h"
 #include "proxy.h"
+#include "rcvwnd.h"
 
 enum {
 	CONN_IOV = 16,
@@ -72,6 +73,8 @@ static bool conn_close_ret(struct conn *c, bool abort)
 		tcp_recv(c->pcb, NULL);
 		tcp_sent(c->pcb, NULL);
 		tcp_err(c->pcb, NULL);
+		if (!abort)
+			rcvwnd_settle(c->pcb, c->pending != NULL);
 		if (abort || tcp_close(c->pcb) != ERR_OK) {
 			tcp_abort(c->pcb);
 			aborted = c->aborted = true;
@@ -138,13 +141,15 @@ static bool conn_flush(struct conn *c)
 			log_debug("proxy: host connection: %s", strerror(errno));
 			return conn_close_ret(c, true);
 		}
-		c->pending = pbuf_free_header(c->pending, (u16_t)w);
+		/* one write may take more than 64 KiB (coalesced segments
+		 * are pbufs of up to 64 KiB each) */
 		for (size_t left = (size_t)w; left;) {
 			u16_t n = left > CONN_U16_MAX ? CONN_U16_MAX : (u16_t)left;
 
-			tcp_recved(c->pcb, n);
+			c->pending = pbuf_free_header(c->pending, n);
 			left -= n;
 		}
+		rcvwnd_recved(c->pcb, (size_t)w);
 		if ((size_t)w < total) {
 			conn_want(c, c->ep | EPOLLOUT);
 			return false;
@@ -346,6 +351,7 @@ void conn_relay(struct conn *c)
 	if (c->dead)
 		return;
 	c->state = CONN_RELAY;
+	rcvwnd_grow(c->pcb);
 	if (c->early) {
 		bool ok = conn_to_tunnel(c, c->early, c->early_len);
 

@@ -1,0 +1,42 @@
+/* The grown receive window (rcvwnd.h). Under the core lock. */
+#include "rcvwnd.h"
+
+#include "lwip/priv/tcp_priv.h"
+
+static tcpwnd_size_t rcvwnd_max(const struct tcp_pcb *pcb)
+{
+	return (pcb->flags & TF_WND_SCALE) ? RCVWND_MAX : TCP_WND_MAX(pcb);
+}
+
+/* As tcp_recved ends: announce, and send a window update when it grew
+ * enough to be worth one. */
+static void rcvwnd_announce(struct tcp_pcb *pcb)
+{
+	if (tcp_update_rcv_ann_wnd(pcb) >= TCP_WND_UPDATE_THRESHOLD) {
+		tcp_ack_now(pcb);
+		tcp_output(pcb);
+	}
+}
+
+void rcvwnd_grow(struct tcp_pcb *pcb)
+{
+	if (rcvwnd_max(pcb) <= TCP_WND_MAX(pcb))
+		return;
+	rcvwnd_recved(pcb, rcvwnd_max(pcb) - TCP_WND_MAX(pcb));
+}
+
+void rcvwnd_recved(struct tcp_pcb *pcb, size_t n)
+{
+	tcpwnd_size_t max = rcvwnd_max(pcb);
+
+	pcb->rcv_wnd =
+	    n >= max || pcb->rcv_wnd + n >= max ? max : (tcpwnd_size_t)(pcb->rcv_wnd + n);
+	rcvwnd_announce(pcb);
+}
+
+void rcvwnd_settle(struct tcp_pcb *pcb, bool unread)
+{
+	if (!(pcb->flags & TF_WND_SCALE))
+		return; /* never grown: lwIP's own count */
+	pcb->rcv_wnd = unread ? TCP_WND_MAX(pcb) - 1 : TCP_WND_MAX(pcb);
+}

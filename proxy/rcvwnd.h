@@ -1,0 +1,32 @@
+/* A tunnel connection's receive window beyond lwIP's build-time TCP_WND.
+ * Debian's lwIP has TCP_WND 0xFFFF with window scaling (TCP_RCV_SCALE 1),
+ * so the header could announce up to 128 KiB, but tcp_recved caps the
+ * window at TCP_WND: one connection then has at most 64 KiB in flight,
+ * which bounds a download to 64 KiB per round trip through both
+ * WireGuard ends. These calls keep the window in the pcb's own fields
+ * (rcv_wnd, announced through tcp_update_rcv_ann_wnd as lwIP does) up to
+ * RCVWND_MAX once the peer agreed to window scaling; without it, they are
+ * tcp_recved. A client that does not read then holds at most RCVWND_MAX
+ * of the proxy's memory. */
+#ifndef ZTP_RCVWND_H
+#define ZTP_RCVWND_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "lwip/tcp.h"
+
+/* the most the header can carry with lwIP's receive scale */
+#define RCVWND_MAX ((tcpwnd_size_t)(0xFFFFu << TCP_RCV_SCALE))
+
+/* Once connected: opens the window from TCP_WND to RCVWND_MAX (a window
+ * update goes out). */
+void rcvwnd_grow(struct tcp_pcb *pcb);
+/* n bytes were taken by the application: tcp_recved, past TCP_WND. */
+void rcvwnd_recved(struct tcp_pcb *pcb, size_t n);
+/* Before tcp_close: lwIP sends an RST instead of a FIN when rcv_wnd is not
+ * TCP_WND_MAX (its test for unread data), which a grown window never is:
+ * rcv_wnd is set to say whether the application left bytes unread. */
+void rcvwnd_settle(struct tcp_pcb *pcb, bool unread);
+
+#endif
