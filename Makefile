@@ -145,8 +145,11 @@ $(BUILD)/obj/tests/%.o: tests/%.c $(GEN_H)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALLCFLAGS) -DZINC_TEST_HOOKS -Itests -MMD -MP -c $< -o $@
 
-# a proxy module's test that reads the daemon's headers (as proxy/ does)
+# a proxy module's test that reads the daemon's headers (as proxy/ does),
+# and one on lwIP itself
 $(BUILD)/obj/tests/unit/test_vnet_packet.o: ALLCFLAGS += -Idaemon
+$(BUILD)/obj/tests/unit/test_rcvwnd.o: ALLCFLAGS += $(LWIP_CFLAGS)
+$(BUILD)/tests/test_rcvwnd: LDLIBS_T += $(LWIP_LIBS)
 
 $(BUILD)/obj/bench/%.o: bench/%.c
 	@mkdir -p $(dir $@)
