@@ -149,6 +149,10 @@ static bool conn_flush(struct conn *c)
 			c->pending = pbuf_free_header(c->pending, n);
 			left -= n;
 		}
+		if (!c->wnd_grown && (size_t)w >= RCVWND_BULK) {
+			rcvwnd_grow(c->pcb);
+			c->wnd_grown = true;
+		}
 		rcvwnd_recved(c->pcb, (size_t)w);
 		if ((size_t)w < total) {
 			conn_want(c, c->ep | EPOLLOUT);
@@ -351,7 +355,6 @@ void conn_relay(struct conn *c)
 	if (c->dead)
 		return;
 	c->state = CONN_RELAY;
-	rcvwnd_grow(c->pcb);
 	if (c->early) {
 		bool ok = conn_to_tunnel(c, c->early, c->early_len);
 

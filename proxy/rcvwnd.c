@@ -20,9 +20,9 @@ static void rcvwnd_announce(struct tcp_pcb *pcb)
 
 void rcvwnd_grow(struct tcp_pcb *pcb)
 {
-	if (rcvwnd_max(pcb) <= TCP_WND_MAX(pcb))
-		return;
-	rcvwnd_recved(pcb, rcvwnd_max(pcb) - TCP_WND_MAX(pcb));
+	tcpwnd_size_t extra = rcvwnd_max(pcb) - TCP_WND_MAX(pcb);
+
+	pcb->rcv_wnd = pcb->rcv_wnd + extra > RCVWND_MAX ? RCVWND_MAX : pcb->rcv_wnd + extra;
 }
 
 void rcvwnd_recved(struct tcp_pcb *pcb, size_t n)

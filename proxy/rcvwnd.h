@@ -19,8 +19,13 @@
 /* the most the header can carry with lwIP's receive scale */
 #define RCVWND_MAX ((tcpwnd_size_t)(0xFFFFu << TCP_RCV_SCALE))
 
-/* Once connected: opens the window from TCP_WND to RCVWND_MAX (a window
- * update goes out). */
+/* A connection is grown once it has had a write to the host of at least
+ * this much: a short exchange (a handshake, an echo) gets no extra window
+ * update packet. */
+#define RCVWND_BULK ((size_t)TCP_WND / 4)
+
+/* Opens the window from TCP_WND to RCVWND_MAX; the next rcvwnd_recved
+ * announces it (one window update for both). */
 void rcvwnd_grow(struct tcp_pcb *pcb);
 /* n bytes were taken by the application: tcp_recved, past TCP_WND. */
 void rcvwnd_recved(struct tcp_pcb *pcb, size_t n);

@@ -30,10 +30,15 @@ static void test_grow(void)
 
 	CHECK(RCVWND_MAX > TCP_WND);
 	CHECK((RCVWND_MAX >> TCP_RCV_SCALE) <= 0xFFFF);
+	/* 20 KiB arrive (lwIP takes them off rcv_wnd) and are read: grown,
+	 * announced with that read */
+	pcb->rcv_wnd -= 20 * 1024;
 	rcvwnd_grow(pcb);
+	CHECK(pcb->rcv_wnd == RCVWND_MAX - 20 * 1024);
+	rcvwnd_recved(pcb, 20 * 1024);
 	CHECK(pcb->rcv_wnd == RCVWND_MAX);
 	CHECK(pcb->rcv_ann_wnd == RCVWND_MAX);
-	/* 100 KiB arrive (lwIP takes them off rcv_wnd), 60 KiB are read */
+	/* 100 KiB arrive, 60 KiB are read */
 	pcb->rcv_wnd -= 100 * 1024;
 	rcvwnd_recved(pcb, 60 * 1024);
 	CHECK(pcb->rcv_wnd == RCVWND_MAX - 40 * 1024);
@@ -44,6 +49,8 @@ static void test_grow(void)
 	rcvwnd_recved(pcb, 1000); /* never past the bound */
 	CHECK(pcb->rcv_wnd == RCVWND_MAX);
 	rcvwnd_recved(pcb, (size_t)1 << 40);
+	CHECK(pcb->rcv_wnd == RCVWND_MAX);
+	rcvwnd_grow(pcb); /* once grown, again changes nothing */
 	CHECK(pcb->rcv_wnd == RCVWND_MAX);
 
 	/* all read: lwIP's "no unread data" value, so tcp_close sends a FIN */
