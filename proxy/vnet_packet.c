@@ -36,6 +36,9 @@ int vnet_packet_finish(const struct vnet_hdr *h, uint8_t *pkt, size_t len)
 	bool v4 = ip_version(pkt) == 4;
 	size_t l4;
 
+	/* a plain packet goes to lwIP as it came (its checks, as before) */
+	if (h->gso_type == VNET_GSO_NONE && !(h->flags & VNET_F_NEEDS_CSUM))
+		return len <= PROXY_STACK_PACKET_MAX ? 0 : -1;
 	if (vnet_packet_ip_ok(h, pkt, len))
 		return -1;
 	if (!(h->flags & VNET_F_NEEDS_CSUM))

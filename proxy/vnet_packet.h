@@ -14,10 +14,11 @@
 #include "offload.h"
 
 /* Completes pkt (len bytes, the header h was in front of it) in place:
- * the TCP/UDP checksum a NEEDS_CSUM header left partial is filled in.
- * Returns 0 when pkt is a whole IP packet (its IP length fields agree with
- * len), -1 when it is to be dropped (malformed, or a kind of offload
- * lwIP cannot take: coalesced UDP). */
+ * the TCP checksum a NEEDS_CSUM header left partial is filled in. Returns
+ * 0 when pkt is for lwIP: a plain packet (no flags, no gso type) as it
+ * came, an offloaded one only when whole (its IP length fields agree with
+ * len); -1 when it is to be dropped (malformed, or an offload lwIP cannot
+ * take: coalesced UDP). */
 int vnet_packet_finish(const struct vnet_hdr *h, uint8_t *pkt, size_t len);
 
 #endif
