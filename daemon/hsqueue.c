@@ -1,13 +1,15 @@
 #include "hsqueue.h"
 
 #include <errno.h>
-#include <stdlib.h>
 #include <string.h>
+
+#include "pages.h"
 
 int hsq_init(struct hsqueue *q)
 {
 	memset(q, 0, sizeof(*q));
-	q->items = calloc(WG_MAX_QUEUED_INCOMING_HANDSHAKES, sizeof(*q->items));
+	/* ~800 KiB that a flood fills, nothing else: untouched until then */
+	q->items = zt_pages_alloc(WG_MAX_QUEUED_INCOMING_HANDSHAKES * sizeof(*q->items));
 	if (!q->items)
 		return -ENOMEM;
 	pthread_mutex_init(&q->lock, NULL);
@@ -19,7 +21,7 @@ void hsq_destroy(struct hsqueue *q)
 {
 	if (!q->items)
 		return;
-	free(q->items);
+	zt_pages_free(q->items, WG_MAX_QUEUED_INCOMING_HANDSHAKES * sizeof(*q->items));
 	q->items = NULL;
 	pthread_cond_destroy(&q->cond);
 	pthread_mutex_destroy(&q->lock);

@@ -23,8 +23,10 @@
 enum {
 	HS_BATCH = 16,
 	TIMER_MIN_SLEEP_NS = 1000000, /* never spin on a deadline that is due */
-	/* Allocations this large get their own mapping, returned when freed. */
-	MMAP_THRESHOLD = 1 << 20,
+	/* Allocations this large get their own mapping, returned when freed,
+	 * and calloc of one does not clear (and so touch) it: the engine's
+	 * ~290 KiB rate-limit table stays out of RSS until sources come. */
+	MMAP_THRESHOLD = 128 << 10,
 };
 
 static uint64_t env_now(void *ctx)

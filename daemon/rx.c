@@ -12,6 +12,7 @@
 #include "datapath.h"
 #include "gro_write.h"
 #include "log.h"
+#include "pages.h"
 #include "runtime.h"
 #include "udp.h"
 #include "workers.h"
@@ -118,13 +119,13 @@ static void rx_batch(struct rx *x, int nb)
 void *zt_udp_main(void *arg)
 {
 	struct zt *zt = arg;
-	struct rx *x = calloc(1, sizeof(*x));
+	struct rx *x = zt_pages_alloc(sizeof(*x));
 	struct udp_socks *socks = NULL;
 	bool changed = true;
 
 	if (!x || udp_batch_init(&x->b)) {
 		log_err("udp: out of memory");
-		free(x);
+		zt_pages_free(x, sizeof(*x));
 		zt_request_stop(zt);
 		return NULL;
 	}
@@ -180,6 +181,6 @@ void *zt_udp_main(void *arg)
 	udp_socks_drop(&zt->udp, &socks);
 	zt_engine_unlock(zt);
 	udp_batch_free(&x->b);
-	free(x);
+	zt_pages_free(x, sizeof(*x));
 	return NULL;
 }

@@ -11,21 +11,15 @@
 #include <sys/prctl.h>
 
 #include "datapath.h"
+#include "dpbuf.h"
 #include "log.h"
 #include "offload.h"
+#include "pages.h"
 #include "runtime.h"
 #include "tun.h"
 #include "udp.h"
 #include "unreach.h"
 #include "workers.h"
-
-enum {
-	TX_IN_SIZE = VNET_HDR_LEN + 65536,
-	TX_OUT_CAP = 512 << 10,
-	TX_MAX_SEGS = 512,
-	/* read another packet only while a full super-packet still fits */
-	TX_ROOM = 65536 + 128 * 48,
-};
 
 struct tx_slot {
 	size_t off;    /* sealed message at out + off, plaintext at + WG_DATA_HEADER_LEN */
@@ -243,19 +237,19 @@ void *zt_tun_main(void *arg)
 {
 	const struct zt_tunq *q = arg;
 	struct zt *zt = q->zt;
-	struct tx *t = calloc(1, sizeof(*t));
+	struct tx *t = zt_pages_alloc(sizeof(*t));
 
 	if (t) {
-		t->in = malloc(TX_IN_SIZE);
-		t->out = malloc(TX_OUT_CAP);
+		t->in = zt_pages_alloc(TX_IN_SIZE);
+		t->out = zt_pages_alloc(TX_OUT_CAP);
 	}
 	if (!t || !t->in || !t->out) {
 		log_err("tun: out of memory");
 		if (t) {
-			free(t->in);
-			free(t->out);
+			zt_pages_free(t->in, TX_IN_SIZE);
+			zt_pages_free(t->out, TX_OUT_CAP);
 		}
-		free(t);
+		zt_pages_free(t, sizeof(*t));
 		zt_request_stop(zt);
 		return NULL;
 	}
@@ -318,8 +312,8 @@ void *zt_tun_main(void *arg)
 		udp_socks_drop(&zt->udp, &t->socks);
 		zt_engine_unlock(zt);
 	}
-	free(t->in);
-	free(t->out);
-	free(t);
+	zt_pages_free(t->in, TX_IN_SIZE);
+	zt_pages_free(t->out, TX_OUT_CAP);
+	zt_pages_free(t, sizeof(*t));
 	return NULL;
 }

@@ -13,6 +13,7 @@
 
 #include "clock.h"
 #include "log.h"
+#include "pages.h"
 
 enum { SOCKET_BUFFER = 4 << 20 };
 
@@ -535,23 +536,20 @@ int udp_send_runs(struct udp *u, const struct udp_socks *s, const struct udp_run
 
 int udp_batch_init(struct udp_batch *b)
 {
+	uint8_t *p = zt_pages_alloc((size_t)UDP_BATCH * UDP_BUF_SIZE);
+
 	memset(b, 0, sizeof(*b));
-	for (int i = 0; i < UDP_BATCH; i++) {
-		b->bufs[i] = malloc(UDP_BUF_SIZE);
-		if (!b->bufs[i]) {
-			udp_batch_free(b);
-			return -ENOMEM;
-		}
-	}
+	if (!p)
+		return -ENOMEM;
+	for (int i = 0; i < UDP_BATCH; i++)
+		b->bufs[i] = p + (size_t)i * UDP_BUF_SIZE;
 	return 0;
 }
 
 void udp_batch_free(struct udp_batch *b)
 {
-	for (int i = 0; i < UDP_BATCH; i++) {
-		free(b->bufs[i]);
-		b->bufs[i] = NULL;
-	}
+	zt_pages_free(b->bufs[0], (size_t)UDP_BATCH * UDP_BUF_SIZE);
+	memset(b->bufs, 0, sizeof(b->bufs));
 }
 
 static void fill_endpoint(struct udp_batch *b, int i)

@@ -8,6 +8,7 @@
 #include <stdint.h>
 #include <sys/socket.h>
 
+#include "dpbuf.h"
 #include "gso_path.h"
 #include "wg/wg.h"
 
@@ -91,9 +92,6 @@ bool udp_gso_enabled(void);
 bool udp_gro_enabled(void);
 
 enum {
-	UDP_BATCH = 16,
-	UDP_BATCH_DGRAMS = UDP_BATCH * 64, /* a batch's datagrams: UDP_GRO coalesces <= 64 */
-	UDP_BUF_SIZE = 65536,
 	UDP_RETIRE_WAIT_MS = 1000, /* udp_bind's wait for the old sockets' users */
 };
 
@@ -102,7 +100,7 @@ struct udp_batch {
 	struct iovec iov[UDP_BATCH];
 	struct sockaddr_storage from[UDP_BATCH];
 	uint8_t ctrl[UDP_BATCH][128];
-	uint8_t *bufs[UDP_BATCH];
+	uint8_t *bufs[UDP_BATCH]; /* in one zt_pages_alloc mapping, from bufs[0] */
 	struct wg_endpoint ep[UDP_BATCH];
 	size_t len[UDP_BATCH];
 	size_t seg[UDP_BATCH]; /* UDP_GRO segment size, 0: one datagram */

@@ -1,7 +1,10 @@
 /* Token buckets measured in nanoseconds of credit: each packet costs
  * 1 s / rate, the bucket holds burst packets' worth. Entries live in a
  * preallocated pool chained from a power-of-two bucket array, so the packet
- * path never allocates and the memory bound is fixed. */
+ * path never allocates and the memory bound is fixed. An all-zero table is
+ * empty (entry 0 is never used, so a zero link ends a chain) and entries
+ * are handed out in order before the free list is used: the ~290 KiB pool
+ * stays untouched, out of the daemon's RSS, until sources come. */
 #include <netinet/in.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -16,7 +19,7 @@
 
 enum {
 	NBUCKETS = WG_RATELIMIT_MAX_ENTRIES, /* load factor <= 1 */
-	NONE = UINT32_MAX,
+	NONE = 0,			     /* the end of a chain; entries[0] is unused */
 };
 
 _Static_assert((NBUCKETS & (NBUCKETS - 1)) == 0, "bucket count must be a power of two");
@@ -33,9 +36,10 @@ struct wg_ratelimiter {
 	uint8_t hash_key[WG_SIPHASH_KEY_LEN];
 	size_t count;
 	uint32_t free_head;
+	uint32_t used; /* entries [1, used] were handed out at least once */
 	uint64_t last_gc_ns;
 	uint32_t buckets[NBUCKETS];
-	struct entry entries[WG_RATELIMIT_MAX_ENTRIES];
+	struct entry entries[WG_RATELIMIT_MAX_ENTRIES + 1];
 };
 
 struct wg_ratelimiter *wg_ratelimiter_new(const uint8_t hash_key[WG_SIPHASH_KEY_LEN])
@@ -49,11 +53,6 @@ struct wg_ratelimiter *wg_ratelimiter_new(const uint8_t hash_key[WG_SIPHASH_KEY_
 		return NULL;
 	}
 	memcpy(rl->hash_key, hash_key, sizeof(rl->hash_key));
-	for (uint32_t i = 0; i < NBUCKETS; i++)
-		rl->buckets[i] = NONE;
-	for (uint32_t i = 0; i < WG_RATELIMIT_MAX_ENTRIES; i++)
-		rl->entries[i].next = i + 1 < WG_RATELIMIT_MAX_ENTRIES ? i + 1 : NONE;
-	rl->free_head = 0;
 	return rl;
 }
 
@@ -151,16 +150,19 @@ bool wg_ratelimiter_allow(struct wg_ratelimiter *rl, const struct sockaddr *src,
 
 	/* New source. A full table is first swept of idle entries, at most
 	 * once per timeout so a flood cannot make every packet pay for it. */
-	if (rl->free_head == NONE && now_ns - rl->last_gc_ns >= WG_RATELIMIT_ENTRY_TIMEOUT &&
-	    now_ns >= rl->last_gc_ns)
+	if (rl->free_head == NONE && rl->used == WG_RATELIMIT_MAX_ENTRIES &&
+	    now_ns - rl->last_gc_ns >= WG_RATELIMIT_ENTRY_TIMEOUT && now_ns >= rl->last_gc_ns)
 		gc_locked(rl, now_ns);
 	idx = rl->free_head;
-	if (idx == NONE) {
+	if (idx != NONE) {
+		rl->free_head = rl->entries[idx].next;
+	} else if (rl->used < WG_RATELIMIT_MAX_ENTRIES) {
+		idx = ++rl->used;
+	} else {
 		pthread_mutex_unlock(&rl->lock);
 		return false;
 	}
 	e = &rl->entries[idx];
-	rl->free_head = e->next;
 	memcpy(e->key, key, sizeof(key));
 	e->tokens = TOKEN_MAX - PACKET_COST;
 	e->last_ns = now_ns;
