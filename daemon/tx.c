@@ -138,7 +138,7 @@ static void tx_take(struct tx *t, const uint8_t *pkt, size_t len)
 		log_debug("tun: batch full, %d segments kept", done);
 	/* encryption fused with segmentation: a super-packet's segments are
 	 * sealed here, while the ~64 KiB just written are still in cache,
-	 * instead of after the whole batch (up to 512 KiB) is read */
+	 * instead of after the whole batch (up to TX_OUT_CAP) is read */
 	if (t->zt->dp.tx_fuse && h.gso_type != VNET_GSO_NONE && t->n > first) {
 		tx_prepare(t, t->n);
 		tx_seal_slice(t, first, t->n);
