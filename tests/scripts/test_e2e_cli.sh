@@ -33,13 +33,13 @@ rc=$?
 [ $rc = 1 ] || fail "--proxy without zinctun-proxy: exit status $rc"
 grep -qF "zinctun-proxy, which is not installed ($T/bin/zinctun-proxy missing)" "$T/out" ||
 	fail "--proxy without zinctun-proxy: $(cat "$T/out")"
-printf '#!/bin/sh\necho "proxy $# [$1] $ZT_PROXY_TEST"\nexit 7\n' >"$T/bin/zinctun-proxy"
+printf '#!/bin/sh\necho "proxy $# [$1] [$2] $ZT_PROXY_TEST"\nexit 7\n' >"$T/bin/zinctun-proxy"
 chmod +x "$T/bin/zinctun-proxy"
 ZT_PROXY_TEST=passed "$T/bin/zinctun" --proxy "$T/p.conf" >"$T/out" 2>&1
 rc=$?
-[ $rc = 7 ] && [ "$(cat "$T/out")" = "proxy 1 [$T/p.conf] passed" ] ||
+[ $rc = 7 ] && [ "$(cat "$T/out")" = "proxy 2 [--] [$T/p.conf] passed" ] ||
 	fail "--proxy: exit status $rc, '$(cat "$T/out")'"
-ok "--proxy runs zinctun-proxy beside zinctun, on FILE, with the environment"
+ok "--proxy runs zinctun-proxy beside zinctun, on FILE (after --), with the environment"
 
 ns_setup 2
 N1=$(ns_name 1) N2=$(ns_name 2)
