@@ -18,6 +18,10 @@
 
 struct wg_peer;
 
+enum {
+	WG_JITTER_POOL = 16, /* timer jitter words drawn from the RNG at once */
+};
+
 struct wg_device {
 	struct wg_env env;
 	struct wg_io io;
@@ -46,6 +50,10 @@ struct wg_device {
 	uint64_t rng_poll_at;
 
 	struct wg_timerheap timerheap; /* peers by earliest deadline */
+	/* timers.c: random words for timer jitter, drawn WG_JITTER_POOL at a
+	 * time; jitter_left of them not used yet */
+	uint32_t jitter_pool[WG_JITTER_POOL];
+	unsigned int jitter_left;
 
 	bool load_seen;
 	uint64_t last_under_load;

@@ -57,13 +57,20 @@ void wg_timers_stop(struct wg_device *dev, struct wg_peer *peer)
 	heap_update(dev, peer);
 }
 
-/* 0..333 ms, so that peers retrying at once drift apart. */
+/* 0..333 ms, so that peers retrying at once drift apart. The random words
+ * come WG_JITTER_POOL at a time: request/response traffic re-arms the
+ * new-handshake timer after every exchange, and drawing each one alone
+ * cost a getrandom call per packet sent. */
 static uint64_t jitter(struct wg_device *dev)
 {
-	uint32_t r = 0;
+	uint32_t r;
 
-	if (!wg_device_random(dev, &r, sizeof(r)))
-		return 0;
+	if (!dev->jitter_left) {
+		if (!wg_device_random(dev, dev->jitter_pool, sizeof(dev->jitter_pool)))
+			return 0;
+		dev->jitter_left = WG_JITTER_POOL;
+	}
+	r = dev->jitter_pool[--dev->jitter_left];
 	return (uint64_t)(r % (WG_REKEY_TIMEOUT_JITTER_MAX / WG_NS_PER_MS + 1)) * WG_NS_PER_MS;
 }
 

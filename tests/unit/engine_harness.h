@@ -49,6 +49,7 @@ struct h_side {
 	struct wg_endpoint event_endpoint[H_MAX_EVENTS];
 	uint8_t event_key[H_MAX_EVENTS][WG_PUBLIC_KEY_LEN]; /* zero if none */
 	size_t nevents;
+	size_t random_calls; /* env.get_random calls */
 };
 
 static inline uint64_t h_now(void *ctx)
@@ -64,6 +65,7 @@ static inline uint64_t h_wall(void *ctx)
 static inline bool h_random(void *ctx, void *buf, size_t len)
 {
 	struct h_side *s = ctx;
+	s->random_calls++;
 	if (!s->rng_ready)
 		return false;
 	test_randbytes(&s->rng, buf, len);

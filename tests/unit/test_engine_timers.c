@@ -188,6 +188,40 @@ static void test_new_handshake_without_reply(void)
 	CHECK(A.sent_by_type[1] == inits + 1); /* 15 s (+jitter) without reply */
 }
 
+/* Request/response traffic re-arms the new-handshake timer after every
+ * exchange; its jitter comes from a pool, not one RNG call per packet sent
+ * (a getrandom system call each in the daemon), and still varies within
+ * 0..333 ms. */
+static void test_jitter_pool(void)
+{
+	enum { EXCHANGES = 64 };
+	uint64_t first = 0;
+	bool varied = false;
+	size_t calls;
+
+	setup();
+	establish();
+	calls = A.random_calls;
+	for (int i = 0; i < EXCHANGES; i++) {
+		uint64_t j;
+
+		CHECK(h_send_ip(&A, &B, 100, 10 + i) == WG_OK);
+		j = pA->timer[WG_TIMER_NEW_HANDSHAKE] - clk.mono -
+		    (WG_KEEPALIVE_TIMEOUT + WG_REKEY_TIMEOUT);
+		CHECK(j <= WG_REKEY_TIMEOUT_JITTER_MAX);
+		if (!i)
+			first = j;
+		varied |= j != first;
+		h_pump(&A, &B, NULL, NULL);
+		CHECK(h_send_ip(&B, &A, 100, 10 + i) == WG_OK);
+		h_pump(&A, &B, NULL, NULL);
+		CHECK(pA->timer[WG_TIMER_NEW_HANDSHAKE] == WG_TIMER_OFF);
+		h_advance(&A, &B, 10 * MS, NULL, NULL);
+	}
+	CHECK(varied);
+	CHECK(A.random_calls - calls <= EXCHANGES / WG_JITTER_POOL + 1);
+}
+
 static void test_zero_keys(void)
 {
 	setup();
@@ -330,6 +364,7 @@ int main(void)
 	test_passive_keepalive();
 	test_persistent_keepalive();
 	test_new_handshake_without_reply();
+	test_jitter_pool();
 	test_zero_keys();
 	test_simultaneous();
 	test_restarted_peer();
