@@ -46,6 +46,31 @@ static int attach_tun_queues(struct zt *zt)
 	return 0;
 }
 
+static void open_icmp(struct zt_datapath *dp)
+{
+	/* made now: the sandbox allows no raw socket later */
+	dp->icmp_fd = socket(AF_INET, SOCK_RAW | SOCK_CLOEXEC | SOCK_NONBLOCK, IPPROTO_RAW);
+	if (dp->icmp_fd < 0)
+		log_info("no raw socket (%s): ICMP errors come from the unreachable address",
+			 strerror(errno));
+}
+
+int zt_datapath_init_sink(struct zt *zt, const struct tun_sink *sink)
+{
+	struct zt_datapath *dp = &zt->dp;
+
+	dp->tun.sink = sink;
+	dp->tun.n_queues = 0;
+	dp->tun.vnet_hdr = true;
+	dp->tun.uso = false; /* no coalesced UDP: a userspace stack has none */
+	open_icmp(dp);
+	atomic_init(&dp->tun_gro, zt->opt.tun_gro);
+	log_info("offloads: in-process device, coalesced TCP writes %s, UDP GSO %s, UDP GRO %s",
+		 zt->opt.tun_gro ? "on" : "off", udp_gso_enabled() ? "on" : "off",
+		 udp_gro_enabled() ? "on" : "off");
+	return 0;
+}
+
 int zt_datapath_init(struct zt *zt, int tun_fd)
 {
 	struct zt_datapath *dp = &zt->dp;
@@ -54,11 +79,7 @@ int zt_datapath_init(struct zt *zt, int tun_fd)
 
 	dp->tun.fd[0] = tun_fd;
 	dp->tun.n_queues = 1;
-	/* made now: the sandbox allows no raw socket later */
-	dp->icmp_fd = socket(AF_INET, SOCK_RAW | SOCK_CLOEXEC | SOCK_NONBLOCK, IPPROTO_RAW);
-	if (dp->icmp_fd < 0)
-		log_info("no raw socket (%s): ICMP errors come from the unreachable address",
-			 strerror(errno));
+	open_icmp(dp);
 	if (fcntl(tun_fd, F_SETFL, fcntl(tun_fd, F_GETFL) | O_NONBLOCK) < 0)
 		return -errno;
 	ret = attach_tun_queues(zt);

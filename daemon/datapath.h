@@ -51,12 +51,28 @@ enum {
  * socket. At start-up,
  * after zt_init and before the sandbox. */
 int zt_datapath_init(struct zt *zt, int tun_fd);
+/* The same with an in-process device (tun.h's struct tun_sink, which must
+ * outlive the data path) instead of a TUN: no queue to read, writes go to
+ * the sink behind a virtio-net header, coalesced as zt->opt allows. */
+int zt_datapath_init_sink(struct zt *zt, const struct tun_sink *sink);
 /* Starts the crypto workers, then the UDP and TUN threads (after zt_start). */
 int zt_datapath_start(struct zt *zt);
 /* Requests the stop, joins the data path threads and the workers. */
 void zt_datapath_stop(struct zt *zt);
 /* Closes the TUN queues and the ICMP socket. */
 void zt_datapath_destroy(struct zt *zt);
+
+/* A transmit batch an in-process device fills with the packets it sends
+ * (the kernel's TUN is read by zt_tun_main instead): zt_tx_add takes one
+ * IP packet (sending the batch first when it is full), zt_tx_send routes,
+ * seals and sends what it holds. Calls on one batch must not overlap (the
+ * caller's lock); zt_tx_open returns NULL when out of memory. Between
+ * zt_datapath_start and zt_datapath_stop. */
+struct tx;
+struct tx *zt_tx_open(struct zt *zt);
+void zt_tx_add(struct tx *t, const uint8_t *pkt, size_t len);
+void zt_tx_send(struct tx *t);
+void zt_tx_close(struct tx *t);
 
 /* For tx.c, rx.c and their helpers. */
 void *zt_tun_main(void *arg); /* arg: the struct zt_tunq of its queue */

@@ -13,9 +13,11 @@ void gro_write(struct zt *zt, struct gro_writer *w, const struct gro_pkt *pkts, 
 	struct zt_datapath *dp = &zt->dp;
 	struct gro_plan plan = {.items = w->items, .next = w->next};
 
+	tun_batch_begin(&dp->tun);
 	if (!atomic_load_explicit(&dp->tun_gro, memory_order_relaxed)) {
 		for (int i = 0; i < n; i++)
 			zt_tun_write(zt, pkts[i].p, pkts[i].len);
+		tun_batch_end(&dp->tun);
 		return;
 	}
 	gro_plan_build(&plan, pkts, n, dp->tun.uso);
@@ -49,4 +51,5 @@ void gro_write(struct zt *zt, struct gro_writer *w, const struct gro_pkt *pkts, 
 		for (int i = it->head; i >= 0; i = plan.next[i])
 			zt_tun_write(zt, pkts[i].p, pkts[i].len);
 	}
+	tun_batch_end(&dp->tun);
 }

@@ -317,6 +317,8 @@ int tun_write(const struct tun_dev *t, const uint8_t *pkt, size_t len)
 	};
 	ssize_t r;
 
+	if (t->sink)
+		return t->sink->write(t->sink->ctx, iov, 2);
 	/* TUN writes do not block */
 	if (t->vnet_hdr)
 		r = writev(tun_fd_for(t, pkt, len), iov, 2);
@@ -327,8 +329,23 @@ int tun_write(const struct tun_dev *t, const uint8_t *pkt, size_t len)
 
 int tun_write_gro(const struct tun_dev *t, const struct iovec *iov, int n)
 {
-	/* the head's addresses and ports pick the queue, as for its segments */
-	int fd = tun_fd_for(t, iov[1].iov_base, iov[1].iov_len);
+	int fd;
 
+	if (t->sink)
+		return t->sink->write(t->sink->ctx, iov, n);
+	/* the head's addresses and ports pick the queue, as for its segments */
+	fd = tun_fd_for(t, iov[1].iov_base, iov[1].iov_len);
 	return writev(fd, iov, n) < 0 ? -errno : 0;
+}
+
+void tun_batch_begin(const struct tun_dev *t)
+{
+	if (t->sink)
+		t->sink->begin(t->sink->ctx);
+}
+
+void tun_batch_end(const struct tun_dev *t)
+{
+	if (t->sink)
+		t->sink->end(t->sink->ctx);
 }

@@ -42,14 +42,29 @@ int tun_get_mtu(const char *name, uint32_t *mtu);
  * the 10-byte header. */
 int tun_setup_offload(int fd, bool *vnet_hdr, unsigned int *offloads);
 
+/* An in-process device in place of the kernel's TUN: a userspace IP stack
+ * (zinctun-proxy's lwIP). The receive thread hands it each batch of
+ * decrypted packets between begin and end, calling write once per packet,
+ * without a system call or a thread in between; the stack sends its own
+ * packets through a transmit batch of its own (zt_tx_open), so no queue
+ * is read. Writes outside a batch may be refused (-EAGAIN: dropped). */
+struct tun_sink {
+	void (*begin)(void *ctx);
+	/* iov[0] the virtio-net header, then the packet in pieces; 0 or -errno */
+	int (*write)(void *ctx, const struct iovec *iov, int n);
+	void (*end)(void *ctx);
+	void *ctx;
+};
+
 /* The device as the data path sees it. The data path reads and writes
- * packets only through the three calls below, so another backend (a
- * userspace stack's network interface) can stand in for the kernel's TUN. */
+ * packets only through the calls below, so another backend (a userspace
+ * stack, through a sink) can stand in for the kernel's TUN. */
 struct tun_dev {
-	int fd[TUN_MAX_QUEUES]; /* non-blocking; [0] is the device's first */
-	int n_queues;
-	bool vnet_hdr; /* reads and writes carry a virtio-net header */
-	bool uso;      /* coalesced UDP writes are taken (TUN_F_USO4) */
+	int fd[TUN_MAX_QUEUES];	     /* non-blocking; [0] is the device's first */
+	int n_queues;		     /* 0 with a sink: nothing to read */
+	bool vnet_hdr;		     /* reads and writes carry a virtio-net header */
+	bool uso;		     /* coalesced UDP writes are taken (TUN_F_USO4) */
+	const struct tun_sink *sink; /* writes go here instead, if set */
 };
 
 /* The descriptor to poll for queue q being readable. */
@@ -73,5 +88,9 @@ int tun_write(const struct tun_dev *t, const uint8_t *pkt, size_t len);
  * header, iov[1] the head packet, then the other members' payloads. 0, or
  * -errno (-EINVAL: the kernel takes no coalesced packets). */
 int tun_write_gro(const struct tun_dev *t, const struct iovec *iov, int n);
+/* Bracket a receive batch's writes (a sink takes them as one batch; the
+ * kernel's TUN needs nothing). */
+void tun_batch_begin(const struct tun_dev *t);
+void tun_batch_end(const struct tun_dev *t);
 
 #endif

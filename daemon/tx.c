@@ -112,19 +112,12 @@ static void tx_seal_slice(void *arg, int begin, int end)
 	}
 }
 
-/* Segments one packet read from TUN (r bytes at in) into the batch. */
-static void tx_take(struct tx *t, const uint8_t *pkt, size_t len)
+/* Segments one packet (its virtio-net header h) into the batch. */
+static void tx_take_packet(struct tx *t, const struct vnet_hdr *hdr, const uint8_t *pkt, size_t len)
 {
-	struct vnet_hdr h = {0};
+	struct vnet_hdr h = *hdr;
 	int done, ret, first;
 
-	if (t->zt->dp.tun.vnet_hdr) {
-		if (len < VNET_HDR_LEN)
-			return;
-		memcpy(&h, pkt, VNET_HDR_LEN);
-		pkt += VNET_HDR_LEN;
-		len -= VNET_HDR_LEN;
-	}
 	if (!len)
 		return;
 	first = t->n;
@@ -143,6 +136,21 @@ static void tx_take(struct tx *t, const uint8_t *pkt, size_t len)
 		tx_prepare(t, t->n);
 		tx_seal_slice(t, first, t->n);
 	}
+}
+
+/* One packet read from TUN (len bytes at pkt) into the batch. */
+static void tx_take(struct tx *t, const uint8_t *pkt, size_t len)
+{
+	struct vnet_hdr h = {0};
+
+	if (t->zt->dp.tun.vnet_hdr) {
+		if (len < VNET_HDR_LEN)
+			return;
+		memcpy(&h, pkt, VNET_HDR_LEN);
+		pkt += VNET_HDR_LEN;
+		len -= VNET_HDR_LEN;
+	}
+	tx_take_packet(t, &h, pkt, len);
 }
 
 /* Room in this batch for a whole super-packet (any read may be one). */
@@ -233,23 +241,88 @@ static void tx_flush(struct tx *t)
 	t->cur = 0;
 }
 
+static void tx_free(struct tx *t)
+{
+	if (!t)
+		return;
+	zt_pages_free(t->in, TX_IN_SIZE);
+	zt_pages_free(t->out, TX_OUT_CAP);
+	zt_pages_free(t, sizeof(*t));
+}
+
+static struct tx *tx_new(struct zt *zt)
+{
+	struct tx *t = zt_pages_alloc(sizeof(*t));
+
+	if (!t)
+		return NULL;
+	t->in = zt_pages_alloc(TX_IN_SIZE);
+	t->out = zt_pages_alloc(TX_OUT_CAP);
+	if (!t->in || !t->out) {
+		tx_free(t);
+		return NULL;
+	}
+	t->zt = zt;
+	return t;
+}
+
+/* Gives back what the batch holds: prepared jobs' keypair references (as
+ * unsent, so that wg_device_free finds every keypair released and wiped)
+ * and the sockets. */
+static void tx_release(struct tx *t)
+{
+	struct zt *zt = t->zt;
+
+	zt_engine_lock(zt);
+	for (int i = 0; i < t->prepared; i++) {
+		if (t->job[i].keypair)
+			wg_device_complete_tx(zt->dev, &t->job[i], false);
+	}
+	t->prepared = 0;
+	t->n = 0;
+	t->cur = 0;
+	udp_socks_drop(&zt->udp, &t->socks);
+	zt_engine_unlock(zt);
+}
+
+struct tx *zt_tx_open(struct zt *zt)
+{
+	return tx_new(zt);
+}
+
+void zt_tx_add(struct tx *t, const uint8_t *pkt, size_t len)
+{
+	static const struct vnet_hdr none;
+
+	if (!tx_room(t))
+		tx_flush(t);
+	if (!t->n)
+		t->mtu = atomic_load(&t->zt->tx_mtu);
+	tx_take_packet(t, &none, pkt, len);
+}
+
+void zt_tx_send(struct tx *t)
+{
+	if (t->n)
+		tx_flush(t);
+}
+
+void zt_tx_close(struct tx *t)
+{
+	if (!t)
+		return;
+	tx_release(t);
+	tx_free(t);
+}
+
 void *zt_tun_main(void *arg)
 {
 	const struct zt_tunq *q = arg;
 	struct zt *zt = q->zt;
-	struct tx *t = zt_pages_alloc(sizeof(*t));
+	struct tx *t = tx_new(zt);
 
-	if (t) {
-		t->in = zt_pages_alloc(TX_IN_SIZE);
-		t->out = zt_pages_alloc(TX_OUT_CAP);
-	}
-	if (!t || !t->in || !t->out) {
+	if (!t) {
 		log_err("tun: out of memory");
-		if (t) {
-			zt_pages_free(t->in, TX_IN_SIZE);
-			zt_pages_free(t->out, TX_OUT_CAP);
-		}
-		zt_pages_free(t, sizeof(*t));
 		zt_request_stop(zt);
 		return NULL;
 	}
@@ -258,7 +331,6 @@ void *zt_tun_main(void *arg)
 	/* "tun-q0", ...: which thread reads which queue (top -H, /proc) */
 	snprintf(name, sizeof(name), "tun-q%d", q->index);
 	prctl(PR_SET_NAME, name, 0, 0, 0);
-	t->zt = zt;
 	t->q = q->index;
 	int busy = 0; /* batches in a row without poll */
 
@@ -297,23 +369,8 @@ void *zt_tun_main(void *arg)
 		tx_flush(t);
 		busy = busy < DP_BUSY_MAX ? busy + 1 : 0;
 	}
-	if (t->prepared) { /* stopped with a batch prepared (fused sealing) */
-		/* its jobs hold keypair references: give them back, as unsent,
-		 * so that wg_device_free finds every keypair released and wiped */
-		zt_engine_lock(zt);
-		for (int i = 0; i < t->prepared; i++) {
-			if (t->job[i].keypair)
-				wg_device_complete_tx(zt->dev, &t->job[i], false);
-		}
-		zt_engine_unlock(zt);
-	}
-	if (t->socks) {
-		zt_engine_lock(zt);
-		udp_socks_drop(&zt->udp, &t->socks);
-		zt_engine_unlock(zt);
-	}
-	zt_pages_free(t->in, TX_IN_SIZE);
-	zt_pages_free(t->out, TX_OUT_CAP);
-	zt_pages_free(t, sizeof(*t));
+	/* stopped with a batch prepared (fused sealing) */
+	tx_release(t);
+	tx_free(t);
 	return NULL;
 }

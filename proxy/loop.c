@@ -85,7 +85,7 @@ void loop_run(struct loop *l)
 			log_err("proxy: epoll_wait: %s", strerror(errno));
 			return;
 		}
-		LOCK_TCPIP_CORE();
+		l->lock(l->lock_ctx);
 		for (int i = 0; i < n; i++) {
 			struct loop_handler *h = ev[i].data.ptr;
 
@@ -99,6 +99,6 @@ void loop_run(struct loop *l)
 			if (ms != UINT64_MAX)
 				timeout = ms > 60000 ? 60000 : (int)ms;
 		}
-		UNLOCK_TCPIP_CORE();
+		l->unlock(l->lock_ctx);
 	}
 }

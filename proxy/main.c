@@ -34,7 +34,6 @@
 #include "version.h"
 
 enum {
-	PAIR_BUF = 4 << 20,	  /* asked for; the kernel caps it at wmem_max */
 	NAME_MAX_LEN = 15,	  /* an interface name, for wg show through a symlink */
 	SET_BODY_PEER = 256 + 64, /* a peer's lines but its allowed IPs */
 };
@@ -267,8 +266,8 @@ static const char *env_get(void *ctx, const char *name)
 }
 
 /* The daemon's switches from the environment (LOG_LEVEL, ZINCTUN_WORKERS,
- * ZINCTUN_NO_GSO...), as zinctun reads them; the pair is one queue without
- * a virtio-net header: extra queues would be opened on /dev/net/tun. */
+ * ZINCTUN_NO_GSO...), as zinctun reads them; lwIP stands in for the TUN
+ * (stack.h), so TUN queues and offloads do not apply. */
 static void daemon_options(struct proxy_main *m)
 {
 	char *argv[] = {"zinctun-proxy", "-f", m->name, NULL};
@@ -411,8 +410,7 @@ static int stack_addrs(struct proxy_main *m)
 		proxy_ip_to_lwip(&ifc->dns[0], &m->px.stack.dns);
 		m->px.stack.has_dns = true;
 	}
-	return stack_init(&m->px.stack, m->px.stack.fd, ifc->mtu, has4 ? &a4 : NULL,
-			  has6 ? &a6 : NULL);
+	return stack_init(&m->px.stack, &m->zt, ifc->mtu, has4 ? &a4 : NULL, has6 ? &a6 : NULL);
 }
 
 /* Two descriptors per connection: take the hard limit, as Go programs
@@ -427,33 +425,6 @@ static void raise_fd_limit(void)
 	}
 }
 
-static int pair_open(int sp[2])
-{
-	int size = PAIR_BUF;
-
-	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sp) < 0)
-		return -errno;
-	for (int i = 0; i < 2; i++) {
-		setsockopt(sp[i], SOL_SOCKET, SO_SNDBUF, &size, sizeof(size));
-		setsockopt(sp[i], SOL_SOCKET, SO_RCVBUF, &size, sizeof(size));
-	}
-	return 0;
-}
-
-/* The pair carries a virtio-net header in front of each packet, as a TUN
- * with IFF_VNET_HDR would (datapath init probed the TUN ioctls, which a
- * socket refuses): the receive path then writes a batch's TCP segments of a
- * flow as one coalesced packet (ZINCTUN_NO_TUN_GRO=1: not), which lwIP
- * takes as one segment (stack.c). No coalesced UDP (USO): lwIP has none. */
-static void pair_offload(struct zt *zt)
-{
-	zt->dp.tun.vnet_hdr = true;
-	zt->dp.tun.uso = false;
-	atomic_store(&zt->dp.tun_gro, zt->opt.tun_gro);
-	log_info("offloads: pair vnet header on, coalesced TCP writes %s",
-		 zt->opt.tun_gro ? "on" : "off");
-}
-
 int main(int argc, char **argv)
 {
 	static struct proxy_main m;
@@ -462,7 +433,7 @@ int main(int argc, char **argv)
 	struct uapi_ops ops;
 	pthread_t loop_thread;
 	size_t len;
-	int sp[2], ret;
+	int ret;
 
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
@@ -514,22 +485,21 @@ int main(int argc, char **argv)
 
 	raise_fd_limit();
 	m.sig_fd = signals_open();
-	if (m.sig_fd < 0 || pair_open(sp)) {
+	if (m.sig_fd < 0) {
 		fprintf(stderr, "zinctun-proxy: %s\n", strerror(errno));
 		return 1;
 	}
 	ret = zt_init(&m.zt, m.name, &m.opt.dp);
+	/* lwIP in place of the TUN; stack_init fills the sink in below */
 	if (!ret)
-		ret = zt_datapath_init(&m.zt, sp[0]);
+		ret = zt_datapath_init_sink(&m.zt, &m.px.stack.sink);
 	if (ret) {
 		fprintf(stderr, "zinctun-proxy: cannot start the device: %s\n", strerror(-ret));
 		return 1;
 	}
-	pair_offload(&m.zt);
 	zt_set_mtu(&m.zt, m.px.conf.iface.mtu);
 	if (apply_conf(&m, file))
 		return 1;
-	m.px.stack.fd = sp[1];
 	if (loop_init(&m.px.loop) || stack_addrs(&m)) {
 		fprintf(stderr, "zinctun-proxy: cannot start lwIP\n");
 		return 1;
@@ -538,6 +508,9 @@ int main(int argc, char **argv)
 	m.px.stack.end_ctx = &m.px;
 	m.px.loop.tick = services_tick;
 	m.px.loop.tick_ctx = &m.px;
+	m.px.loop.lock = stack_lock;
+	m.px.loop.unlock = stack_unlock;
+	m.px.loop.lock_ctx = &m.px.stack;
 	if (services_open(&m.px, file))
 		return 1;
 	ret = socket_path(&m, sock);
@@ -553,7 +526,7 @@ int main(int argc, char **argv)
 	if (!ret)
 		ret = zt_datapath_start(&m.zt);
 	if (!ret)
-		ret = stack_start(&m.px.stack);
+		stack_start(&m.px.stack);
 	if (!ret)
 		ret = -pthread_create(&loop_thread, NULL, loop_main, &m.px);
 	if (ret) {
@@ -564,6 +537,7 @@ int main(int argc, char **argv)
 	log_info("Proxy started (%s, configuration socket %s)", m.name, m.sock_path);
 	run(&m);
 	uapi_close(&m.uapi);
+	stack_close(&m.px.stack); /* lwIP's threads send no more */
 	zt_datapath_stop(&m.zt);
 	zt_stop(&m.zt);
 	log_info("Shutting down");

@@ -1,40 +1,54 @@
-/* lwIP glue: tcpip_init, the netif, and the packet pump between the netif
- * and the daemon's data path. */
+/* lwIP glue: tcpip_init, the netif, and its two ways to the daemon's data
+ * path (stack.h). */
 #include "stack.h"
 
 #include <errno.h>
 #include <string.h>
-#include <sys/socket.h>
 
 #include "lwip/init.h"
 #include "lwip/ip.h"
 #include "lwip/pbuf.h"
 #include "lwip/tcpip.h"
 
+#include "datapath.h"
 #include "log.h"
 #include "proxy_limits.h"
+#include "rcvwnd.h"
+#include "synscale.h"
 #include "vnet_packet.h"
 
-enum { STACK_READ_MAX = VNET_HDR_LEN + PROXY_STACK_PACKET_MAX, STACK_BATCH = 32 };
+/* Seals and sends what lwIP queued; a packet the data path writes back
+ * meanwhile (an ICMP error for a packet with no peer) is dropped rather
+ * than fed to lwIP from inside its own output. */
+static void stack_send(struct stack *s)
+{
+	s->sending = true;
+	zt_tx_send(s->tx);
+	s->sending = false;
+}
 
 /* netif->output(_ip6), under the core lock: the packet to the data path,
- * which routes and seals it, behind an empty virtio-net header (the pair
- * carries one, as a TUN with IFF_VNET_HDR does). A full pair drops it, as
- * a full TUN queue would: TCP retransmits. */
+ * which routes and seals it. Held (a batch, the event loop), it waits for
+ * the end of it; else it goes at once. */
 static err_t stack_emit(struct netif *netif, struct pbuf *p)
 {
-	static const struct vnet_hdr none;
 	struct stack *s = netif->state;
-	struct iovec iov[2] = {{.iov_base = (void *)&none, .iov_len = VNET_HDR_LEN},
-			       {.iov_base = p->payload, .iov_len = p->tot_len}};
-	struct msghdr msg = {.msg_iov = iov, .msg_iovlen = 2};
+	uint8_t *pkt = p->payload;
 
+	if (!s->open)
+		return ERR_OK;
 	if (p->tot_len != p->len) {
 		pbuf_copy_partial(p, s->out, p->tot_len, 0);
-		iov[1].iov_base = s->out;
+		pkt = s->out;
 	}
-	if (sendmsg(s->fd, &msg, MSG_DONTWAIT | MSG_NOSIGNAL) < 0)
-		log_debug("proxy: packet to the tunnel dropped (%s)", strerror(errno));
+	/* in place: a retransmission (lwIP rebuilds only the checksum) is
+	 * then the same SYN */
+	syn_scale_rewrite(pkt, p->tot_len, TCP_RCV_SCALE, RCVWND_SCALE);
+	s->sending = true; /* a full batch is sent first */
+	zt_tx_add(s->tx, pkt, p->tot_len);
+	s->sending = false;
+	if (!s->held)
+		stack_send(s);
 	return ERR_OK;
 }
 
@@ -63,68 +77,92 @@ static err_t stack_netif_init(struct netif *netif)
 	return ERR_OK;
 }
 
-/* Decrypted packets from the data path into lwIP, handed to ip_input under
- * the core lock, a batch at a time (one lock and one system call for up to
- * STACK_BATCH packets). Each comes behind a virtio-net header: a run of one
- * flow's TCP segments arrives coalesced (vnet_packet.h) and goes in as one
- * segment. Each is read into a buffer and copied into a pbuf of its size:
- * lwIP's heap cannot shrink a pbuf (mem_trim is a no-op over malloc), and a
- * queued pbuf of 64 KiB per small segment would blow the memory a
- * connection may hold. */
-static void *stack_reader(void *arg)
+void stack_lock(void *arg)
 {
 	struct stack *s = arg;
-	static uint8_t in[STACK_BATCH][STACK_READ_MAX];
-	struct mmsghdr msgs[STACK_BATCH];
-	struct iovec iov[STACK_BATCH];
 
-	for (int i = 0; i < STACK_BATCH; i++) {
-		iov[i] = (struct iovec){.iov_base = in[i], .iov_len = STACK_READ_MAX};
-		msgs[i] = (struct mmsghdr){.msg_hdr = {.msg_iov = &iov[i], .msg_iovlen = 1}};
-	}
-	for (;;) {
-		int n = recvmmsg(s->fd, msgs, STACK_BATCH, MSG_WAITFORONE, NULL);
-
-		if (n <= 0) {
-			if (n < 0 && errno == EINTR)
-				continue;
-			break;
-		}
-		LOCK_TCPIP_CORE();
-		s->in_batch = true;
-		for (int i = 0; i < n; i++) {
-			size_t len = msgs[i].msg_len;
-			struct vnet_hdr h;
-			struct pbuf *p;
-
-			if (len <= VNET_HDR_LEN)
-				continue;
-			memcpy(&h, in[i], VNET_HDR_LEN);
-			len -= VNET_HDR_LEN;
-			if (vnet_packet_finish(&h, in[i] + VNET_HDR_LEN, len)) {
-				log_debug("proxy: malformed packet from the tunnel dropped");
-				continue;
-			}
-			p = pbuf_alloc(PBUF_RAW, (u16_t)len, PBUF_RAM);
-			if (!p)
-				continue; /* dropped: TCP retransmits */
-			memcpy(p->payload, in[i] + VNET_HDR_LEN, len);
-			if (s->netif.input(p, &s->netif) != ERR_OK)
-				pbuf_free(p);
-		}
-		s->in_batch = false;
-		if (s->end_batch)
-			s->end_batch(s->end_ctx);
-		UNLOCK_TCPIP_CORE();
-	}
-	return NULL;
+	LOCK_TCPIP_CORE();
+	s->held = true;
 }
 
-int stack_init(struct stack *s, int fd, uint32_t mtu, const ip4_addr_t *a4, const ip6_addr_t *a6)
+void stack_unlock(void *arg)
+{
+	struct stack *s = arg;
+
+	stack_send(s);
+	s->held = false;
+	UNLOCK_TCPIP_CORE();
+}
+
+/* The sink: a receive batch of decrypted packets into lwIP, on the data
+ * path's receive thread, under one hold of the core lock. */
+static void sink_begin(void *ctx)
+{
+	struct stack *s = ctx;
+
+	stack_lock(s);
+	s->in_batch = true;
+}
+
+/* One packet behind its virtio-net header: a run of one flow's TCP
+ * segments arrives coalesced (vnet_packet.h) and goes in as one segment.
+ * It is copied into a pbuf of its size: lwIP's heap cannot shrink a pbuf
+ * (mem_trim is a no-op over malloc), and a queued pbuf of 64 KiB per
+ * small segment would blow the memory a connection may hold. Never
+ * -EINVAL: gro_write would take that for a refusal of coalescing. */
+static int sink_write(void *ctx, const struct iovec *iov, int n)
+{
+	struct stack *s = ctx;
+	struct vnet_hdr h;
+	struct pbuf *p;
+	size_t len = 0, off = 0;
+
+	if (!s->in_batch || s->sending)
+		return -EAGAIN;
+	if (n < 2 || iov[0].iov_len != VNET_HDR_LEN)
+		return -EBADMSG;
+	for (int i = 1; i < n; i++)
+		len += iov[i].iov_len;
+	if (!len || len > PROXY_STACK_PACKET_MAX)
+		return -EMSGSIZE;
+	p = pbuf_alloc(PBUF_RAW, (u16_t)len, PBUF_RAM);
+	if (!p)
+		return -ENOMEM; /* dropped: TCP retransmits */
+	for (int i = 1; i < n; i++) {
+		memcpy((uint8_t *)p->payload + off, iov[i].iov_base, iov[i].iov_len);
+		off += iov[i].iov_len;
+	}
+	memcpy(&h, iov[0].iov_base, VNET_HDR_LEN);
+	if (vnet_packet_finish(&h, p->payload, len)) {
+		pbuf_free(p);
+		log_debug("proxy: malformed packet from the tunnel dropped");
+		return -EBADMSG;
+	}
+	if (s->netif.input(p, &s->netif) != ERR_OK)
+		pbuf_free(p);
+	return 0;
+}
+
+static void sink_end(void *ctx)
+{
+	struct stack *s = ctx;
+
+	s->in_batch = false;
+	if (s->end_batch)
+		s->end_batch(s->end_ctx);
+	stack_unlock(s);
+}
+
+int stack_init(struct stack *s, struct zt *zt, uint32_t mtu, const ip4_addr_t *a4,
+	       const ip6_addr_t *a6)
 {
 	ip4_addr_t mask, gw;
 
-	s->fd = fd;
+	s->tx = zt_tx_open(zt);
+	if (!s->tx)
+		return -ENOMEM;
+	s->sink =
+	    (struct tun_sink){.begin = sink_begin, .write = sink_write, .end = sink_end, .ctx = s};
 	s->mtu = mtu;
 	tcpip_init(NULL, NULL);
 	LOCK_TCPIP_CORE();
@@ -152,12 +190,16 @@ int stack_init(struct stack *s, int fd, uint32_t mtu, const ip4_addr_t *a4, cons
 	return 0;
 }
 
-int stack_start(struct stack *s)
+void stack_start(struct stack *s)
 {
-	int ret = pthread_create(&s->reader, NULL, stack_reader, s);
+	LOCK_TCPIP_CORE();
+	s->open = true;
+	UNLOCK_TCPIP_CORE();
+}
 
-	if (ret)
-		return -ret;
-	s->reader_started = true;
-	return 0;
+void stack_close(struct stack *s)
+{
+	LOCK_TCPIP_CORE();
+	s->open = false;
+	UNLOCK_TCPIP_CORE();
 }

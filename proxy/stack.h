@@ -1,6 +1,8 @@
-/* lwIP as the tunnel's IP stack: one point-to-point netif whose packets go
- * to and come from the daemon's data path (runtime.c) through a packet
- * socket pair that stands where the TUN device would. */
+/* lwIP as the tunnel's IP stack: one point-to-point netif that stands
+ * where the TUN device would. The data path's receive thread hands it
+ * decrypted packets through a tun_sink (daemon/tun.h), and the packets
+ * lwIP sends are sealed and sent by the thread that made them (a
+ * zt_tx_open batch): no thread or system call in between either way. */
 #ifndef ZTP_STACK_H
 #define ZTP_STACK_H
 
@@ -11,31 +13,56 @@
 #include "lwip/ip_addr.h"
 #include "lwip/netif.h"
 
+#include "tun.h"
+
+struct tx;
+struct zt;
+
+/* lwIP's state is guarded by its core lock (LOCK_TCPIP_CORE). Every
+ * thread that runs lwIP takes it: the data path's receive thread for a
+ * batch of packets (through the sink), the proxy's event loop (through
+ * stack_lock), lwIP's own tcpip thread for its timers. The fields below
+ * are read and written under it. */
 struct stack {
 	struct netif netif;
-	int fd; /* our end of the pair; the daemon reads and writes the other */
+	struct tun_sink sink; /* the data path's way in (stack_init fills it) */
+	struct tx *tx;	      /* what lwIP sends: sealed and sent on its thread */
 	uint32_t mtu;
 	bool has4, has6;
 	ip4_addr_t addr4;
 	ip6_addr_t addr6;
 	ip_addr_t dns; /* [Interface] DNS (first), IPADDR_ANY if none */
 	bool has_dns;
-	uint8_t out[65536]; /* a chained pbuf flattened (under the core lock) */
-	pthread_t reader;
-	bool reader_started;
-	/* Packets go into lwIP in batches; while one is in (under the core
-	 * lock) in_batch is set, and after it end_batch(end_ctx) runs, still
-	 * under the lock: what the batch's callbacks deferred is done there
-	 * (one write to a host socket for many segments). */
+	uint8_t out[65536]; /* a chained pbuf flattened */
+	/* sending from stack_start to stack_close; before and after, what
+	 * lwIP sends is dropped (TCP retransmits) */
+	bool open;
+	/* the lock is held by a batch or stack_lock: what lwIP sends waits
+	 * in tx for its end (one system call for many packets); else
+	 * (lwIP's timers) it goes at once */
+	bool held;
+	bool sending; /* tx is being sent: a packet written back is dropped */
+	/* Packets go into lwIP in batches; while one is in, in_batch is set,
+	 * and after it end_batch(end_ctx) runs, still under the lock: what
+	 * the batch's callbacks deferred is done there (one write to a host
+	 * socket for many segments). */
 	bool in_batch;
 	void (*end_batch)(void *ctx);
 	void *end_ctx;
 };
 
-/* Starts lwIP's tcpip thread and adds the netif with the given addresses
- * (either may be absent); fd is our end of the packet pair. */
-int stack_init(struct stack *s, int fd, uint32_t mtu, const ip4_addr_t *a4, const ip6_addr_t *a6);
-/* The thread that reads packets from the pair into lwIP. */
-int stack_start(struct stack *s);
+/* Starts lwIP's tcpip thread, adds the netif with the given addresses
+ * (either may be absent) and fills s->sink (for zt_datapath_init_sink);
+ * what lwIP sends goes through zt's data path. */
+int stack_init(struct stack *s, struct zt *zt, uint32_t mtu, const ip4_addr_t *a4,
+	       const ip6_addr_t *a6);
+/* Sending starts (after zt_datapath_start) and stops (before
+ * zt_datapath_stop). */
+void stack_start(struct stack *s);
+void stack_close(struct stack *s);
+/* The core lock, for anything else that runs lwIP: what lwIP sends
+ * meanwhile goes out at stack_unlock, as one batch. */
+void stack_lock(void *s);
+void stack_unlock(void *s);
 
 #endif
