@@ -335,8 +335,8 @@ static err_t conn_on_connected(void *arg, struct tcp_pcb *pcb, err_t err)
 {
 	struct conn *c = arg;
 
-	(void)pcb;
 	(void)err;
+	rcvwnd_connected(pcb);
 	c->front->connected(c, true, ERR_OK);
 	return c->aborted ? ERR_ABRT : ERR_OK;
 }

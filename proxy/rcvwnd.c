@@ -3,9 +3,16 @@
 
 #include "lwip/priv/tcp_priv.h"
 
+/* the most this pcb's header can carry, up to RCVWND_LIMIT */
 static tcpwnd_size_t rcvwnd_max(const struct tcp_pcb *pcb)
 {
-	return (pcb->flags & TF_WND_SCALE) ? RCVWND_MAX : TCP_WND_MAX(pcb);
+	return (pcb->flags & TF_WND_SCALE) ? RCVWND_MAX_AT(pcb->rcv_scale) : TCP_WND_MAX(pcb);
+}
+
+void rcvwnd_connected(struct tcp_pcb *pcb)
+{
+	if (pcb->flags & TF_WND_SCALE)
+		pcb->rcv_scale = RCVWND_SCALE;
 }
 
 /* As tcp_recved ends: announce, and send a window update when it grew
@@ -20,9 +27,9 @@ static void rcvwnd_announce(struct tcp_pcb *pcb)
 
 void rcvwnd_grow(struct tcp_pcb *pcb)
 {
-	tcpwnd_size_t extra = rcvwnd_max(pcb) - TCP_WND_MAX(pcb);
+	tcpwnd_size_t max = rcvwnd_max(pcb), extra = max - TCP_WND_MAX(pcb);
 
-	pcb->rcv_wnd = pcb->rcv_wnd + extra > RCVWND_MAX ? RCVWND_MAX : pcb->rcv_wnd + extra;
+	pcb->rcv_wnd = pcb->rcv_wnd + extra > max ? max : pcb->rcv_wnd + extra;
 }
 
 void rcvwnd_recved(struct tcp_pcb *pcb, size_t n)

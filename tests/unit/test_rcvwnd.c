@@ -1,6 +1,8 @@
 /* The grown receive window (proxy/rcvwnd.c) on Debian's lwIP: with window
- * scaling agreed, a pcb's window grows past lwIP's TCP_WND to RCVWND_MAX
- * and is announced (scaled, it still fits the header's 16 bits); what the
+ * scaling agreed, a pcb's window grows past lwIP's TCP_WND to the most its
+ * scale can announce (128 KiB at lwIP's own shift; with the shift of the
+ * connections lwIP opens, RCVWND_LIMIT) and is announced (scaled, it
+ * still fits the header's 16 bits); what the
  * application takes reopens it up to that bound, never past; and before a
  * close the window says whether data was left unread, which is what makes
  * lwIP's tcp_close send a FIN (all read) or an RST (unread). Without
@@ -24,12 +26,19 @@ static struct tcp_pcb *pcb_scaled(bool scaled)
 	return pcb;
 }
 
-static void test_grow(void)
+/* opened: a connection lwIP opened (its SYN announced RCVWND_SCALE) */
+static void test_grow(bool opened)
 {
 	struct tcp_pcb *pcb = pcb_scaled(true);
+	tcpwnd_size_t RCVWND_MAX;
 
+	if (opened)
+		rcvwnd_connected(pcb);
+	CHECK(pcb->rcv_scale == (opened ? RCVWND_SCALE : TCP_RCV_SCALE));
+	RCVWND_MAX = opened ? RCVWND_LIMIT - 16 : 2 * 0xFFFF;
+	CHECK(RCVWND_MAX_AT(pcb->rcv_scale) == RCVWND_MAX);
 	CHECK(RCVWND_MAX > TCP_WND);
-	CHECK((RCVWND_MAX >> TCP_RCV_SCALE) <= 0xFFFF);
+	CHECK((RCVWND_MAX >> pcb->rcv_scale) <= 0xFFFF);
 	/* 20 KiB arrive (lwIP takes them off rcv_wnd) and are read: grown,
 	 * announced with that read */
 	pcb->rcv_wnd -= 20 * 1024;
@@ -67,6 +76,11 @@ static void test_unscaled(void)
 	struct tcp_pcb *pcb = pcb_scaled(false);
 	tcpwnd_size_t before = pcb->rcv_wnd;
 
+	/* the peer did not scale (so it took no scale from our SYN either):
+	 * lwIP's unscaled windows stand */
+	rcvwnd_connected(pcb);
+	CHECK(pcb->rcv_scale == 0);
+
 	rcvwnd_grow(pcb);
 	CHECK(pcb->rcv_wnd == before);
 	pcb->rcv_wnd -= 5000;
@@ -82,7 +96,8 @@ int main(void)
 {
 	tcpip_init(NULL, NULL);
 	LOCK_TCPIP_CORE();
-	test_grow();
+	test_grow(false);
+	test_grow(true);
 	test_unscaled();
 	UNLOCK_TCPIP_CORE();
 	return test_finish("test_rcvwnd");
