@@ -14,6 +14,7 @@
 #include "log.h"
 #include "proxy.h"
 #include "rcvwnd.h"
+#include "timewait.h"
 
 enum {
 	CONN_IOV = 16,
@@ -374,6 +375,7 @@ void conn_connect(struct conn *c, const ip_addr_t *addr, uint16_t port)
 {
 	err_t err = ERR_MEM;
 
+	timewait_trim(TIMEWAIT_MAX); /* before lwIP looks for a free port */
 	c->pcb = tcp_new_ip_type(IP_GET_TYPE(addr));
 	if (c->pcb) {
 		conn_hook(c);

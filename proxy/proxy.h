@@ -33,7 +33,8 @@ struct proxy {
 int services_open(struct proxy *px, const char *file);
 /* Listeners paused for want of descriptors listen again (a conn ended). */
 void services_resume(struct proxy *px);
-/* Milliseconds until the services want a tick (idle UDP flows). */
+/* Milliseconds until the services want a tick (idle UDP flows); bounds
+ * the TIME_WAIT connections too (timewait.h). */
 uint64_t services_tick(void *px);
 
 /* The front ends (a conn's host side before the splice). */

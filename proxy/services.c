@@ -11,6 +11,7 @@
 
 #include "log.h"
 #include "proxy.h"
+#include "timewait.h"
 
 struct listener {
 	struct loop_handler h;
@@ -179,5 +180,8 @@ void services_resume(struct proxy *px)
 
 uint64_t services_tick(void *arg)
 {
+	/* what the tunnel-side listeners' connections left in TIME_WAIT (the
+	 * connections the proxy opens are bounded at each connect) */
+	timewait_trim(TIMEWAIT_MAX);
 	return udp_tunnel_sweep(arg);
 }

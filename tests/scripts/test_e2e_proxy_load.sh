@@ -1,6 +1,8 @@
 #!/bin/sh
 # zinctun-proxy (issue 17) under load, against a TUN-mode zinctun peer:
-# 200 SOCKS5 connections open at once all served; clients that open
+# 200 SOCKS5 connections open at once all served; 17,000 connections one
+# after another through a forward all served (more than lwIP's 16384
+# ports: those it closed first wait 2 minutes in TIME_WAIT); clients that open
 # connections and never read do not stall another client's 100 MB
 # download; once idle, the proxy uses no CPU. lib_proxy.sh; PROXY=wireproxy
 # runs the same against wireproxy (validates the test).
@@ -8,6 +10,7 @@
 set -u
 . "$(dirname "$0")/lib_proxy.sh"
 MANY=200
+IN_A_ROW=17000		# > 16384 ephemeral ports, within TIME_WAIT's 2 minutes
 STALLERS=20
 STALL_SECS=60	# the other client's download must finish within this
 IDLE_SECS=3
@@ -23,6 +26,11 @@ log "$MANY SOCKS5 connections at once"
 ip netns exec "$N2" timeout 120 python3 "$PROXY_TOOL" socks-many 127.0.0.1 "$SOCKS_PORT" \
 	"$(tun4 1)" "$ECHO_PORT" "$MANY" >"$T/many.out" 2>&1 || { cat "$T/many.out"; fail "$MANY connections"; }
 ok "$(cat "$T/many.out")"
+
+log "$IN_A_ROW connections one after another through a forward"
+ip netns exec "$N2" timeout 600 python3 "$PROXY_TOOL" fwd-count 127.0.0.1 "$FWD_ECHO_PORT" \
+	"$IN_A_ROW" >"$T/row.out" 2>&1 || { cat "$T/row.out"; fail "$IN_A_ROW connections in a row"; }
+ok "$(cat "$T/row.out")"
 
 log "$STALLERS connections that never read, then a download beside them"
 spawn_in "$N2" stall python3 "$PROXY_TOOL" stall 127.0.0.1 "$SOCKS_PORT" "$(tun4 1)" "$WEB_PORT" /big "$STALLERS"

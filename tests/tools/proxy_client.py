@@ -10,6 +10,11 @@
                                             and never read; "ready" once sent
   socks-rate PROXY PORT HOST TPORT SECS     (bench) CONNECT+echo+close per s
   fwd-rate HOST PORT SECS                   (bench) the same without SOCKS
+  fwd-count HOST PORT N                     N connections through a forward
+                                            to an echo server one after
+                                            another, each echoed once; prints
+                                            N and the rate, fails at the first
+                                            one refused or not echoed
   fwd-hold HOST PORT N                      (bench) N connections through a
                                             forward to an echo server, each
                                             echoed once; "ready", then held
@@ -290,6 +295,21 @@ def cmd_fwd_rate(host, port, secs):
     print("%.0f" % (n / float(secs)))
 
 
+def cmd_fwd_count(host, port, n):
+    start = time.monotonic()
+    for i in range(int(n)):
+        try:
+            s = socket.create_connection((host, int(port)), timeout=TIMEOUT)
+            s.sendall(b"x")
+            if s.recv(1) != b"x":
+                die("connection %d of %s: not echoed" % (i + 1, n))
+            s.close()
+        except OSError as e:
+            die("connection %d of %s: %s" % (i + 1, n, e))
+    took = time.monotonic() - start
+    print("%s connections in %.0f s (%.0f/s)" % (n, took, int(n) / took))
+
+
 def cmd_fwd_hold(host, port, n):
     conns = []
     for _ in range(int(n)):
@@ -336,6 +356,7 @@ COMMANDS = {
     "stall": cmd_stall,
     "socks-rate": cmd_socks_rate,
     "fwd-rate": cmd_fwd_rate,
+    "fwd-count": cmd_fwd_count,
     "fwd-hold": cmd_fwd_hold,
     "blast-server": cmd_blast_server,
 }
