@@ -52,7 +52,8 @@ static size_t segment(uint8_t *p, bool v6, uint8_t flags, const uint8_t *opts, s
  * offset); the same without the NOP (even); behind timestamps and SACK. */
 static const uint8_t LWIP[] = {2, 4, 0x05, 0xb4, 1, 3, 3, FROM};
 static const uint8_t EVEN[] = {2, 4, 0x05, 0xb4, 3, 3, FROM, 0};
-static const uint8_t LATE[] = {2, 4, 0x05, 0xb4, 4, 2, 8, 10, 1, 2, 3, 4, 0, 0, 0, 0, 1, 3, 3, FROM};
+static const uint8_t LATE[] = {2, 4, 0x05, 0xb4, 4, 2, 8, 10, 1, 2,
+			       3, 4, 0,	   0,	 0, 0, 1, 3,  3, FROM};
 
 static void rewritten(bool v6, const uint8_t *opts, size_t olen, size_t shift_at)
 {
