@@ -16,7 +16,8 @@ enum {
 	PROXY_DNS_PORT = 53,
 	PROXY_DNS_TIMEOUT_MS = 2000, /* per try */
 	PROXY_DNS_TRIES = 3,
-	PROXY_UDP_SWEEP_MS = 1000, /* how often idle UDP flows are looked for */
+	PROXY_UDP_SWEEP_MS = 1000,     /* how often idle UDP flows are looked for */
+	PROXY_TIMEWAIT_TRIM_MS = 1000, /* how often the tick bounds TIME_WAIT */
 };
 
 struct proxy {
@@ -27,6 +28,7 @@ struct proxy {
 	struct udp_tunnel *udp;	    /* [UDPProxyTunnel]s */
 	struct listener *paused;    /* listeners out of descriptors */
 	struct conn *flushq;	    /* conns with tunnel bytes for their host (conn.h) */
+	uint32_t timewait_trim_at;  /* sys_now() of the tick's next timewait_trim, 0: now */
 };
 
 /* Opens every service's listener; errors say FILE:LINE. */
