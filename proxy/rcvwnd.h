@@ -8,7 +8,7 @@
  * what the pcb's scale can announce, at most RCVWND_LIMIT, once the peer
  * agreed to window scaling; without it, they are tcp_recved. The
  * connections lwIP opens announce the larger RCVWND_SCALE (synscale.h,
- * rcvwnd_connected); those it accepts keep TCP_RCV_SCALE. A client that
+ * rcvwnd_connected), and so do those it accepts. A client that
  * does not read then holds at most one such window of the proxy's
  * memory. */
 #ifndef ZTP_RCVWND_H
@@ -19,9 +19,10 @@
 
 #include "lwip/tcp.h"
 
-/* The shift lwIP's SYNs announce instead of TCP_RCV_SCALE, and the most
- * a grown window opens to: a round trip's worth at several Gbit/s, and
- * what a client that does not read may hold of the proxy's memory. */
+/* The shift lwIP's SYNs and SYN-ACKs announce instead of TCP_RCV_SCALE,
+ * and the most a grown window opens to: a round trip's worth at several
+ * Gbit/s, and what a client that does not read may hold of the proxy's
+ * memory. */
 #define RCVWND_SCALE 4
 #define RCVWND_LIMIT ((tcpwnd_size_t)1 << 20)
 
@@ -35,9 +36,10 @@
  * update packet. */
 #define RCVWND_BULK ((size_t)TCP_WND / 4)
 
-/* In the connected callback of a connection lwIP opened (its SYN went out
- * with RCVWND_SCALE): from now on its windows are announced with that
- * shift, if the peer agreed to window scaling. */
+/* In the callback where a connection becomes established (connected, for
+ * one lwIP opened; accept, for one it accepted), its SYN or SYN-ACK having
+ * gone out with RCVWND_SCALE: from now on its windows are announced with
+ * that shift, if the peer agreed to window scaling. */
 void rcvwnd_connected(struct tcp_pcb *pcb);
 /* Opens the window from TCP_WND to its most; the next rcvwnd_recved
  * announces it (one window update for both). */

@@ -9,7 +9,6 @@ enum {
 	TCP_OFF_DOFF = 12, /* data offset, in 32-bit words, high nibble */
 	TCP_OFF_FLAGS = 13,
 	TCP_FLAG_SYN = 0x02,
-	TCP_FLAG_ACK = 0x10,
 	TCP_OPT_END = 0,
 	TCP_OPT_NOP = 1,
 	TCP_OPT_WS = 3, /* RFC 7323: kind 3, length 3, shift */
@@ -58,7 +57,7 @@ bool syn_scale_rewrite(uint8_t *pkt, size_t len, uint8_t from, uint8_t to)
 	if (!l4)
 		return false;
 	tcp = pkt + l4;
-	if ((tcp[TCP_OFF_FLAGS] & (TCP_FLAG_SYN | TCP_FLAG_ACK)) != TCP_FLAG_SYN)
+	if (!(tcp[TCP_OFF_FLAGS] & TCP_FLAG_SYN))
 		return false;
 	doff = (size_t)(tcp[TCP_OFF_DOFF] >> 4) * 4;
 	if (doff < TCP_HDR_MIN || l4 + doff > len)

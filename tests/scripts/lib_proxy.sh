@@ -28,6 +28,8 @@ FWD_ECHO_PORT=7001	# [TCPClientTunnel] -> echo server (load and bench)
 ECHO_PORT=7000		# echo server in the peer namespace
 SERVER_TUN_PORT=9000	# [TCPServerTunnel] ListenPort on the proxy's tunnel address
 LOCAL_WEB_PORT=9001	# its Target: a web server in the client namespace
+SERVER_TUN_IPERF_PORT=9002	# another [TCPServerTunnel] ListenPort
+LOCAL_IPERF_PORT=5203	# its Target: an iperf3 server in the client namespace
 UDP_DNS_PORT=5353	# [UDPProxyTunnel] -> dnsmasq
 PROXY_USER=zt-user
 PROXY_PASS=s3cret-pw
@@ -92,8 +94,10 @@ peer_setup() {
 	spawn_in "$N1" iperf3-s iperf3 -s -B "$(tun4 1)" -p "$IPERF_PORT"
 	spawn_in "$N1" echo python3 "$PROXY_TOOL" echo-server "$(tun4 1)" "$ECHO_PORT"
 	spawn_in "$N2" localweb python3 -m http.server "$LOCAL_WEB_PORT" --bind 127.0.0.1 --directory "$T/local"
+	spawn_in "$N2" localiperf iperf3 -s -B 127.0.0.1 -p "$LOCAL_IPERF_PORT"
 	wait_tcp "$N1" "$WEB_PORT" && wait_tcp "$N1" "$IPERF_PORT" && wait_tcp "$N1" "$ECHO_PORT" &&
-		wait_tcp "$N2" "$LOCAL_WEB_PORT" || fail "servers in the namespaces did not start"
+		wait_tcp "$N2" "$LOCAL_WEB_PORT" && wait_tcp "$N2" "$LOCAL_IPERF_PORT" ||
+		fail "servers in the namespaces did not start"
 	wait_udp "$N1" 53 || fail "dnsmasq did not start"
 }
 
@@ -169,6 +173,10 @@ write_conf() {
 	[TCPServerTunnel]
 	ListenPort = $SERVER_TUN_PORT
 	Target = 127.0.0.1:$LOCAL_WEB_PORT
+
+	[TCPServerTunnel]
+	ListenPort = $SERVER_TUN_IPERF_PORT
+	Target = 127.0.0.1:$LOCAL_IPERF_PORT
 	EOF
 	# wireproxy v1.0.9 has no [UDPProxyTunnel] and refuses the section
 	[ "$PROXY_IMPL" = wireproxy ] || cat >>"$1" <<-EOF

@@ -70,6 +70,15 @@ check_forwards() {
 		sha256sum | cut -d' ' -f1)
 	[ "$got" = "$want" ] || fail "[TCPServerTunnel]: the peer's download differs"
 	ok "[TCPServerTunnel]: the peer downloaded 10 MB from the client side, identical"
+	# and sends to it (the proxy's lwIP receives: its accepted connection's
+	# window, scale 4 in its SYN-ACK) and back
+	for dir in "" -R; do
+		ip netns exec "$N1" timeout 30 iperf3 -c "$(tun4 2)" -p "$SERVER_TUN_IPERF_PORT" -t 2 -f m \
+			$dir >"$T/iperf.log" 2>&1 || { cat "$T/iperf.log"; fail "iperf3 $dir through [TCPServerTunnel]"; }
+		rate=$(grep receiver "$T/iperf.log" | grep -oE "[0-9.]+ Mbits/sec" | tail -1)
+		[ -n "$rate" ] && [ "${rate%% *}" != 0.00 ] || { cat "$T/iperf.log"; fail "iperf3 $dir: no data"; }
+		ok "iperf3 ${dir:+(-R, client to peer) }through [TCPServerTunnel]: $rate"
+	done
 }
 
 check_udp() {
