@@ -66,13 +66,13 @@ void zt_datapath_destroy(struct zt *zt);
  * (the kernel's TUN is read by zt_tun_main instead): zt_tx_add takes one
  * IP packet (sending the batch first when it is full), zt_tx_send routes,
  * seals and sends what it holds. Calls on one batch must not overlap (the
- * caller's lock); zt_tx_open returns NULL when out of memory. Between
- * zt_datapath_start and zt_datapath_stop. */
+ * caller's lock); zt_tx_open returns NULL when out of memory (the TUN
+ * readers take theirs from it too). Between zt_datapath_start and
+ * zt_datapath_stop; the batch lives as long as the process. */
 struct tx;
 struct tx *zt_tx_open(struct zt *zt);
 void zt_tx_add(struct tx *t, const uint8_t *pkt, size_t len);
 void zt_tx_send(struct tx *t);
-void zt_tx_close(struct tx *t);
 
 /* For tx.c, rx.c and their helpers. */
 void *zt_tun_main(void *arg); /* arg: the struct zt_tunq of its queue */

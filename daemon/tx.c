@@ -250,7 +250,7 @@ static void tx_free(struct tx *t)
 	zt_pages_free(t, sizeof(*t));
 }
 
-static struct tx *tx_new(struct zt *zt)
+struct tx *zt_tx_open(struct zt *zt)
 {
 	struct tx *t = zt_pages_alloc(sizeof(*t));
 
@@ -285,11 +285,6 @@ static void tx_release(struct tx *t)
 	zt_engine_unlock(zt);
 }
 
-struct tx *zt_tx_open(struct zt *zt)
-{
-	return tx_new(zt);
-}
-
 void zt_tx_add(struct tx *t, const uint8_t *pkt, size_t len)
 {
 	static const struct vnet_hdr none;
@@ -307,19 +302,11 @@ void zt_tx_send(struct tx *t)
 		tx_flush(t);
 }
 
-void zt_tx_close(struct tx *t)
-{
-	if (!t)
-		return;
-	tx_release(t);
-	tx_free(t);
-}
-
 void *zt_tun_main(void *arg)
 {
 	const struct zt_tunq *q = arg;
 	struct zt *zt = q->zt;
-	struct tx *t = tx_new(zt);
+	struct tx *t = zt_tx_open(zt);
 
 	if (!t) {
 		log_err("tun: out of memory");

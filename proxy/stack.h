@@ -6,7 +6,6 @@
 #ifndef ZTP_STACK_H
 #define ZTP_STACK_H
 
-#include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
 
