@@ -8,6 +8,7 @@
 #include "../wg/allowedips.h"
 #include "../wg/device.h"
 #include "../wg/peer.h"
+#include "../wg/send.h"
 #include "unit/engine_harness.h"
 
 static double seconds(void)

@@ -35,6 +35,7 @@
 
 #include "../wg/device.h"
 #include "../wg/peer.h"
+#include "../wg/send.h"
 #include "unit/engine_harness.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -201,8 +202,8 @@ static bool restore(void)
 	A.rng_ready = B.rng_ready = true;
 	wg_device_set_handshake_queue_len(A.dev, 0);
 	wg_device_set_handshake_queue_len(B.dev, 0);
-	wg_peer_staged_purge(pA);
-	wg_peer_staged_purge(pB);
+	wg_staged_purge(pA);
+	wg_staged_purge(pB);
 	A.nout = B.nout = 0;
 	A.ndelivered = B.ndelivered = 0;
 	for (int i = 0; i < 2 && !established(); i++)
@@ -237,7 +238,7 @@ static void send_sealed(const uint8_t *inner, size_t len)
 	size_t n;
 
 	B.nout = 0;
-	if (wg_peer_staged_count(pB) || !pB->keypairs.current ||
+	if (wg_staged_count(pB) || !pB->keypairs.current ||
 	    !wg_keypair_can_send(pB->keypairs.current, clk.mono))
 		return;
 	/* Route a dummy packet, then seal the raw bytes instead. */

@@ -6,6 +6,7 @@
 #include <zinc/chacha20poly1305.h>
 #include <zinc/memzero.h>
 
+#include "bytes.h"
 #include "cookie.h"
 #include "device.h"
 #include "peer.h"

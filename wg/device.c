@@ -4,42 +4,13 @@
 
 #include <zinc/curve25519.h>
 #include <zinc/memzero.h>
-#include <zinc/random.h>
 
 #include "device.h"
 #include "event.h"
+#include "expiry.h"
 #include "peer.h"
 #include "rngwait.h"
-#include "siphash.h"
 #include "timers.h"
-
-enum { PEER_INITIAL_BUCKETS = 16 };
-
-/* ---- Environment ---- */
-
-void wg_device_clock(struct wg_device *dev)
-{
-	dev->now = dev->env.now_ns(dev->env.ctx);
-}
-
-uint64_t wg_device_wall_ns(struct wg_device *dev)
-{
-	return dev->env.wall_ns(dev->env.ctx);
-}
-
-bool wg_device_random(const struct wg_device *dev, void *buf, size_t len)
-{
-	if (dev->env.get_random)
-		return dev->env.get_random(dev->env.ctx, buf, len);
-	return zinc_get_random_bytes(buf, len);
-}
-
-bool wg_device_rng_ready(struct wg_device *dev)
-{
-	if (dev->env.rng_ready)
-		return dev->env.rng_ready(dev->env.ctx);
-	return zinc_rng_is_initialized();
-}
 
 /* ---- Lifetime ---- */
 
@@ -68,10 +39,8 @@ struct wg_device *wg_device_new(const struct wg_env *env, const struct wg_io *io
 	}
 	dev->ratelimiter = wg_ratelimiter_new(rl_key);
 	dev->allowedips = wg_allowedips_new();
-	dev->peer_buckets = calloc(PEER_INITIAL_BUCKETS, sizeof(*dev->peer_buckets));
-	dev->peer_mask = PEER_INITIAL_BUCKETS - 1;
 	dev->scratch = malloc(WG_SCRATCH_SIZE);
-	if (!dev->ratelimiter || !dev->allowedips || !dev->peer_buckets || !dev->scratch ||
+	if (!dev->ratelimiter || !dev->allowedips || !dev->scratch || wg_pubkey_init(dev) ||
 	    wg_index_init(&dev->index)) {
 		wg_device_free(dev);
 		return NULL;
@@ -105,68 +74,14 @@ void wg_device_free(struct wg_device *dev)
 
 /* ---- Peer table ---- */
 
-static size_t peer_bucket(const struct wg_device *dev, const uint8_t pub[WG_PUBLIC_KEY_LEN])
-{
-	return (size_t)wg_siphash24(dev->peer_hash_key, pub, WG_PUBLIC_KEY_LEN) & dev->peer_mask;
-}
-
-struct wg_peer *wg_device_lookup_peer_internal(struct wg_device *dev,
-					       const uint8_t pub[WG_PUBLIC_KEY_LEN])
-{
-	for (struct wg_peer *p = dev->peer_buckets[peer_bucket(dev, pub)]; p; p = p->hash_next)
-		if (!memcmp(p->public_key, pub, WG_PUBLIC_KEY_LEN))
-			return p;
-	return NULL;
-}
-
-/* Chains every peer into buckets (peer_mask + 1 of them, all empty). */
-static void peer_table_fill(struct wg_device *dev, struct wg_peer **buckets)
-{
-	for (struct wg_peer *p = dev->peer_first; p; p = p->list_next) {
-		size_t b = peer_bucket(dev, p->public_key);
-		p->hash_next = buckets[b];
-		buckets[b] = p;
-	}
-}
-
-static void peer_table_grow(struct wg_device *dev)
-{
-	size_t n = (dev->peer_mask + 1) * 2;
-	struct wg_peer **nb = calloc(n, sizeof(*nb));
-
-	if (!nb)
-		return;
-	dev->peer_mask = n - 1;
-	peer_table_fill(dev, nb);
-	free(dev->peer_buckets);
-	dev->peer_buckets = nb;
-}
-
-bool wg_device_redraw_hash_keys(struct wg_device *dev)
-{
-	uint8_t peer_key[WG_SIPHASH_KEY_LEN], rl_key[WG_SIPHASH_KEY_LEN];
-
-	if (!wg_device_random(dev, peer_key, sizeof(peer_key)) ||
-	    !wg_device_random(dev, rl_key, sizeof(rl_key)))
-		return false;
-	memcpy(dev->peer_hash_key, peer_key, sizeof(peer_key));
-	memset(dev->peer_buckets, 0, (dev->peer_mask + 1) * sizeof(*dev->peer_buckets));
-	peer_table_fill(dev, dev->peer_buckets);
-	wg_ratelimiter_rekey(dev->ratelimiter, rl_key);
-	zinc_memzero(peer_key, sizeof(peer_key));
-	zinc_memzero(rl_key, sizeof(rl_key));
-	return true;
-}
-
 struct wg_peer *wg_device_peer_lookup(struct wg_device *dev, const uint8_t pub[WG_PUBLIC_KEY_LEN])
 {
-	return wg_device_lookup_peer_internal(dev, pub);
+	return wg_pubkey_lookup(dev, pub);
 }
 
 struct wg_peer *wg_device_peer_add(struct wg_device *dev, const uint8_t pub[WG_PUBLIC_KEY_LEN])
 {
-	struct wg_peer *peer = wg_device_lookup_peer_internal(dev, pub);
-	size_t b;
+	struct wg_peer *peer = wg_pubkey_lookup(dev, pub);
 
 	if (peer)
 		return peer;
@@ -177,11 +92,7 @@ struct wg_peer *wg_device_peer_add(struct wg_device *dev, const uint8_t pub[WG_P
 	peer = wg_peer_create(dev, pub);
 	if (!peer)
 		return NULL;
-	if (dev->peer_count >= dev->peer_mask + 1)
-		peer_table_grow(dev);
-	b = peer_bucket(dev, pub);
-	peer->hash_next = dev->peer_buckets[b];
-	dev->peer_buckets[b] = peer;
+	wg_pubkey_insert(dev, peer);
 	peer->list_prev = dev->peer_last;
 	if (dev->peer_last)
 		dev->peer_last->list_next = peer;
@@ -195,14 +106,7 @@ struct wg_peer *wg_device_peer_add(struct wg_device *dev, const uint8_t pub[WG_P
 
 void wg_device_peer_remove(struct wg_device *dev, struct wg_peer *peer)
 {
-	struct wg_peer **pp = &dev->peer_buckets[peer_bucket(dev, peer->public_key)];
-
-	for (; *pp; pp = &(*pp)->hash_next) {
-		if (*pp == peer) {
-			*pp = peer->hash_next;
-			break;
-		}
-	}
+	wg_pubkey_remove(dev, peer);
 	if (peer->list_prev)
 		peer->list_prev->list_next = peer->list_next;
 	else
@@ -211,7 +115,7 @@ void wg_device_peer_remove(struct wg_device *dev, struct wg_peer *peer)
 		peer->list_next->list_prev = peer->list_prev;
 	else
 		dev->peer_last = peer->list_prev;
-	peer->list_prev = peer->list_next = peer->hash_next = NULL;
+	peer->list_prev = peer->list_next = NULL;
 	dev->peer_count--;
 	wg_event_peer(dev, WG_EVENT_PEER_REMOVED, peer);
 	wg_peer_kill(dev, peer);
@@ -277,7 +181,7 @@ void wg_device_set_private_key(struct wg_device *dev, const uint8_t key[WG_PUBLI
 		if (!zinc_curve25519_generate_public(pub, priv))
 			memset(pub, 0, WG_PUBLIC_KEY_LEN);
 		/* A peer with our own public key cannot exist (Linux does the same). */
-		peer = wg_device_lookup_peer_internal(dev, pub);
+		peer = wg_pubkey_lookup(dev, pub);
 		if (peer)
 			wg_device_peer_remove(dev, peer);
 		memcpy(dev->static_private, priv, WG_PUBLIC_KEY_LEN);
@@ -345,7 +249,7 @@ uint64_t wg_device_tick(struct wg_device *dev)
 		wg_ratelimiter_gc(dev->ratelimiter, dev->now);
 		dev->ratelimiter_gc_at = dev->now + WG_NS_PER_SEC;
 	}
-	wg_timers_run(dev);
+	wg_expiry_run(dev);
 	next = wg_device_next_deadline(dev);
 	if (wg_ratelimiter_count(dev->ratelimiter) && dev->ratelimiter_gc_at < next)
 		next = dev->ratelimiter_gc_at;
@@ -354,41 +258,7 @@ uint64_t wg_device_tick(struct wg_device *dev)
 
 uint64_t wg_device_next_deadline(const struct wg_device *dev)
 {
-	uint64_t timers = wg_timers_next_deadline(dev), rng = wg_rng_deadline(dev);
+	uint64_t timers = wg_timers_next_deadline(dev), rng = dev->rng_poll_at;
 
 	return rng < timers ? rng : timers;
-}
-
-bool wg_device_send_to_peer(struct wg_device *dev, struct wg_peer *peer, const uint8_t *pkt,
-			    size_t len)
-{
-	if (!peer->has_endpoint)
-		return false;
-	dev->io.send(dev->io.ctx, &peer->endpoint, pkt, len);
-	peer->tx_bytes += len;
-	return true;
-}
-
-/* ---- Routing ---- */
-
-bool wg_ip_addr(const uint8_t *pkt, size_t len, bool src, int *family, const uint8_t **addr)
-{
-	if (len >= 20 && pkt[0] >> 4 == 4) {
-		*family = AF_INET;
-		*addr = pkt + (src ? 12 : 16);
-		return true;
-	}
-	if (len >= 40 && pkt[0] >> 4 == 6) {
-		*family = AF_INET6;
-		*addr = pkt + (src ? 8 : 24);
-		return true;
-	}
-	return false;
-}
-
-struct wg_peer *wg_device_route(struct wg_device *dev, int family, const uint8_t *addr)
-{
-	struct wg_allowedips_owner *o = wg_allowedips_lookup(dev->allowedips, family, addr);
-
-	return o ? wg_container_of(o, struct wg_peer, aips) : NULL;
 }

@@ -9,10 +9,10 @@
 #include <zinc/curve25519.h>
 #include <zinc/memzero.h>
 
-#include "device.h"
+#include "bytes.h"
 #include "event.h"
-#include "peer.h"
-#include "timers.h"
+#include "handshake.h"
+#include "send.h"
 
 /* What is left to do with a job (job->s.stage). */
 enum wg_handshake_stage {
@@ -250,7 +250,7 @@ static int commit_initiation(struct wg_device *dev, struct wg_handshake_job *job
 	if (!peer) {
 		/* authentic, from a key we do not know: worth telling (a peer
 		 * not configured here, or given the wrong key) */
-		if (!wg_device_lookup_peer_internal(dev, job->s.remote_static))
+		if (!wg_pubkey_lookup(dev, job->s.remote_static))
 			wg_event_refused(dev, WG_EVENT_UNKNOWN_PEER, &job->s.from,
 					 job->s.remote_static);
 		return WG_ERR_DROPPED;

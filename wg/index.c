@@ -1,10 +1,13 @@
-/* Receiver index table: chained hashing on the (random) index itself. */
+/* Lookup tables (the Linux module's peerlookup.c): receiver indices, by
+ * chained hashing on the (random) index itself; peers by public key. */
 #include <stdlib.h>
+#include <string.h>
 
 #include "device.h"
 #include "index.h"
+#include "peer.h"
 
-enum { INDEX_INITIAL_BUCKETS = 64 };
+enum { INDEX_INITIAL_BUCKETS = 64, PUBKEY_INITIAL_BUCKETS = 16 };
 
 int wg_index_init(struct wg_index_table *t)
 {
@@ -117,4 +120,72 @@ struct wg_index_entry *wg_index_lookup(const struct wg_index_table *t, uint32_t 
 	if (e && (e->type & types))
 		return e;
 	return NULL;
+}
+
+/* ---- Peers by public key (SipHash with dev->peer_hash_key) ---- */
+
+int wg_pubkey_init(struct wg_device *dev)
+{
+	dev->peer_buckets = calloc(PUBKEY_INITIAL_BUCKETS, sizeof(*dev->peer_buckets));
+	dev->peer_mask = PUBKEY_INITIAL_BUCKETS - 1;
+	return dev->peer_buckets ? 0 : -1;
+}
+
+static size_t pubkey_bucket(const struct wg_device *dev, const uint8_t pub[WG_PUBLIC_KEY_LEN])
+{
+	return (size_t)wg_siphash24(dev->peer_hash_key, pub, WG_PUBLIC_KEY_LEN) & dev->peer_mask;
+}
+
+struct wg_peer *wg_pubkey_lookup(struct wg_device *dev, const uint8_t pub[WG_PUBLIC_KEY_LEN])
+{
+	for (struct wg_peer *p = dev->peer_buckets[pubkey_bucket(dev, pub)]; p; p = p->hash_next)
+		if (!memcmp(p->public_key, pub, WG_PUBLIC_KEY_LEN))
+			return p;
+	return NULL;
+}
+
+/* Chains every peer of the device list into buckets (all empty). */
+static void pubkey_fill(struct wg_device *dev, struct wg_peer **buckets)
+{
+	for (struct wg_peer *p = dev->peer_first; p; p = p->list_next) {
+		size_t b = pubkey_bucket(dev, p->public_key);
+		p->hash_next = buckets[b];
+		buckets[b] = p;
+	}
+}
+
+void wg_pubkey_rehash(struct wg_device *dev)
+{
+	memset(dev->peer_buckets, 0, (dev->peer_mask + 1) * sizeof(*dev->peer_buckets));
+	pubkey_fill(dev, dev->peer_buckets);
+}
+
+void wg_pubkey_insert(struct wg_device *dev, struct wg_peer *peer)
+{
+	size_t b, n = (dev->peer_mask + 1) * 2;
+	struct wg_peer **nb;
+
+	/* Doubles the table first when full; out of memory: longer chains. */
+	if (dev->peer_count >= dev->peer_mask + 1 && (nb = calloc(n, sizeof(*nb)))) {
+		dev->peer_mask = n - 1;
+		pubkey_fill(dev, nb);
+		free(dev->peer_buckets);
+		dev->peer_buckets = nb;
+	}
+	b = pubkey_bucket(dev, peer->public_key);
+	peer->hash_next = dev->peer_buckets[b];
+	dev->peer_buckets[b] = peer;
+}
+
+void wg_pubkey_remove(struct wg_device *dev, struct wg_peer *peer)
+{
+	struct wg_peer **pp = &dev->peer_buckets[pubkey_bucket(dev, peer->public_key)];
+
+	for (; *pp; pp = &(*pp)->hash_next) {
+		if (*pp == peer) {
+			*pp = peer->hash_next;
+			break;
+		}
+	}
+	peer->hash_next = NULL;
 }

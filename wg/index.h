@@ -1,11 +1,13 @@
-/* Receiver index table: random u32 local indices (unique on the device) to
- * the handshake or keypair that owns them. */
+/* Lookup tables: receiver indices, random u32s unique on the device, to the
+ * handshake or keypair that owns them; peers by public key. */
 #ifndef WG_INDEX_H
 #define WG_INDEX_H
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+#include "wg/wg.h"
 
 struct wg_device;
 struct wg_peer;
@@ -41,5 +43,14 @@ void wg_index_replace(struct wg_index_table *t, struct wg_index_entry *old,
 /* types: a mask of enum wg_index_type. */
 struct wg_index_entry *wg_index_lookup(const struct wg_index_table *t, uint32_t index,
 				       unsigned types);
+
+/* The peer table (dev->peer_buckets): lookup, and insertion and removal
+ * while the caller links and unlinks the device list; rehash after a new
+ * dev->peer_hash_key. */
+int wg_pubkey_init(struct wg_device *dev);
+struct wg_peer *wg_pubkey_lookup(struct wg_device *dev, const uint8_t pub[WG_PUBLIC_KEY_LEN]);
+void wg_pubkey_insert(struct wg_device *dev, struct wg_peer *peer);
+void wg_pubkey_remove(struct wg_device *dev, struct wg_peer *peer);
+void wg_pubkey_rehash(struct wg_device *dev);
 
 #endif

@@ -9,10 +9,10 @@
 #include <zinc/curve25519.h>
 #include <zinc/memzero.h>
 
+#include "bytes.h"
 #include "device.h"
 #include "noise.h"
 #include "peer.h"
-#include "timers.h"
 
 /* ---- Primitives ---- */
 
@@ -373,7 +373,7 @@ bool wg_noise_create_initiation(struct wg_device *dev, struct wg_peer *peer,
 struct wg_peer *wg_noise_commit_initiation(struct wg_device *dev,
 					   const struct wg_handshake_job_state *s)
 {
-	struct wg_peer *peer = wg_device_lookup_peer_internal(dev, s->remote_static);
+	struct wg_peer *peer = wg_pubkey_lookup(dev, s->remote_static);
 	struct wg_handshake *hs;
 	bool replay, flood;
 

@@ -1,4 +1,4 @@
-/* Peers: lifetime, configuration API, staged packets, endpoint. */
+/* Peers: lifetime, configuration API, endpoint. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,6 +8,7 @@
 #include "device.h"
 #include "event.h"
 #include "peer.h"
+#include "send.h"
 
 struct wg_peer *wg_peer_create(struct wg_device *dev, const uint8_t pub[WG_PUBLIC_KEY_LEN])
 {
@@ -24,85 +25,17 @@ struct wg_peer *wg_peer_create(struct wg_device *dev, const uint8_t pub[WG_PUBLI
 	return peer;
 }
 
-void wg_peer_get(struct wg_peer *peer)
-{
-	peer->refcount++;
-}
-
-void wg_peer_put(struct wg_peer *peer)
-{
-	if (!peer || --peer->refcount)
-		return;
-	zinc_memzero(peer, sizeof(*peer));
-	free(peer);
-}
-
 void wg_peer_kill(struct wg_device *dev, struct wg_peer *peer)
 {
 	peer->dead = true;
 	wg_timers_stop(dev, peer);
-	wg_peer_staged_purge(peer);
+	wg_staged_purge(peer);
 	wg_allowedips_remove_by_owner(dev->allowedips, &peer->aips);
 	wg_noise_handshake_clear(dev, peer);
 	wg_noise_keypairs_clear(dev, peer);
 	zinc_memzero(peer->preshared_key, WG_SYMMETRIC_KEY_LEN);
 	wg_cookie_maker_wipe(&peer->cookie);
 	wg_peer_put(peer);
-}
-
-/* ---- Staged packets ---- */
-
-bool wg_peer_stage(struct wg_peer *peer, const uint8_t *pkt, size_t len)
-{
-	struct wg_staged *q = peer->staged;
-	uint8_t *copy;
-	unsigned slot;
-
-	if (!q) {
-		q = calloc(1, sizeof(*q));
-		if (!q)
-			return false;
-		peer->staged = q;
-	}
-	copy = malloc(len ? len : 1);
-	if (!copy)
-		return false;
-	if (len)
-		memcpy(copy, pkt, len);
-	if (q->count == WG_MAX_STAGED_PACKETS) {
-		/* Full: the oldest packet makes room. Plaintext: wiped. */
-		peer->dev->stats.dropped_staged++;
-		zinc_memzero(q->slot[q->head].data, q->slot[q->head].len);
-		free(q->slot[q->head].data);
-		q->head = (uint16_t)((q->head + 1) % WG_MAX_STAGED_PACKETS);
-		q->count--;
-	}
-	slot = (q->head + q->count) % WG_MAX_STAGED_PACKETS;
-	q->slot[slot].data = copy;
-	q->slot[slot].len = (uint32_t)len;
-	q->count++;
-	return true;
-}
-
-void wg_peer_staged_purge(struct wg_peer *peer)
-{
-	struct wg_staged *q = peer->staged;
-
-	if (!q)
-		return;
-	for (unsigned i = 0; i < q->count; i++) {
-		unsigned k = (q->head + i) % WG_MAX_STAGED_PACKETS;
-
-		zinc_memzero(q->slot[k].data, q->slot[k].len);
-		free(q->slot[k].data);
-	}
-	free(q);
-	peer->staged = NULL;
-}
-
-size_t wg_peer_staged_count(const struct wg_peer *peer)
-{
-	return peer->staged ? peer->staged->count : 0;
 }
 
 /* ---- Endpoint ---- */

@@ -6,6 +6,9 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
+
+#include <zinc/memzero.h>
 
 #include "wg/wg.h"
 #include "allowedips.h"
@@ -64,13 +67,18 @@ struct wg_peer *wg_peer_create(struct wg_device *dev, const uint8_t pub[WG_PUBLI
 /* Unlinks nothing: the device does that; wipes keys, drops staged packets,
  * releases the device's reference. */
 void wg_peer_kill(struct wg_device *dev, struct wg_peer *peer);
-void wg_peer_get(struct wg_peer *peer);
-void wg_peer_put(struct wg_peer *peer);
-
-/* Staged packet queue. */
-bool wg_peer_stage(struct wg_peer *peer, const uint8_t *pkt, size_t len);
-void wg_peer_staged_purge(struct wg_peer *peer);
-size_t wg_peer_staged_count(const struct wg_peer *peer);
+static inline void wg_peer_get(struct wg_peer *peer)
+{
+	peer->refcount++;
+}
+/* The last reference frees the peer (wiped). */
+static inline void wg_peer_put(struct wg_peer *peer)
+{
+	if (!peer || --peer->refcount)
+		return;
+	zinc_memzero(peer, sizeof(*peer));
+	free(peer);
+}
 
 /* Roaming: the endpoint becomes the source of an authenticated packet. */
 void wg_peer_set_endpoint_from(struct wg_peer *peer, const struct wg_endpoint *from);

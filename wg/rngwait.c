@@ -1,32 +1,27 @@
 /* Waiting for the system RNG: remembers who needs it, polls it from the
  * tick only while someone does, and catches up once it is seeded. */
+#include <string.h>
+
+#include <zinc/memzero.h>
+
 #include "rngwait.h"
+#include "send.h"
 
-#include "device.h"
-#include "peer.h"
-#include "timers.h"
-
-static void start_polling(struct wg_device *dev)
+/* New SipHash keys for the peer table and the rate limiter, and everything
+ * keyed by them rehashed; false (keys unchanged) if the RNG fails. */
+static bool redraw_hash_keys(struct wg_device *dev)
 {
-	if (dev->rng_poll_at == WG_TIMER_OFF)
-		dev->rng_poll_at = dev->now + WG_RNG_POLL_INTERVAL;
-}
+	uint8_t peer_key[WG_SIPHASH_KEY_LEN], rl_key[WG_SIPHASH_KEY_LEN];
 
-void wg_rng_wait_for_keys(struct wg_device *dev)
-{
-	dev->rng_weak_keys = true;
-	start_polling(dev);
-}
-
-void wg_rng_wait_for_initiation(struct wg_device *dev, struct wg_peer *peer)
-{
-	peer->rng_wants_initiation = true;
-	start_polling(dev);
-}
-
-uint64_t wg_rng_deadline(const struct wg_device *dev)
-{
-	return dev->rng_poll_at;
+	if (!wg_device_random(dev, peer_key, sizeof(peer_key)) ||
+	    !wg_device_random(dev, rl_key, sizeof(rl_key)))
+		return false;
+	memcpy(dev->peer_hash_key, peer_key, sizeof(peer_key));
+	wg_pubkey_rehash(dev);
+	wg_ratelimiter_rekey(dev->ratelimiter, rl_key);
+	zinc_memzero(peer_key, sizeof(peer_key));
+	zinc_memzero(rl_key, sizeof(rl_key));
+	return true;
 }
 
 /* Every peer that was refused an initiation sends one now, as a first
@@ -47,12 +42,12 @@ void wg_rng_run(struct wg_device *dev)
 		return;
 	dev->rng_poll_at = WG_TIMER_OFF;
 	if (!wg_device_rng_ready(dev)) {
-		start_polling(dev);
+		wg_rng_start_polling(dev);
 		return;
 	}
 	if (dev->rng_weak_keys) {
 		dev->rng_weak_keys = false;
-		if (!wg_device_redraw_hash_keys(dev))
+		if (!redraw_hash_keys(dev))
 			wg_rng_wait_for_keys(dev);
 	}
 	/* A refusal in here (the RNG flapping, a test seam) polls again. */

@@ -11,19 +11,28 @@
 
 #include <stdint.h>
 
-#include "messages.h"
+#include "device.h"
+#include "peer.h"
 
 #define WG_RNG_POLL_INTERVAL (250 * WG_NS_PER_MS)
 
-struct wg_device;
-struct wg_peer;
-
+static inline void wg_rng_start_polling(struct wg_device *dev)
+{
+	if (dev->rng_poll_at == WG_TIMER_OFF)
+		dev->rng_poll_at = dev->now + WG_RNG_POLL_INTERVAL;
+}
 /* The device's hash keys were drawn while unseeded: redraw once seeded. */
-void wg_rng_wait_for_keys(struct wg_device *dev);
+static inline void wg_rng_wait_for_keys(struct wg_device *dev)
+{
+	dev->rng_weak_keys = true;
+	wg_rng_start_polling(dev);
+}
 /* The peer's initiation was refused for the RNG: initiate once seeded. */
-void wg_rng_wait_for_initiation(struct wg_device *dev, struct wg_peer *peer);
-/* Absolute time of the next look at the RNG, WG_TIMER_OFF if none. */
-uint64_t wg_rng_deadline(const struct wg_device *dev);
+static inline void wg_rng_wait_for_initiation(struct wg_device *dev, struct wg_peer *peer)
+{
+	peer->rng_wants_initiation = true;
+	wg_rng_start_polling(dev);
+}
 /* From the tick: looks at the RNG when due, acts once it is seeded. */
 void wg_rng_run(struct wg_device *dev);
 

@@ -6,11 +6,77 @@
 #include <zinc/chacha20poly1305.h>
 #include <zinc/memzero.h>
 
-#include "device.h"
+#include "bytes.h"
 #include "event.h"
-#include "peer.h"
 #include "rngwait.h"
-#include "timers.h"
+#include "send.h"
+
+/* Sends a datagram to the peer's endpoint, counting tx bytes. */
+static bool send_to_peer(struct wg_device *dev, struct wg_peer *peer, const uint8_t *pkt,
+			 size_t len)
+{
+	if (!peer->has_endpoint)
+		return false;
+	dev->io.send(dev->io.ctx, &peer->endpoint, pkt, len);
+	peer->tx_bytes += len;
+	return true;
+}
+
+/* ---- Staged packets ---- */
+
+static bool stage(struct wg_peer *peer, const uint8_t *pkt, size_t len)
+{
+	struct wg_staged *q = peer->staged;
+	uint8_t *copy;
+	unsigned slot;
+
+	if (!q) {
+		q = calloc(1, sizeof(*q));
+		if (!q)
+			return false;
+		peer->staged = q;
+	}
+	copy = malloc(len ? len : 1);
+	if (!copy)
+		return false;
+	if (len)
+		memcpy(copy, pkt, len);
+	if (q->count == WG_MAX_STAGED_PACKETS) {
+		/* Full: the oldest packet makes room. Plaintext: wiped. */
+		peer->dev->stats.dropped_staged++;
+		zinc_memzero(q->slot[q->head].data, q->slot[q->head].len);
+		free(q->slot[q->head].data);
+		q->head = (uint16_t)((q->head + 1) % WG_MAX_STAGED_PACKETS);
+		q->count--;
+	}
+	slot = (q->head + q->count) % WG_MAX_STAGED_PACKETS;
+	q->slot[slot].data = copy;
+	q->slot[slot].len = (uint32_t)len;
+	q->count++;
+	return true;
+}
+
+void wg_staged_purge(struct wg_peer *peer)
+{
+	struct wg_staged *q = peer->staged;
+
+	if (!q)
+		return;
+	for (unsigned i = 0; i < q->count; i++) {
+		unsigned k = (q->head + i) % WG_MAX_STAGED_PACKETS;
+
+		zinc_memzero(q->slot[k].data, q->slot[k].len);
+		free(q->slot[k].data);
+	}
+	free(q);
+	peer->staged = NULL;
+}
+
+size_t wg_staged_count(const struct wg_peer *peer)
+{
+	return peer->staged ? peer->staged->count : 0;
+}
+
 
 /* early: the retry a cookie reply allows at once (see below), exempt from
  * the one-per-REKEY_TIMEOUT limit. */
@@ -38,7 +104,7 @@ static void send_initiation(struct wg_device *dev, struct wg_peer *peer, bool ea
 	wg_timers_any_authenticated_packet_sent(dev, peer);
 	peer->last_sent_handshake = dev->now;
 	peer->has_sent_handshake = true;
-	wg_device_send_to_peer(dev, peer, (const uint8_t *)&msg, sizeof(msg));
+	send_to_peer(dev, peer, (const uint8_t *)&msg, sizeof(msg));
 	wg_timers_handshake_initiated(dev, peer);
 	wg_event_peer_attempt(dev, WG_EVENT_INITIATION_SENT, peer, peer->handshake_attempts);
 }
@@ -138,7 +204,7 @@ void wg_send_staged(struct wg_device *dev, struct wg_peer *peer)
 		if (!peer->has_endpoint || !reserve_counter(dev, kp, &counter))
 			break;
 		n = seal(dev->scratch, kp, counter, q->slot[i].data, q->slot[i].len, dev->mtu);
-		wg_device_send_to_peer(dev, peer, dev->scratch, n);
+		send_to_peer(dev, peer, dev->scratch, n);
 		any = true;
 		data |= q->slot[i].len != 0;
 		zinc_memzero(q->slot[i].data, q->slot[i].len);
@@ -152,14 +218,36 @@ void wg_send_staged(struct wg_device *dev, struct wg_peer *peer)
 		wg_send_handshake_initiation(dev, peer, false);
 		return;
 	}
-	wg_peer_staged_purge(peer);
+	wg_staged_purge(peer);
 }
 
 void wg_send_keepalive(struct wg_device *dev, struct wg_peer *peer)
 {
-	if (!wg_peer_staged_count(peer) && !wg_peer_stage(peer, NULL, 0))
+	if (!wg_staged_count(peer) && !stage(peer, NULL, 0))
 		return;
 	wg_send_staged(dev, peer);
+}
+
+bool wg_ip_addr(const uint8_t *pkt, size_t len, bool src, int *family, const uint8_t **addr)
+{
+	if (len >= 20 && pkt[0] >> 4 == 4) {
+		*family = AF_INET;
+		*addr = pkt + (src ? 12 : 16);
+		return true;
+	}
+	if (len >= 40 && pkt[0] >> 4 == 6) {
+		*family = AF_INET6;
+		*addr = pkt + (src ? 8 : 24);
+		return true;
+	}
+	return false;
+}
+
+struct wg_peer *wg_device_route(struct wg_device *dev, int family, const uint8_t *addr)
+{
+	struct wg_allowedips_owner *o = wg_allowedips_lookup(dev->allowedips, family, addr);
+
+	return o ? wg_container_of(o, struct wg_peer, aips) : NULL;
 }
 
 /* Finds the peer for an outgoing packet. */
@@ -182,24 +270,22 @@ static int route_out(struct wg_device *dev, const uint8_t *pkt, size_t len, stru
 	return WG_OK;
 }
 
-enum { RESERVED = 100 };
-
 /* Stages pkt if it cannot go out now (no usable keypair, or older packets
- * waiting); RESERVED with *kp and *counter when it can go out at once. */
+ * waiting); *kp (else NULL) and *counter when it can go out at once. */
 static int stage_or_reserve(struct wg_device *dev, struct wg_peer *peer, const uint8_t *pkt,
 			    size_t len, struct wg_keypair **kp, uint64_t *counter)
 {
-	if (wg_peer_staged_count(peer) && wg_keypair_can_send(peer->keypairs.current, dev->now))
+	*kp = NULL;
+	if (wg_staged_count(peer) && wg_keypair_can_send(peer->keypairs.current, dev->now))
 		wg_send_staged(dev, peer);
-	if (!wg_peer_staged_count(peer)) {
+	if (!wg_staged_count(peer) && reserve_counter(dev, peer->keypairs.current, counter)) {
 		*kp = peer->keypairs.current;
-		if (reserve_counter(dev, *kp, counter))
-			return RESERVED;
+		return WG_OK;
 	}
-	if (!wg_peer_stage(peer, pkt, len))
+	if (!stage(peer, pkt, len))
 		return WG_ERR_NOMEM;
 	wg_send_staged(dev, peer);
-	return wg_peer_staged_count(peer) ? WG_STAGED : WG_OK;
+	return wg_staged_count(peer) ? WG_STAGED : WG_OK;
 }
 
 int wg_device_send(struct wg_device *dev, const uint8_t *ip_pkt, size_t len)
@@ -215,10 +301,10 @@ int wg_device_send(struct wg_device *dev, const uint8_t *ip_pkt, size_t len)
 	if (r != WG_OK)
 		return r;
 	r = stage_or_reserve(dev, peer, ip_pkt, len, &kp, &counter);
-	if (r != RESERVED)
+	if (!kp)
 		return r;
 	n = seal(dev->scratch, kp, counter, ip_pkt, len, dev->mtu);
-	wg_device_send_to_peer(dev, peer, dev->scratch, n);
+	send_to_peer(dev, peer, dev->scratch, n);
 	after_data_sent(dev, peer, true);
 	return WG_OK;
 }
@@ -226,7 +312,7 @@ int wg_device_send(struct wg_device *dev, const uint8_t *ip_pkt, size_t len)
 int wg_device_prepare_tx(struct wg_device *dev, const uint8_t *ip_pkt, size_t len,
 			 struct wg_tx_job *job)
 {
-	struct wg_keypair *kp = NULL;
+	struct wg_keypair *kp;
 	struct wg_peer *peer;
 	uint64_t counter;
 	int r;
@@ -237,7 +323,7 @@ int wg_device_prepare_tx(struct wg_device *dev, const uint8_t *ip_pkt, size_t le
 	if (r != WG_OK)
 		return r;
 	r = stage_or_reserve(dev, peer, ip_pkt, len, &kp, &counter);
-	if (r != RESERVED)
+	if (!kp)
 		return r == WG_OK ? WG_STAGED : r;
 	wg_keypair_get(kp);
 	job->peer = peer;

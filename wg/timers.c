@@ -1,10 +1,6 @@
 /* Timers and limits (doc/engine.md; the WireGuard paper, section 6),
  * mirroring the Linux module's rules as deadlines from an explicit now. */
-#include <stdlib.h>
-#include <string.h>
-
 #include "device.h"
-#include "event.h"
 #include "peer.h"
 #include "timerheap.h"
 #include "timers.h"
@@ -23,13 +19,13 @@ static void heap_update(struct wg_device *dev, struct wg_peer *p)
 		    WG_TIMER_OFF;
 }
 
-static void timer_set(struct wg_device *dev, struct wg_peer *p, enum wg_timer t, uint64_t at)
+void wg_timer_set(struct wg_device *dev, struct wg_peer *p, enum wg_timer t, uint64_t at)
 {
 	p->timer[t] = at;
 	heap_update(dev, p);
 }
 
-static void timer_del(struct wg_device *dev, struct wg_peer *p, enum wg_timer t)
+void wg_timer_del(struct wg_device *dev, struct wg_peer *p, enum wg_timer t)
 {
 	if (p->timer[t] == WG_TIMER_OFF)
 		return;
@@ -37,7 +33,7 @@ static void timer_del(struct wg_device *dev, struct wg_peer *p, enum wg_timer t)
 	heap_update(dev, p);
 }
 
-static bool timer_pending(const struct wg_peer *peer, enum wg_timer t)
+bool wg_timer_pending(const struct wg_peer *peer, enum wg_timer t)
 {
 	return peer->timer[t] != WG_TIMER_OFF;
 }
@@ -74,55 +70,49 @@ static uint64_t jitter(struct wg_device *dev)
 	return (uint64_t)(r % (WG_REKEY_TIMEOUT_JITTER_MAX / WG_NS_PER_MS + 1)) * WG_NS_PER_MS;
 }
 
-static void clear_endpoint_src(struct wg_peer *peer)
-{
-	memset(&peer->endpoint.src6, 0, sizeof(peer->endpoint.src6));
-	peer->endpoint.src_ifindex = 0;
-}
-
 /* ---- Events ---- */
 
 void wg_timers_data_sent(struct wg_device *dev, struct wg_peer *peer)
 {
-	if (!timer_pending(peer, WG_TIMER_NEW_HANDSHAKE))
-		timer_set(dev, peer, WG_TIMER_NEW_HANDSHAKE,
+	if (!wg_timer_pending(peer, WG_TIMER_NEW_HANDSHAKE))
+		wg_timer_set(dev, peer, WG_TIMER_NEW_HANDSHAKE,
 			  dev->now + WG_KEEPALIVE_TIMEOUT + WG_REKEY_TIMEOUT + jitter(dev));
 }
 
 void wg_timers_data_received(struct wg_device *dev, struct wg_peer *peer)
 {
-	if (!timer_pending(peer, WG_TIMER_SEND_KEEPALIVE))
-		timer_set(dev, peer, WG_TIMER_SEND_KEEPALIVE, dev->now + WG_KEEPALIVE_TIMEOUT);
+	if (!wg_timer_pending(peer, WG_TIMER_SEND_KEEPALIVE))
+		wg_timer_set(dev, peer, WG_TIMER_SEND_KEEPALIVE, dev->now + WG_KEEPALIVE_TIMEOUT);
 	else
 		peer->need_another_keepalive = true;
 }
 
 void wg_timers_any_authenticated_packet_sent(struct wg_device *dev, struct wg_peer *peer)
 {
-	timer_del(dev, peer, WG_TIMER_SEND_KEEPALIVE);
+	wg_timer_del(dev, peer, WG_TIMER_SEND_KEEPALIVE);
 }
 
 void wg_timers_any_authenticated_packet_received(struct wg_device *dev, struct wg_peer *peer)
 {
-	timer_del(dev, peer, WG_TIMER_NEW_HANDSHAKE);
+	wg_timer_del(dev, peer, WG_TIMER_NEW_HANDSHAKE);
 }
 
 void wg_timers_any_authenticated_packet_traversal(struct wg_device *dev, struct wg_peer *peer)
 {
 	if (peer->persistent_keepalive)
-		timer_set(dev, peer, WG_TIMER_PERSISTENT_KEEPALIVE,
+		wg_timer_set(dev, peer, WG_TIMER_PERSISTENT_KEEPALIVE,
 			  dev->now + (uint64_t)peer->persistent_keepalive * WG_NS_PER_SEC);
 }
 
 void wg_timers_handshake_initiated(struct wg_device *dev, struct wg_peer *peer)
 {
-	timer_set(dev, peer, WG_TIMER_RETRANSMIT_HANDSHAKE,
+	wg_timer_set(dev, peer, WG_TIMER_RETRANSMIT_HANDSHAKE,
 		  dev->now + WG_REKEY_TIMEOUT + jitter(dev));
 }
 
 void wg_timers_handshake_complete(struct wg_device *dev, struct wg_peer *peer)
 {
-	timer_del(dev, peer, WG_TIMER_RETRANSMIT_HANDSHAKE);
+	wg_timer_del(dev, peer, WG_TIMER_RETRANSMIT_HANDSHAKE);
 	peer->handshake_attempts = 0;
 	peer->sent_lastminute_handshake = false;
 	peer->cookie.have_sent_mac1 = false;
@@ -131,13 +121,13 @@ void wg_timers_handshake_complete(struct wg_device *dev, struct wg_peer *peer)
 
 void wg_timers_session_derived(struct wg_device *dev, struct wg_peer *peer)
 {
-	timer_set(dev, peer, WG_TIMER_ZERO_KEY_MATERIAL, dev->now + 3 * WG_REJECT_AFTER_TIME);
+	wg_timer_set(dev, peer, WG_TIMER_ZERO_KEY_MATERIAL, dev->now + 3 * WG_REJECT_AFTER_TIME);
 }
 
 void wg_timers_persistent_keepalive_changed(struct wg_device *dev, struct wg_peer *peer)
 {
 	if (!peer->persistent_keepalive)
-		timer_del(dev, peer, WG_TIMER_PERSISTENT_KEEPALIVE);
+		wg_timer_del(dev, peer, WG_TIMER_PERSISTENT_KEEPALIVE);
 }
 
 /* ---- Decisions ---- */
@@ -158,78 +148,6 @@ bool wg_timers_rekey_on_receive(const struct wg_keypair *kp, uint64_t now)
 bool wg_timers_may_initiate(const struct wg_peer *peer, uint64_t now)
 {
 	return !peer->has_sent_handshake || now - peer->last_sent_handshake >= WG_REKEY_TIMEOUT;
-}
-
-/* ---- Expiry ---- */
-
-static void expired_retransmit_handshake(struct wg_device *dev, struct wg_peer *peer)
-{
-	if (dev->now - peer->first_handshake_attempt >= WG_REKEY_ATTEMPT_TIME) {
-		/* Give up: drop what waited for this handshake; erase keys later. */
-		dev->stats.handshakes_timed_out++;
-		timer_del(dev, peer, WG_TIMER_SEND_KEEPALIVE);
-		wg_peer_staged_purge(peer);
-		if (!timer_pending(peer, WG_TIMER_ZERO_KEY_MATERIAL))
-			timer_set(dev, peer, WG_TIMER_ZERO_KEY_MATERIAL,
-				  dev->now + 3 * WG_REJECT_AFTER_TIME);
-		wg_event_peer(dev, WG_EVENT_HANDSHAKE_GIVEUP, peer);
-		return;
-	}
-	peer->handshake_attempts++;
-	wg_event_peer_attempt(dev, WG_EVENT_HANDSHAKE_RETRY, peer, peer->handshake_attempts);
-	/* The local source may be why no answer came: let routing pick again. */
-	clear_endpoint_src(peer);
-	wg_send_handshake_initiation(dev, peer, true);
-}
-
-static void expired_send_keepalive(struct wg_device *dev, struct wg_peer *peer)
-{
-	wg_send_keepalive(dev, peer);
-	if (peer->need_another_keepalive) {
-		peer->need_another_keepalive = false;
-		timer_set(dev, peer, WG_TIMER_SEND_KEEPALIVE, dev->now + WG_KEEPALIVE_TIMEOUT);
-	}
-}
-
-static void expired_new_handshake(struct wg_device *dev, struct wg_peer *peer)
-{
-	clear_endpoint_src(peer);
-	wg_send_handshake_initiation(dev, peer, false);
-}
-
-static void expired_zero_key_material(struct wg_device *dev, struct wg_peer *peer)
-{
-	wg_noise_handshake_clear(dev, peer);
-	wg_noise_keypairs_clear(dev, peer);
-}
-
-static void expired_persistent_keepalive(struct wg_device *dev, struct wg_peer *peer)
-{
-	if (peer->persistent_keepalive)
-		wg_send_keepalive(dev, peer);
-}
-
-static void (*const expiry[WG_TIMER_COUNT])(struct wg_device *, struct wg_peer *) = {
-    [WG_TIMER_RETRANSMIT_HANDSHAKE] = expired_retransmit_handshake,
-    [WG_TIMER_SEND_KEEPALIVE] = expired_send_keepalive,
-    [WG_TIMER_NEW_HANDSHAKE] = expired_new_handshake,
-    [WG_TIMER_ZERO_KEY_MATERIAL] = expired_zero_key_material,
-    [WG_TIMER_PERSISTENT_KEEPALIVE] = expired_persistent_keepalive,
-};
-
-uint64_t wg_timers_run(struct wg_device *dev)
-{
-	struct wg_peer *peer;
-
-	while ((peer = wg_timerheap_top(&dev->timerheap)) && peer->deadline <= dev->now) {
-		for (int t = 0; t < WG_TIMER_COUNT; t++) {
-			if (peer->timer[t] > dev->now)
-				continue;
-			timer_del(dev, peer, (enum wg_timer)t);
-			expiry[t](dev, peer);
-		}
-	}
-	return wg_timers_next_deadline(dev);
 }
 
 uint64_t wg_timers_next_deadline(const struct wg_device *dev)

@@ -1,5 +1,5 @@
 /* Per-peer timers as pure decisions from an explicit now (no clock reads):
- * events set or clear deadlines, wg_timers_run() fires the due ones. A heap
+ * events set or clear deadlines, wg_expiry_run() fires the due ones. A heap
  * of peers keyed by their earliest deadline keeps tick cost O(log peers). */
 #ifndef WG_TIMERS_H
 #define WG_TIMERS_H
@@ -43,8 +43,11 @@ bool wg_timers_rekey_on_receive(const struct wg_keypair *kp, uint64_t now);
 /* Handshake rate limit: at most one initiation per REKEY_TIMEOUT. */
 bool wg_timers_may_initiate(const struct wg_peer *peer, uint64_t now);
 
-/* Fires every due timer; returns the earliest remaining absolute deadline. */
-uint64_t wg_timers_run(struct wg_device *dev);
+/* Sets or clears one timer, keeping the heap in order. */
+void wg_timer_set(struct wg_device *dev, struct wg_peer *p, enum wg_timer t, uint64_t at);
+void wg_timer_del(struct wg_device *dev, struct wg_peer *p, enum wg_timer t);
+bool wg_timer_pending(const struct wg_peer *peer, enum wg_timer t);
+/* The earliest absolute deadline, WG_TIMER_OFF if none. */
 uint64_t wg_timers_next_deadline(const struct wg_device *dev);
 
 #endif

@@ -5,6 +5,7 @@
  * reply to our initiation makes us retry at once, once per attempt. */
 #include "../../wg/device.h"
 #include "../../wg/peer.h"
+#include "../../wg/send.h"
 #include "engine_harness.h"
 
 static struct h_clock clk = {9000 * SEC, 1770000000ULL * SEC};

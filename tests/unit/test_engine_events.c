@@ -3,6 +3,7 @@
  * messages (unknown key, bad mac1, cookie reply, unseeded RNG). */
 #include "../../wg/device.h"
 #include "../../wg/peer.h"
+#include "../../wg/send.h"
 #include "engine_harness.h"
 
 #include <stdio.h>

@@ -6,6 +6,7 @@
  * our own initiation replaced. */
 #include "../../wg/device.h"
 #include "../../wg/peer.h"
+#include "../../wg/send.h"
 #include "engine_harness.h"
 
 static struct h_clock clk = {1000 * SEC, 1700000000ULL * SEC};

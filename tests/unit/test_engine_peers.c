@@ -4,6 +4,7 @@
 #include "../../wg/device.h"
 #include "../../wg/index.h"
 #include "../../wg/peer.h"
+#include "../../wg/send.h"
 #include "engine_harness.h"
 
 static struct h_clock clk = {3000 * SEC, 1780000000ULL * SEC};
@@ -120,10 +121,10 @@ static void test_staged_ring(void)
 	h_connect(&B, &A, NULL, true);
 	for (int i = 0; i < 130; i++)
 		CHECK(h_send_ip(&A, &B, 40 + (size_t)i, (uint8_t)i) == WG_STAGED);
-	CHECK(wg_peer_staged_count(pA) == 128);
+	CHECK(wg_staged_count(pA) == 128);
 	CHECK(A.sent_by_type[1] == 1);
 	h_pump(&A, &B, NULL, NULL);
-	CHECK(wg_peer_staged_count(pA) == 0 && pA->staged == NULL);
+	CHECK(wg_staged_count(pA) == 0 && pA->staged == NULL);
 	CHECK(B.ndelivered == 128);
 	/* The two oldest made room; the rest arrive in order. */
 	CHECK(B.delivered[0].len == 42 && B.delivered[127].len == 40 + 129);

@@ -5,6 +5,7 @@
 
 #include "../../wg/device.h"
 #include "../../wg/peer.h"
+#include "../../wg/send.h"
 #include "engine_harness.h"
 
 static struct h_clock clk = {7000 * SEC, 1760000000ULL * SEC};

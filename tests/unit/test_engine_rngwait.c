@@ -5,6 +5,7 @@
  * only while something waits for it. */
 #include "../../wg/device.h"
 #include "../../wg/peer.h"
+#include "../../wg/send.h"
 #include "../../wg/rngwait.h"
 #include "engine_harness.h"
 

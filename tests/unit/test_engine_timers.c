@@ -1,8 +1,10 @@
 /* Engine timers with a fake clock: rekey, reject, retries and give-up,
  * keepalives, new handshake without reply, key erasure, simultaneous
  * initiations, restarted peer, a suspend (the clock jumps). */
+#include "../../wg/bytes.h"
 #include "../../wg/device.h"
 #include "../../wg/peer.h"
+#include "../../wg/send.h"
 #include "engine_harness.h"
 
 static struct h_clock clk = {5000 * SEC, 1750000000ULL * SEC};
@@ -112,9 +114,9 @@ static void test_retry_and_give_up(void)
 	h_advance(&A, &B, (85 - 5) * SEC, h_drop_all, NULL);
 	inits = A.sent_by_type[1];
 	CHECK(inits >= 15 && inits <= 18);
-	CHECK(wg_peer_staged_count(pA) == 2);
+	CHECK(wg_staged_count(pA) == 2);
 	h_advance(&A, &B, 12 * SEC, h_drop_all, NULL);
-	CHECK(wg_peer_staged_count(pA) == 0); /* given up: staged dropped */
+	CHECK(wg_staged_count(pA) == 0); /* given up: staged dropped */
 	inits = A.sent_by_type[1];
 	CHECK(inits >= 17 && inits <= 19);
 	h_advance(&A, &B, 60 * SEC, h_drop_all, NULL);

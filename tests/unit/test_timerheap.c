@@ -7,6 +7,7 @@
 
 #include "test.h"
 #include "../../wg/peer.h"
+#include "../../wg/send.h"
 #include "../../wg/timerheap.h"
 
 #define NPEERS 200
