@@ -23,7 +23,7 @@ static void expired_retransmit_handshake(struct wg_device *dev, struct wg_peer *
 		wg_staged_purge(peer);
 		if (!wg_timer_pending(peer, WG_TIMER_ZERO_KEY_MATERIAL))
 			wg_timer_set(dev, peer, WG_TIMER_ZERO_KEY_MATERIAL,
-				  dev->now + 3 * WG_REJECT_AFTER_TIME);
+				     dev->now + 3 * WG_REJECT_AFTER_TIME);
 		wg_event_peer(dev, WG_EVENT_HANDSHAKE_GIVEUP, peer);
 		return;
 	}

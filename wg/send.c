@@ -77,7 +77,6 @@ size_t wg_staged_count(const struct wg_peer *peer)
 	return peer->staged ? peer->staged->count : 0;
 }
 
-
 /* early: the retry a cookie reply allows at once (see below), exempt from
  * the one-per-REKEY_TIMEOUT limit. */
 static void send_initiation(struct wg_device *dev, struct wg_peer *peer, bool early)

@@ -76,7 +76,7 @@ void wg_timers_data_sent(struct wg_device *dev, struct wg_peer *peer)
 {
 	if (!wg_timer_pending(peer, WG_TIMER_NEW_HANDSHAKE))
 		wg_timer_set(dev, peer, WG_TIMER_NEW_HANDSHAKE,
-			  dev->now + WG_KEEPALIVE_TIMEOUT + WG_REKEY_TIMEOUT + jitter(dev));
+			     dev->now + WG_KEEPALIVE_TIMEOUT + WG_REKEY_TIMEOUT + jitter(dev));
 }
 
 void wg_timers_data_received(struct wg_device *dev, struct wg_peer *peer)
@@ -101,13 +101,13 @@ void wg_timers_any_authenticated_packet_traversal(struct wg_device *dev, struct 
 {
 	if (peer->persistent_keepalive)
 		wg_timer_set(dev, peer, WG_TIMER_PERSISTENT_KEEPALIVE,
-			  dev->now + (uint64_t)peer->persistent_keepalive * WG_NS_PER_SEC);
+			     dev->now + (uint64_t)peer->persistent_keepalive * WG_NS_PER_SEC);
 }
 
 void wg_timers_handshake_initiated(struct wg_device *dev, struct wg_peer *peer)
 {
 	wg_timer_set(dev, peer, WG_TIMER_RETRANSMIT_HANDSHAKE,
-		  dev->now + WG_REKEY_TIMEOUT + jitter(dev));
+		     dev->now + WG_REKEY_TIMEOUT + jitter(dev));
 }
 
 void wg_timers_handshake_complete(struct wg_device *dev, struct wg_peer *peer)
