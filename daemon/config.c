@@ -12,7 +12,6 @@
 #include "zinc/memzero.h"
 
 enum {
-	MAX_PEERS = 1 << 20,
 	CONFIG_PEERS_PER_LOCK = 1024, /* ~2 ms of work per chunk of new peers */
 	CONFIG_HANDOFF_NS = 100000,   /* lock released this long between chunks */
 	/* Peers and prefixes removed since the allocator last gave memory back
@@ -111,7 +110,7 @@ static bool too_many_peers(struct zt *zt, const struct uapi_set *set)
 		if (set->replace_peers || !wg_device_peer_lookup(zt->dev, p->public_key))
 			count++;
 	}
-	return count > MAX_PEERS;
+	return count > WG_MAX_PEERS;
 }
 
 static void apply_peer(struct zt *zt, const struct uapi_peer *p)

@@ -206,7 +206,7 @@ int zt_init(struct zt *zt, const char *ifname, const struct zt_dp_options *opt)
 	snprintf(zt->ifname, sizeof(zt->ifname), "%s", ifname);
 	zt->ifindex = (int)if_nametoindex(ifname);
 	if (tun_get_mtu(ifname, &zt->mtu))
-		zt->mtu = TUN_DEFAULT_MTU;
+		zt->mtu = WG_DEFAULT_MTU;
 	atomic_init(&zt->stopping, false);
 	pthread_mutex_init(&zt->lock, NULL);
 	zt->stop_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);

@@ -16,6 +16,7 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include "wg/wg.h"
 #include "be.h"
 #include "ip.h"
 #include "offload.h"
@@ -153,7 +154,7 @@ int tun_create(const char *name, bool vnet_hdr, bool multi_queue, char *msg, siz
 		explain_setiff(name, -ret, msg, msglen);
 		return ret;
 	}
-	ret = tun_set_mtu(ifr.ifr_name, TUN_DEFAULT_MTU);
+	ret = tun_set_mtu(ifr.ifr_name, WG_DEFAULT_MTU);
 	if (ret) {
 		close(fd);
 		snprintf(msg, msglen, "cannot set the MTU of %s: %s", name, strerror(-ret));

@@ -10,7 +10,7 @@
 #include <sys/types.h>
 #include <sys/uio.h>
 
-enum { TUN_DEFAULT_MTU = 1420, TUN_MAX_QUEUES = 8 };
+enum { TUN_MAX_QUEUES = 8 };
 
 #define TUN_DEV "/dev/net/tun"
 #define TUN_DRIVER "tun" /* ethtool's driver name of TUN and TAP devices */

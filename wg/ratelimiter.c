@@ -6,7 +6,6 @@
  * are handed out in order before the free list is used: the ~290 KiB pool
  * stays untouched, out of the daemon's RSS, until sources come. */
 #include <netinet/in.h>
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -32,7 +31,6 @@ struct entry {
 };
 
 struct wg_ratelimiter {
-	pthread_mutex_t lock;
 	uint8_t hash_key[WG_SIPHASH_KEY_LEN];
 	size_t count;
 	uint32_t free_head;
@@ -48,10 +46,6 @@ struct wg_ratelimiter *wg_ratelimiter_new(const uint8_t hash_key[WG_SIPHASH_KEY_
 
 	if (!rl)
 		return NULL;
-	if (pthread_mutex_init(&rl->lock, NULL)) {
-		free(rl);
-		return NULL;
-	}
 	memcpy(rl->hash_key, hash_key, sizeof(rl->hash_key));
 	return rl;
 }
@@ -60,7 +54,6 @@ void wg_ratelimiter_free(struct wg_ratelimiter *rl)
 {
 	if (!rl)
 		return;
-	pthread_mutex_destroy(&rl->lock);
 	memset(rl->hash_key, 0, sizeof(rl->hash_key));
 	free(rl);
 }
@@ -92,7 +85,7 @@ static bool source_key(const struct sockaddr *src, uint8_t key[9])
 	return false;
 }
 
-static void gc_locked(struct wg_ratelimiter *rl, uint64_t now_ns)
+static void gc(struct wg_ratelimiter *rl, uint64_t now_ns)
 {
 	rl->last_gc_ns = now_ns;
 	if (!rl->count)
@@ -131,7 +124,6 @@ bool wg_ratelimiter_allow(struct wg_ratelimiter *rl, const struct sockaddr *src,
 		return false;
 	b = bucket_of(rl, key);
 
-	pthread_mutex_lock(&rl->lock);
 	for (idx = rl->buckets[b]; idx != NONE; idx = e->next) {
 		e = &rl->entries[idx];
 		if (memcmp(e->key, key, sizeof(key)) != 0)
@@ -144,7 +136,6 @@ bool wg_ratelimiter_allow(struct wg_ratelimiter *rl, const struct sockaddr *src,
 		ok = e->tokens >= PACKET_COST;
 		if (ok)
 			e->tokens -= PACKET_COST;
-		pthread_mutex_unlock(&rl->lock);
 		return ok;
 	}
 
@@ -152,14 +143,13 @@ bool wg_ratelimiter_allow(struct wg_ratelimiter *rl, const struct sockaddr *src,
 	 * once per timeout so a flood cannot make every packet pay for it. */
 	if (rl->free_head == NONE && rl->used == WG_RATELIMIT_MAX_ENTRIES &&
 	    now_ns - rl->last_gc_ns >= WG_RATELIMIT_ENTRY_TIMEOUT && now_ns >= rl->last_gc_ns)
-		gc_locked(rl, now_ns);
+		gc(rl, now_ns);
 	idx = rl->free_head;
 	if (idx != NONE) {
 		rl->free_head = rl->entries[idx].next;
 	} else if (rl->used < WG_RATELIMIT_MAX_ENTRIES) {
 		idx = ++rl->used;
 	} else {
-		pthread_mutex_unlock(&rl->lock);
 		return false;
 	}
 	e = &rl->entries[idx];
@@ -169,17 +159,13 @@ bool wg_ratelimiter_allow(struct wg_ratelimiter *rl, const struct sockaddr *src,
 	e->next = rl->buckets[b];
 	rl->buckets[b] = idx;
 	rl->count++;
-	pthread_mutex_unlock(&rl->lock);
 	return true;
 }
 
 void wg_ratelimiter_gc(struct wg_ratelimiter *rl, uint64_t now_ns)
 {
-	if (!rl)
-		return;
-	pthread_mutex_lock(&rl->lock);
-	gc_locked(rl, now_ns);
-	pthread_mutex_unlock(&rl->lock);
+	if (rl)
+		gc(rl, now_ns);
 }
 
 void wg_ratelimiter_rekey(struct wg_ratelimiter *rl, const uint8_t hash_key[WG_SIPHASH_KEY_LEN])
@@ -188,7 +174,6 @@ void wg_ratelimiter_rekey(struct wg_ratelimiter *rl, const uint8_t hash_key[WG_S
 
 	if (!rl)
 		return;
-	pthread_mutex_lock(&rl->lock);
 	/* Unchain every live entry into one list, then chain each again
 	 * under the new key. */
 	for (uint32_t b = 0; b < NBUCKETS; b++) {
@@ -207,18 +192,9 @@ void wg_ratelimiter_rekey(struct wg_ratelimiter *rl, const uint8_t hash_key[WG_S
 		e->next = rl->buckets[b];
 		rl->buckets[b] = idx;
 	}
-	pthread_mutex_unlock(&rl->lock);
 }
 
 size_t wg_ratelimiter_count(const struct wg_ratelimiter *rl)
 {
-	struct wg_ratelimiter *m = (struct wg_ratelimiter *)rl; /* lock is not logically state */
-	size_t n;
-
-	if (!rl)
-		return 0;
-	pthread_mutex_lock(&m->lock);
-	n = m->count;
-	pthread_mutex_unlock(&m->lock);
-	return n;
+	return rl ? rl->count : 0;
 }

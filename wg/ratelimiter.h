@@ -1,6 +1,7 @@
 /* Handshake rate limiter: a token bucket per IPv4 address and per IPv6 /64
  * (WG_RATELIMIT_PACKETS_PER_SECOND, burst WG_RATELIMIT_BURST), in a bounded
- * table keyed by SipHash with a secret key. Thread-safe (internal lock).
+ * table keyed by SipHash with a secret key. Not locked: the device's
+ * caller serializes calls (the daemon's engine lock).
  * Never reads a clock: the caller passes monotonic nanoseconds. */
 #ifndef WG_RATELIMITER_H
 #define WG_RATELIMITER_H

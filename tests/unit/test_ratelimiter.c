@@ -1,9 +1,8 @@
 /* Rate limiter with a fake clock: burst then refusal, refill rate, IPv6 /64
  * grouping, v4-mapped addresses, expiry and gc, a full table, a new hash
- * key (entries kept), and two threads at once. */
+ * key (entries kept). Not thread-safe: the engine lock serializes it. */
 #include <arpa/inet.h>
 #include <netinet/in.h>
-#include <pthread.h>
 
 #include "test.h"
 #include "../../wg/messages.h"
@@ -187,38 +186,6 @@ static void test_full(void)
 	wg_ratelimiter_free(rl);
 }
 
-struct worker {
-	struct wg_ratelimiter *rl;
-	int base, allowed;
-};
-
-static void *work(void *arg)
-{
-	struct worker *w = arg;
-	char ip[32];
-
-	for (int i = 0; i < 20000; i++) {
-		snprintf(ip, sizeof(ip), "10.%d.0.%d", w->base, i % 100);
-		w->allowed += allow(w->rl, ip, SEC);
-	}
-	return NULL;
-}
-
-static void test_threads(void)
-{
-	struct wg_ratelimiter *rl = wg_ratelimiter_new(hkey);
-	struct worker w[2] = {{rl, 1, 0}, {rl, 2, 0}};
-	pthread_t th[2];
-
-	for (int i = 0; i < 2; i++)
-		pthread_create(&th[i], NULL, work, &w[i]);
-	for (int i = 0; i < 2; i++)
-		pthread_join(th[i], NULL);
-	CHECK(w[0].allowed == 500 && w[1].allowed == 500);
-	CHECK(wg_ratelimiter_count(rl) == 200);
-	wg_ratelimiter_free(rl);
-}
-
 /* A new key (drawn once the RNG is seeded) keeps every source's bucket:
  * an exhausted source stays refused, the count is unchanged, and a fresh
  * source still gets its burst. */
@@ -257,6 +224,5 @@ int main(void)
 	test_gc();
 	test_full();
 	test_rekey();
-	test_threads();
 	return test_finish("test_ratelimiter");
 }

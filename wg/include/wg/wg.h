@@ -1,20 +1,8 @@
 /* The WireGuard protocol engine: no I/O, no threads, no clock reads.
- *
- * Packets and time go in; datagrams to send and IP packets to deliver come
- * out through callbacks. Two users:
- *
- *  - a simple embedder calls wg_device_send() with IP packets from its
- *    tunnel, wg_device_receive() with datagrams from its socket and
- *    wg_device_tick() when wg_device_tick() said the next timer is due;
- *  - a multi-threaded daemon calls the same functions under one lock, or the
- *    split paths at the bottom of this file: for data, reserve nonces under
- *    the lock, do the crypto on any thread, complete under the lock (replay
- *    window, source check, timers); for handshake messages, the same with
- *    the Noise and MAC computations in the middle.
- *
- * Unless a function says otherwise, calls on one device must be serialized by
- * the caller (a mutex in the daemon). Callbacks run inside those calls.
- */
+ * Packets and time go in; datagrams and IP packets come out through
+ * callbacks (doc/engine.md). Calls on one device are serialized by the
+ * caller (the daemon's engine lock) unless a function says otherwise;
+ * callbacks run inside those calls. */
 #ifndef WG_WG_H
 #define WG_WG_H
 
@@ -51,6 +39,8 @@ enum {
 	WG_DATA_HEADER_LEN = 16,
 	WG_HANDSHAKE_MAX_LEN = 148, /* the initiation, the largest handshake message */
 	WG_MAX_PACKET = 65535,
+	WG_MAX_PEERS = 1 << 20, /* wg_device_peer_add refuses more */
+	WG_DEFAULT_MTU = 1420,	/* the tunnel MTU until wg_device_set_mtu */
 	/* How many incoming handshake messages a caller queues at most (the
 	 * Linux module's MAX_QUEUED_INCOMING_HANDSHAKES): the engine is under
 	 * load while the depth it is told (wg_device_set_handshake_queue_len)
@@ -141,15 +131,17 @@ struct wg_io {
 	void (*event)(void *ctx, const struct wg_event *ev);
 };
 
-/* Results (negative errno-style values for errors). */
+/* Results: errors are negative and below -1000, never an -errno value
+ * (daemon/ and proxy/ return -errno; doc/engine.md, error conventions). */
 enum wg_result {
 	WG_OK = 0,
-	WG_STAGED = 1,	     /* send: queued until a handshake completes */
-	WG_ERR_NOROUTE = -1, /* send: no peer for the destination (caller sends ICMP unreachable) */
-	WG_ERR_INVALID = -2, /* malformed packet or argument */
-	WG_ERR_DROPPED = -3, /* received and rejected (auth, replay, ratelimit, rng gate...) */
-	WG_ERR_NOKEY = -4,   /* no private key / no endpoint */
-	WG_ERR_NOMEM = -5,
+	WG_STAGED = 1, /* send: queued until a handshake completes */
+	WG_ERR_NOROUTE =
+	    -1001, /* send: no peer for the destination (caller sends ICMP unreachable) */
+	WG_ERR_INVALID = -1002, /* malformed packet or argument */
+	WG_ERR_DROPPED = -1003, /* received and rejected (auth, replay, ratelimit, rng gate...) */
+	WG_ERR_NOKEY = -1004,	/* no private key / no endpoint */
+	WG_ERR_NOMEM = -1005,
 };
 
 /* ---- Device lifetime and identity ---- */
@@ -158,12 +150,10 @@ struct wg_device *wg_device_new(const struct wg_env *env, const struct wg_io *io
  * tx/rx job first (they hold references into the device). */
 void wg_device_free(struct wg_device *dev);
 
-/* key NULL or all zero removes the private key. The key is clamped. Peers
- * whose public key equals the new public key are removed (as the Linux
- * module does). Existing sessions stop
- * sending (a new handshake starts with the next packet) but keep receiving
- * until they expire, as in the Linux module, so the peer's traffic is not
- * cut while it learns the new public key. */
+/* key NULL or all zero removes the private key. The key is clamped. As in
+ * the Linux module, peers with the new public key are removed, and existing
+ * sessions stop sending (the next packet starts a handshake) but receive
+ * until they expire, while the peer learns the new public key. */
 void wg_device_set_private_key(struct wg_device *dev, const uint8_t key[WG_PUBLIC_KEY_LEN]);
 /* False when no private key is set. */
 bool wg_device_get_private_key(const struct wg_device *dev, uint8_t key[WG_PUBLIC_KEY_LEN]);
@@ -173,7 +163,7 @@ void wg_device_set_mtu(struct wg_device *dev, uint32_t mtu);
 
 /* ---- Peers ---- */
 struct wg_peer *wg_device_peer_lookup(struct wg_device *dev, const uint8_t pub[WG_PUBLIC_KEY_LEN]);
-/* Adds a peer (or returns the existing one). NULL at MAX_PEERS or if pub is
+/* Adds a peer (or returns the existing one). NULL at WG_MAX_PEERS or if pub is
  * our own public key. */
 struct wg_peer *wg_device_peer_add(struct wg_device *dev, const uint8_t pub[WG_PUBLIC_KEY_LEN]);
 /* Removes one peer; its keys are wiped, its allowed IPs removed. */
@@ -292,14 +282,10 @@ struct wg_tx_job {
  * queue, handshake started. WG_ERR_NOROUTE: no peer. */
 int wg_device_prepare_tx(struct wg_device *dev, const uint8_t *ip_pkt, size_t len,
 			 struct wg_tx_job *job);
-/* Writes the full transport message (header, ciphertext, tag) to out, which
- * needs wg_tx_sealed_len(job, mtu) bytes; out may equal
- * ip_pkt + WG_DATA_HEADER_LEN. Returns the message length. Thread-safe.
- * In place: read the packet to buf + WG_DATA_HEADER_LEN and pass it as
- * ip_pkt, out = buf (any overlap of ip_pkt and out works; the packet is
- * moved as needed). The padding (up to 15 bytes, never past job->mtu) and
- * the WG_AUTHTAG_LEN tag follow
- * the packet, so out needs wg_tx_sealed_len() bytes. */
+/* Writes the transport message (header, ciphertext padded to 16 but never
+ * past job->mtu, tag) to out, which needs wg_tx_sealed_len() bytes, and
+ * returns its length. Thread-safe. In place: the packet at buf +
+ * WG_DATA_HEADER_LEN as ip_pkt, out = buf (any overlap works). */
 size_t wg_tx_sealed_len(const struct wg_device *dev, const struct wg_tx_job *job);
 size_t wg_tx_seal(const struct wg_device *dev, const struct wg_tx_job *job, const uint8_t *ip_pkt,
 		  uint8_t *out);
@@ -326,47 +312,12 @@ bool wg_rx_open(struct wg_rx_job *job, uint8_t *pkt, size_t len);
 int wg_device_complete_rx(struct wg_device *dev, struct wg_rx_job *job, const uint8_t **out,
 			  size_t *out_len);
 
-/* ---- Split handshake path (multi-threaded daemon) ----
- * The costly part of an incoming handshake message (X25519, decryption of
- * the initiator's static key and timestamp, mac1) runs outside the lock:
- *
- * wg_device_prepare_handshake(), under the lock: the RNG gate and the load
- *   state; under load also the source's cookie, mac2 and, with a valid
- *   mac2, the per-source rate limiter (admission is device state; two small
- *   BLAKE2s). Copies the message, takes a reference on the device's static
- *   identity (an immutable snapshot, replaced when the private key changes)
- *   and, for a response, copies the state of our initiation it answers.
- *   A cookie reply is consumed here; one for our pending initiation sends
- *   that initiation again at once, with mac2, through io.send (once per
- *   attempt; the Linux module waits for REKEY_TIMEOUT).
- * wg_handshake_consume(), on any thread, without the lock: reads only the
- *   job, the identity snapshot and dev's immutable env (env.get_random must
- *   then be thread-safe; the default is). mac1; under load without a valid
- *   mac2 the cookie reply; else Noise message 1 (and, for a valid one, the
- *   response's ephemeral and its two DH results) or message 2.
- * wg_device_complete_handshake(), under the lock: refuses the job if the
- *   device's identity is no longer the job's (the private key was changed or
- *   removed meanwhile), if its peer is gone or, for a response, if our
- *   initiation was replaced or answered meanwhile; then peer lookup,
- *   timestamp replay and initiation flood checks, index, keypair, timers,
- *   endpoint. Drops the job's references and wipes its secrets.
- *
- * Every prepared job goes through the three calls in this order, even when
- * prepare has decided already (consume then does nothing). Complete returns
- * what wg_device_receive() would (which is these three calls and a send).
- * A datagram to answer with (the response to an initiation, a cookie reply)
- * is returned in the job, for the caller to send after dropping the lock:
- * these never go through io.send. Complete's other sends (staged data, or a
- * keepalive, once our initiation was answered) are data and do, as the
- * data path's own do. Jobs are independent: consume them on any threads,
- * complete them in any order (if a peer's newer initiation completes
- * first, an older one in flight is then refused as a replay). */
-struct wg_identity;
-/* The engine's Noise state (chaining key, hash), embedded in jobs. */
-struct wg_noise_core {
-	uint8_t ck[WG_HASH_LEN];
-	uint8_t h[WG_HASH_LEN];
-};
+/* ---- Split handshake path (multi-threaded daemon; doc/engine.md) ----
+ * Every job goes through prepare (under the lock), consume (no lock, any
+ * thread: mac1, X25519, Noise) and complete (under the lock), in this
+ * order. A datagram to answer with is returned in the job, to be sent after
+ * dropping the lock; complete returns what wg_device_receive() would. */
+#include "wg/handshake_job.h"
 
 struct wg_handshake_job {
 	/* Output: send out[0..out_len) to `to` (out_len 0: nothing to send). */
@@ -374,28 +325,7 @@ struct wg_handshake_job {
 	size_t out_len;
 	uint8_t out[WG_HANDSHAKE_MAX_LEN];
 
-	/* The engine's; opaque to callers. */
-	struct wg_handshake_job_state {
-		int type;   /* message type 1-3 */
-		int stage;  /* what is left to do (enum in wg/handshake.c) */
-		int result; /* the verdict once decided */
-		struct wg_endpoint from;
-		size_t len;
-		uint8_t msg[WG_HANDSHAKE_MAX_LEN];
-		uint8_t cookie[WG_COOKIE_LEN]; /* under load: the cookie of `from` */
-		struct wg_identity *id;
-		struct wg_peer *peer; /* response: whose initiation it answers (a reference) */
-		uint32_t serial;      /* response: our initiation's serial */
-		struct wg_noise_core core;
-		uint8_t e_priv[WG_PUBLIC_KEY_LEN]; /* response: our initiation's ephemeral */
-		uint8_t psk[WG_SYMMETRIC_KEY_LEN]; /* response: the peer's PSK */
-		uint8_t remote_ephemeral[WG_PUBLIC_KEY_LEN]; /* initiation */
-		uint8_t remote_static[WG_PUBLIC_KEY_LEN];
-		uint8_t timestamp[WG_TIMESTAMP_LEN];
-		/* initiation: our response's ephemeral and DH(e, re), DH(e, rs) */
-		uint8_t resp_e_pub[WG_PUBLIC_KEY_LEN], resp_ee[WG_PUBLIC_KEY_LEN],
-		    resp_se[WG_PUBLIC_KEY_LEN];
-	} s;
+	struct wg_handshake_job_state s; /* the engine's (wg/handshake_job.h) */
 };
 
 /* A handshake datagram (types 1-3, wg_message_type) into job. Under the lock. */
