@@ -102,6 +102,7 @@ static bool too_many_peers(struct zt *zt, const struct uapi_set *set)
 {
 	size_t count = set->replace_peers ? 0 : wg_device_peer_count(zt->dev);
 
+	zt_engine_assert_held(zt);
 	for (size_t i = 0; i < set->n_peers; i++) {
 		const struct uapi_peer *p = &set->peers[i];
 
@@ -117,6 +118,7 @@ static void apply_peer(struct zt *zt, const struct uapi_peer *p)
 {
 	struct wg_peer *peer = wg_device_peer_lookup(zt->dev, p->public_key);
 
+	zt_engine_assert_held(zt);
 	if (p->remove) {
 		if (peer) {
 			wg_device_peer_remove(zt->dev, peer);
@@ -255,6 +257,8 @@ int config_set(struct zt *zt, const char *body, size_t len)
 	changes_since_trim += set.n_peers;
 out:
 	zt_engine_unlock(zt);
+	/* a new port: answer once the old sockets' users let them go */
+	udp_wait_retired(&zt->udp);
 	uapi_set_free(&set);
 	/* outside the lock: trimming a large heap takes milliseconds */
 	if (changes_since_trim >= CONFIG_TRIM_AFTER_CHANGES) {

@@ -1,5 +1,37 @@
-/* Hold times of the engine lock, in a bench build only (enginelock.h). */
+/* The lock checks (debug and sanitizer builds) and the engine lock's hold
+ * times (bench builds): enginelock.h. */
 #include "enginelock.h"
+
+#ifdef ZT_LOCK_CHECKS
+#include <stdio.h>
+#include <stdlib.h>
+
+enum { HELD_MAX = 4 }; /* locks one thread holds at once: engine, udp */
+
+static _Thread_local const pthread_mutex_t *held[HELD_MAX];
+
+void zt_lock_note(const pthread_mutex_t *m, bool taken)
+{
+	for (int i = 0; i < HELD_MAX; i++) {
+		if (held[i] == (taken ? NULL : m)) {
+			held[i] = taken ? m : NULL;
+			return;
+		}
+	}
+	fprintf(stderr, "zinctun: lock checks: %s %p untracked\n", taken ? "taking" : "releasing",
+		(const void *)m);
+	abort();
+}
+
+void zt_lock_check(const pthread_mutex_t *m, const char *lock, const char *where)
+{
+	for (int i = 0; i < HELD_MAX; i++)
+		if (held[i] == m)
+			return;
+	fprintf(stderr, "zinctun: %s: %s is not held\n", where, lock);
+	abort();
+}
+#endif
 
 #ifdef ZT_LOCK_STATS
 #include "log.h"
@@ -55,6 +87,7 @@ void zt_lockstat_log(const struct zt_lockstat *s)
 		 (unsigned long long)s->holds, ZT_LOCK_SLOW_NS / 1000, (unsigned long long)s->slow,
 		 ZT_LOCK_SLOW_NS / 1000, (unsigned long long)s->slow_cpu);
 }
-#else
+#endif
+#if !defined(ZT_LOCK_STATS) && !defined(ZT_LOCK_CHECKS)
 typedef int zt_enginelock_unused; /* an empty translation unit is not ISO C */
 #endif

@@ -3,22 +3,28 @@
  * engine's next deadline moved earlier meanwhile (zt_timers_changed: a
  * send, a receive, a handshake or a configuration change can bring a timer
  * forward), so no caller has to remember it. The timer thread, which sets
- * its own wake-up, releases with zt_engine_unlock_timer().
+ * its own wake-up, releases with zt_engine_unlock_no_rearm().
+ *
+ * The outermost lock: only udp.c's socket-set lock is taken inside it; the
+ * handshake queue, worker pool and GSO path locks never are. See
+ * doc/datapath.md, "Concurrency".
+ *
+ * Lock checks (debug builds with -DZT_DEBUG, ASan and TSan builds; the
+ * release build compiles them out): each thread notes the locks it holds,
+ * and zt_engine_assert_held() / zt_assert_held() in a function documented
+ * "under the lock" abort with its place when the caller does not hold it.
  *
  * A bench build (-DZT_LOCK_STATS, scripts/bench-handshake) also records how
  * long each hold lasts, in wall time and in the holder's CPU time (which
  * leaves out the time it was preempted, on a loaded machine most of a long
  * wall-time hold): the longest of each and where the lock was taken, the
  * number of holds and of holds over ZT_LOCK_SLOW_NS. SIGUSR1 logs and resets
- * them, and they are logged at exit. The shipped binary has plain mutex calls.
- *
- * The outermost lock: only the engine's rate limiter lock is taken inside
- * it; the handshake queue, worker pool and GSO path locks never are. See
- * doc/datapath.md, "Concurrency". */
+ * them, and they are logged at exit. */
 #ifndef ZT_ENGINELOCK_H
 #define ZT_ENGINELOCK_H
 
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <time.h>
 
@@ -27,8 +33,31 @@ struct zt;
  * deadline is now before its wake-up (runtime.c). */
 void zt_timers_changed(struct zt *zt);
 
+#define ZT_LOCK_STR2(x) #x
+#define ZT_LOCK_STR(x) ZT_LOCK_STR2(x)
+#define ZT_LOCK_WHERE __FILE__ ":" ZT_LOCK_STR(__LINE__)
+
+#if defined(ZT_DEBUG) || defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define ZT_LOCK_CHECKS 1
+#endif
+
+#ifdef ZT_LOCK_CHECKS
+/* The calling thread took (held) or is releasing (!held) m. */
+void zt_lock_note(const pthread_mutex_t *m, bool held);
+/* Aborts, naming lock and where, unless the calling thread holds m. */
+void zt_lock_check(const pthread_mutex_t *m, const char *lock, const char *where);
+#define zt_mutex_lock(m) (pthread_mutex_lock(m), zt_lock_note(m, true))
+#define zt_mutex_unlock(m) (zt_lock_note(m, false), pthread_mutex_unlock(m))
+#define zt_assert_held(m) zt_lock_check(m, #m, ZT_LOCK_WHERE)
+#else
+#define zt_mutex_lock(m) pthread_mutex_lock(m)
+#define zt_mutex_unlock(m) pthread_mutex_unlock(m)
+#define zt_assert_held(m) ((void)(m))
+#endif
+#define zt_engine_assert_held(zt) zt_assert_held(&(zt)->lock)
+
 #ifdef ZT_LOCK_STATS
-#define ZT_LOCK_SLOW_NS 50000ULL /* the handshake path's target (issue 13) */
+#define ZT_LOCK_SLOW_NS 50000ULL /* the handshake path's target hold time */
 
 /* Written only by the thread that holds the lock. */
 struct zt_lockstat {
@@ -47,18 +76,15 @@ struct zt_lockstat zt_lockstat_take(struct zt_lockstat *s);
 void zt_lockstat_log(const struct zt_lockstat *s);
 
 #define ZT_LOCKSTAT_DECL struct zt_lockstat lockstat;
-#define ZT_LOCK_STR2(x) #x
-#define ZT_LOCK_STR(x) ZT_LOCK_STR2(x)
-#define ZT_LOCK_WHERE __FILE__ ":" ZT_LOCK_STR(__LINE__)
 #define zt_engine_lock(zt)                                                                         \
-	(pthread_mutex_lock(&(zt)->lock), zt_lockstat_acquired(&(zt)->lockstat, ZT_LOCK_WHERE))
-#define zt_engine_unlock_timer(zt)                                                                 \
-	(zt_lockstat_released(&(zt)->lockstat), pthread_mutex_unlock(&(zt)->lock))
+	(zt_mutex_lock(&(zt)->lock), zt_lockstat_acquired(&(zt)->lockstat, ZT_LOCK_WHERE))
+#define zt_engine_unlock_no_rearm(zt)                                                              \
+	(zt_lockstat_released(&(zt)->lockstat), zt_mutex_unlock(&(zt)->lock))
 #else
 #define ZT_LOCKSTAT_DECL
-#define zt_engine_lock(zt) pthread_mutex_lock(&(zt)->lock)
-#define zt_engine_unlock_timer(zt) pthread_mutex_unlock(&(zt)->lock)
+#define zt_engine_lock(zt) zt_mutex_lock(&(zt)->lock)
+#define zt_engine_unlock_no_rearm(zt) zt_mutex_unlock(&(zt)->lock)
 #endif
-#define zt_engine_unlock(zt) (zt_timers_changed(zt), zt_engine_unlock_timer(zt))
+#define zt_engine_unlock(zt) (zt_timers_changed(zt), zt_engine_unlock_no_rearm(zt))
 
 #endif

@@ -29,15 +29,17 @@ enum {
 	MMAP_THRESHOLD = 128 << 10,
 };
 
+/* The engine reads its clock at every call that changes state: the calls
+ * on one device are under the engine lock (checked here). */
 static uint64_t env_now(void *ctx)
 {
-	(void)ctx;
+	zt_engine_assert_held((struct zt *)ctx);
 	return zt_now_ns();
 }
 
 static uint64_t env_wall(void *ctx)
 {
-	(void)ctx;
+	zt_engine_assert_held((struct zt *)ctx);
 	return zt_wall_ns();
 }
 
@@ -54,6 +56,7 @@ static void io_send(void *ctx, const struct wg_endpoint *to, const uint8_t *pkt,
 {
 	struct zt *zt = ctx;
 
+	zt_engine_assert_held(zt);
 	log_send_error(zt, udp_send(&zt->udp, to, pkt, len), len);
 }
 
@@ -61,6 +64,7 @@ void zt_timers_changed(struct zt *zt)
 {
 	uint64_t deadline;
 
+	zt_engine_assert_held(zt);
 	if (!zt->dev)
 		return;
 	/* absolute, on the clock of the timer thread's timerfd */
@@ -120,7 +124,7 @@ static void *timer_main(void *arg)
 		zt_alarm_set(zt->timer_fd, zt->timer_deadline);
 		/* its own wake-up, set just now (at least TIMER_MIN_SLEEP_NS
 		 * ahead, so not re-armed to an engine deadline due sooner) */
-		zt_engine_unlock_timer(zt);
+		zt_engine_unlock_no_rearm(zt);
 		/* zt_timers_changed re-arms the timerfd meanwhile if need be;
 		 * after a suspend it is readable as soon as the machine resumes */
 		while (poll(pfd, sizeof(pfd) / sizeof(pfd[0]), -1) < 0 && errno == EINTR)
@@ -128,7 +132,7 @@ static void *timer_main(void *arg)
 		zt_alarm_ack(zt->timer_fd);
 		zt_engine_lock(zt);
 	}
-	zt_engine_unlock_timer(zt);
+	zt_engine_unlock_no_rearm(zt);
 	return NULL;
 }
 
@@ -177,9 +181,7 @@ static void *handshake_main(void *arg)
 				    zt,
 				    udp_send_on(socks, &jobs[i].to, jobs[i].out, jobs[i].out_len),
 				    jobs[i].out_len);
-		zt_engine_lock(zt);
 		udp_socks_drop(&zt->udp, &socks);
-		zt_engine_unlock(zt);
 	}
 	free(items);
 	free(jobs);
@@ -218,16 +220,19 @@ int zt_init(struct zt *zt, const char *ifname, const struct zt_dp_options *opt)
 	ret = hsq_init(&zt->hsq);
 	if (ret)
 		return ret;
-	ret = udp_init(&zt->udp, &zt->lock, opt->udp_gso, opt->udp_gro);
+	ret = udp_init(&zt->udp, opt->udp_gso, opt->udp_gro);
 	if (ret)
 		return ret;
 	ret = udp_bind(&zt->udp, 0);
 	if (ret)
 		return ret;
+	zt_engine_lock(zt); /* no other thread yet, but the engine's calls check it */
 	zt->dev = wg_device_new(&env, &io);
+	if (zt->dev)
+		wg_device_set_mtu(zt->dev, zt->mtu);
+	zt_engine_unlock_no_rearm(zt);
 	if (!zt->dev)
 		return -ENOMEM;
-	wg_device_set_mtu(zt->dev, zt->mtu);
 	atomic_init(&zt->tx_mtu, zt->mtu);
 	return 0;
 }

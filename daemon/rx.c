@@ -134,9 +134,7 @@ void *zt_udp_main(void *arg)
 		if (changed) {
 			/* the sockets polled are held: a rebind closes them
 			 * only once this thread has taken the new ones */
-			zt_engine_lock(zt);
 			udp_socks_hold(&zt->udp, &socks);
-			zt_engine_unlock(zt);
 			changed = false;
 		}
 		struct pollfd pfd[4] = {
@@ -177,9 +175,7 @@ void *zt_udp_main(void *arg)
 			}
 		}
 	}
-	zt_engine_lock(zt);
 	udp_socks_drop(&zt->udp, &socks);
-	zt_engine_unlock(zt);
 	udp_batch_free(&x->b);
 	zt_pages_free(x, sizeof(*x));
 	return NULL;

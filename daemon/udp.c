@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "clock.h"
+#include "enginelock.h"
 #include "log.h"
 #include "pages.h"
 
@@ -141,12 +142,12 @@ static int open_pair(uint16_t port, uint32_t fwmark, int *fd4, int *fd6, uint16_
 	return -EADDRINUSE;
 }
 
-int udp_init(struct udp *u, pthread_mutex_t *lock, bool gso, bool gro)
+int udp_init(struct udp *u, bool gso, bool gro)
 {
 	pthread_condattr_t attr;
 
 	memset(u, 0, sizeof(*u));
-	u->lock = lock;
+	pthread_mutex_init(&u->lock, NULL);
 	atomic_store(&gso_on, gso);
 	atomic_store(&gro_on, gro);
 	pthread_condattr_init(&attr);
@@ -160,6 +161,7 @@ int udp_init(struct udp *u, pthread_mutex_t *lock, bool gso, bool gro)
 
 static void socks_put(struct udp *u, struct udp_socks *s)
 {
+	zt_assert_held(&u->lock);
 	if (--s->refs)
 		return;
 	if (s->fd4 >= 0)
@@ -176,6 +178,7 @@ static void socks_put(struct udp *u, struct udp_socks *s)
 /* After the threads stopped (they dropped their references). */
 void udp_destroy(struct udp *u)
 {
+	zt_mutex_lock(&u->lock);
 	if (u->cur) {
 		struct udp_socks *s = u->cur;
 
@@ -183,6 +186,7 @@ void udp_destroy(struct udp *u)
 		u->retired++;
 		socks_put(u, s);
 	}
+	zt_mutex_unlock(&u->lock);
 	if (u->retired)
 		log_err("udp: %d replaced socket sets still referenced", u->retired);
 	if (u->wake_fd >= 0)
@@ -190,22 +194,23 @@ void udp_destroy(struct udp *u)
 	u->wake_fd = -1;
 	gso_paths_destroy(&u->gso_paths);
 	pthread_cond_destroy(&u->released);
+	pthread_mutex_destroy(&u->lock);
 }
 
-/* Until every replaced set is closed, or UDP_RETIRE_WAIT_MS: the threads
- * that hold one need the lock to drop it, so the wait releases it. */
-static void wait_retired(struct udp *u)
+void udp_wait_retired(struct udp *u)
 {
 	/* the condvar waits on CLOCK_MONOTONIC (udp_init) */
 	uint64_t until = zt_mono_ns() + UDP_RETIRE_WAIT_MS * 1000000ULL;
 	struct timespec ts = {.tv_sec = (time_t)(until / 1000000000ULL),
 			      .tv_nsec = (long)(until % 1000000000ULL)};
+	zt_mutex_lock(&u->lock);
 	while (u->retired) {
-		if (pthread_cond_timedwait(&u->released, u->lock, &ts) == ETIMEDOUT) {
+		if (pthread_cond_timedwait(&u->released, &u->lock, &ts) == ETIMEDOUT) {
 			log_info("udp: old sockets still in use, closed later");
-			return;
+			break;
 		}
 	}
+	zt_mutex_unlock(&u->lock);
 }
 
 int udp_bind(struct udp *u, uint16_t port)
@@ -227,47 +232,62 @@ int udp_bind(struct udp *u, uint16_t port)
 		return ret;
 	}
 	s->refs = 1;
+	zt_mutex_lock(&u->lock);
 	u->cur = s;
 	u->port = actual;
 	if (old) {
 		u->retired++;
 		socks_put(u, old);
 	}
+	zt_mutex_unlock(&u->lock);
 	if (write(u->wake_fd, &one, sizeof(one)) < 0)
 		log_debug("udp: wake: %s", strerror(errno));
-	wait_retired(u);
 	log_info("UDP bind has been updated (port %u)", actual);
 	return 0;
 }
 
 int udp_set_fwmark(struct udp *u, uint32_t mark)
 {
-	int fds[2] = {u->cur ? u->cur->fd4 : -1, u->cur ? u->cur->fd6 : -1};
+	int ret = 0;
 
-	for (int i = 0; i < 2; i++) {
-		if (fds[i] >= 0 && setsockopt(fds[i], SOL_SOCKET, SO_MARK, &mark, sizeof(mark)) < 0)
-			return -errno;
+	zt_mutex_lock(&u->lock);
+	for (int i = 0; u->cur && i < 2 && !ret; i++) {
+		int fd = i ? u->cur->fd6 : u->cur->fd4;
+
+		if (fd >= 0 && setsockopt(fd, SOL_SOCKET, SO_MARK, &mark, sizeof(mark)) < 0)
+			ret = -errno;
 	}
-	u->fwmark = mark;
-	return 0;
+	if (!ret)
+		u->fwmark = mark;
+	zt_mutex_unlock(&u->lock);
+	return ret;
 }
 
-void udp_socks_hold(struct udp *u, struct udp_socks **held)
-{
-	if (*held == u->cur)
-		return;
-	udp_socks_drop(u, held);
-	if (u->cur) {
-		u->cur->refs++;
-		*held = u->cur;
-	}
-}
-
-void udp_socks_drop(struct udp *u, struct udp_socks **held)
+static void socks_drop(struct udp *u, struct udp_socks **held)
 {
 	if (*held)
 		socks_put(u, *held);
 	*held = NULL;
+}
+
+void udp_socks_hold(struct udp *u, struct udp_socks **held)
+{
+	zt_mutex_lock(&u->lock);
+	if (*held != u->cur) {
+		socks_drop(u, held);
+		if (u->cur) {
+			u->cur->refs++;
+			*held = u->cur;
+		}
+	}
+	zt_mutex_unlock(&u->lock);
+}
+
+void udp_socks_drop(struct udp *u, struct udp_socks **held)
+{
+	zt_mutex_lock(&u->lock);
+	socks_drop(u, held);
+	zt_mutex_unlock(&u->lock);
 }
 
 static bool has_source(const struct wg_endpoint *to)
@@ -378,7 +398,12 @@ int udp_send_on(const struct udp_socks *s, const struct wg_endpoint *to, const v
 
 int udp_send(struct udp *u, const struct wg_endpoint *to, const void *buf, size_t len)
 {
-	return u->cur ? udp_send_on(u->cur, to, buf, len) : -ENETUNREACH;
+	int ret;
+
+	zt_mutex_lock(&u->lock);
+	ret = u->cur ? udp_send_on(u->cur, to, buf, len) : -ENETUNREACH;
+	zt_mutex_unlock(&u->lock);
+	return ret;
 }
 
 static bool run_extends(const struct udp_run *r, const struct wg_endpoint *to, const uint8_t *buf,

@@ -14,19 +14,20 @@
 
 /* One generation of the sockets. udp_bind replaces the whole set, and a set
  * is closed only when its last reference goes ("Socket lifetime" in
- * doc/datapath.md): a thread that sends or receives outside the lock holds
- * a reference, taken and dropped under the lock. */
+ * doc/datapath.md): a thread that sends or receives on a set holds a
+ * reference (udp_socks_hold / udp_socks_drop). */
 struct udp_socks {
 	int fd4, fd6;
 	int refs; /* struct udp's own (while current) + one per thread using it */
 };
 
 struct udp {
-	/* The lock given to udp_init (the engine lock) serializes every
-	 * function below except the sends on a held set and the receive; it
-	 * guards cur, retired, port, fwmark and each set's refs (see
+	/* Taken inside every function below but the sends on a held set and
+	 * the receive; a leaf (no lock is taken while it is held), guarding
+	 * cur, retired and each set's refs. port and fwmark are written only
+	 * under it and the engine lock (config.c), and read under either (see
 	 * doc/datapath.md, "Concurrency"). */
-	pthread_mutex_t *lock;
+	pthread_mutex_t lock;
 	pthread_cond_t released; /* with lock: a replaced set was closed */
 	struct udp_socks *cur;	 /* what new sends use */
 	int retired;		 /* replaced sets still referenced */
@@ -38,21 +39,22 @@ struct udp {
 
 /* gso: UDP_SEGMENT sends (ZINCTUN_NO_GSO=1: off); gro: UDP_GRO on the
  * sockets (ZINCTUN_NO_UDP_GRO=1: off). */
-int udp_init(struct udp *u, pthread_mutex_t *lock, bool gso, bool gro);
+int udp_init(struct udp *u, bool gso, bool gro);
 void udp_destroy(struct udp *u);
 /* Binds new sockets on port (0: random, the same on both families) and
- * swaps them in; on failure the old ones stay. -EADDRINUSE if taken. Under
- * the lock (or before the threads start); returns once the old sockets are
- * closed, which may release the lock for a moment while their users finish
- * (at most UDP_RETIRE_WAIT_MS), as the kernel waits before closing them. */
+ * swaps them in; on failure the old ones stay. -EADDRINUSE if taken. The
+ * old sockets close when their last user drops them: udp_wait_retired,
+ * called without the engine lock (their users need it to drop them), waits
+ * for that (at most UDP_RETIRE_WAIT_MS), as the kernel waits before closing. */
 int udp_bind(struct udp *u, uint16_t port);
+void udp_wait_retired(struct udp *u);
 int udp_set_fwmark(struct udp *u, uint32_t mark);
-/* Under the lock: *held becomes a reference to the current set (the one it
- * held, if another, is released). udp_socks_drop releases it (NULL after). */
+/* *held becomes a reference to the current set (the one it held, if
+ * another, is released). udp_socks_drop releases it (NULL after). */
 void udp_socks_hold(struct udp *u, struct udp_socks **held);
 void udp_socks_drop(struct udp *u, struct udp_socks **held);
 /* Sends with the sticky source address if the endpoint has one, on the
- * current sockets: under the lock. udp_send_on: on a held set, without it. */
+ * current sockets. udp_send_on: on a held set, without the lock. */
 int udp_send(struct udp *u, const struct wg_endpoint *to, const void *buf, size_t len);
 int udp_send_on(const struct udp_socks *s, const struct wg_endpoint *to, const void *buf,
 		size_t len);

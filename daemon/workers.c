@@ -3,6 +3,8 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include "enginelock.h"
+
 static bool pop(struct wpool *p, struct wtask *t)
 {
 	if (!p->count)
@@ -16,9 +18,10 @@ static bool pop(struct wpool *p, struct wtask *t)
 /* Runs t without the lock, then accounts for it. Called with the lock held. */
 static void run_task(struct wpool *p, struct wtask *t)
 {
-	pthread_mutex_unlock(&p->lock);
+	zt_assert_held(&p->lock);
+	zt_mutex_unlock(&p->lock);
 	t->fn(t->arg, t->begin, t->end);
-	pthread_mutex_lock(&p->lock);
+	zt_mutex_lock(&p->lock);
 	if (--*t->pending == 0)
 		pthread_cond_broadcast(&p->done);
 }
@@ -28,14 +31,14 @@ static void *worker_main(void *arg)
 	struct wpool *p = arg;
 	struct wtask t;
 
-	pthread_mutex_lock(&p->lock);
+	zt_mutex_lock(&p->lock);
 	while (!p->stop) {
 		if (pop(p, &t))
 			run_task(p, &t);
 		else
 			pthread_cond_wait(&p->work, &p->lock);
 	}
-	pthread_mutex_unlock(&p->lock);
+	zt_mutex_unlock(&p->lock);
 	return NULL;
 }
 
@@ -69,10 +72,10 @@ int wpool_start(struct wpool *p, int n)
 
 void wpool_stop(struct wpool *p)
 {
-	pthread_mutex_lock(&p->lock);
+	zt_mutex_lock(&p->lock);
 	p->stop = true;
 	pthread_cond_broadcast(&p->work);
-	pthread_mutex_unlock(&p->lock);
+	zt_mutex_unlock(&p->lock);
 	for (int i = 0; i < p->n_threads; i++)
 		pthread_join(p->threads[i], NULL);
 	p->n_threads = 0;
@@ -97,7 +100,7 @@ void wpool_run(struct wpool *p, wpool_fn fn, void *arg, int n, int min_slice)
 		return;
 	}
 	per = (n + slices - 1) / slices;
-	pthread_mutex_lock(&p->lock);
+	zt_mutex_lock(&p->lock);
 	for (int b = per; b < n && p->count < WPOOL_QUEUE; b += per) {
 		struct wtask *q = &p->q[(p->head + p->count) % WPOOL_QUEUE];
 
@@ -111,12 +114,12 @@ void wpool_run(struct wpool *p, wpool_fn fn, void *arg, int n, int min_slice)
 	}
 	queued_end = per + pending * per;
 	pthread_cond_broadcast(&p->work);
-	pthread_mutex_unlock(&p->lock);
+	zt_mutex_unlock(&p->lock);
 	fn(arg, 0, per);
 	/* whatever did not fit in the queue the caller does itself */
 	if (queued_end < n)
 		fn(arg, queued_end, n);
-	pthread_mutex_lock(&p->lock);
+	zt_mutex_lock(&p->lock);
 	/* help with queued slices (ours or another caller's), then wait */
 	while (pending) {
 		if (pop(p, &t))
@@ -124,5 +127,5 @@ void wpool_run(struct wpool *p, wpool_fn fn, void *arg, int n, int min_slice)
 		else
 			pthread_cond_wait(&p->done, &p->lock);
 	}
-	pthread_mutex_unlock(&p->lock);
+	zt_mutex_unlock(&p->lock);
 }

@@ -23,8 +23,8 @@ struct wg_handshake_job_state {
 	struct wg_peer *peer; /* response: whose initiation it answers (a reference) */
 	uint32_t serial;      /* response: our initiation's serial */
 	struct wg_noise_core core;
-	uint8_t e_priv[WG_PUBLIC_KEY_LEN]; /* response: our initiation's ephemeral */
-	uint8_t psk[WG_SYMMETRIC_KEY_LEN]; /* response: the peer's PSK */
+	uint8_t e_priv[WG_PUBLIC_KEY_LEN];	     /* response: our initiation's ephemeral */
+	uint8_t psk[WG_SYMMETRIC_KEY_LEN];	     /* response: the peer's PSK */
 	uint8_t remote_ephemeral[WG_PUBLIC_KEY_LEN]; /* initiation */
 	uint8_t remote_static[WG_PUBLIC_KEY_LEN];
 	uint8_t timestamp[WG_TIMESTAMP_LEN];
