@@ -1,3 +1,5 @@
+/* The link monitor (linkmon.h): rtnetlink events of our link and its
+ * addresses, followed into the namespace the link moves to. */
 #include "linkmon.h"
 
 #include <errno.h>
@@ -12,7 +14,7 @@
 #include "log.h"
 #include "tun.h"
 
-#ifndef SOL_NETLINK
+#ifndef SOL_NETLINK /* <sys/socket.h> has it only with newer C libraries */
 #define SOL_NETLINK 270
 #endif
 

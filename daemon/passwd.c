@@ -1,6 +1,7 @@
 /* passwd(5) lookup without NSS: see passwd.h. */
 #include "passwd.h"
 
+#include <errno.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -71,7 +72,7 @@ static int find(const char *text, size_t len, const char *name, size_t want, boo
 		}
 		p = e + 1;
 	}
-	return -1;
+	return -ENOENT;
 }
 
 int zt_passwd_parse(const char *text, size_t len, const char *name, uid_t *uid, gid_t *gid)
@@ -81,11 +82,11 @@ int zt_passwd_parse(const char *text, size_t len, const char *name, uid_t *uid, 
 	bool is_numeric = parse_id(name, name + want, &numeric);
 
 	if (!want)
-		return -1;
+		return -ENOENT;
 	if (!find(text, len, name, want, true, 0, uid, gid))
 		return 0;
 	if (!is_numeric)
-		return -1;
+		return -ENOENT;
 	if (find(text, len, name, want, false, numeric, uid, gid)) {
 		*uid = numeric;
 		*gid = numeric;
@@ -103,7 +104,7 @@ int zt_passwd_lookup(const char *path, const char *name, uid_t *uid, gid_t *gid)
 	if (!text) {
 		if (f)
 			fclose(f);
-		return -1;
+		return -ENOMEM;
 	}
 	/* unreadable file: only a numeric uid can still be resolved */
 	if (f) {

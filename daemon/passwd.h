@@ -10,7 +10,8 @@
 
 #define ZT_PASSWD_FILE "/etc/passwd"
 
-/* 0 and *uid, *gid set; -1 if the user is unknown or the file unreadable.
+/* 0 and *uid, *gid set; -ENOENT if the user is unknown or the file
+ * unreadable, -ENOMEM.
  * A numeric name not found in the file gets gid = uid. */
 int zt_passwd_lookup(const char *path, const char *name, uid_t *uid, gid_t *gid);
 
