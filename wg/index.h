@@ -44,9 +44,8 @@ void wg_index_replace(struct wg_index_table *t, struct wg_index_entry *old,
 struct wg_index_entry *wg_index_lookup(const struct wg_index_table *t, uint32_t index,
 				       unsigned types);
 
-/* The peer table (dev->peer_buckets): lookup, and insertion and removal
- * while the caller links and unlinks the device list; rehash after a new
- * dev->peer_hash_key. */
+/* The peer table (dev->peer_buckets), beside the device's list; rehash
+ * after a new dev->peer_hash_key. */
 int wg_pubkey_init(struct wg_device *dev);
 struct wg_peer *wg_pubkey_lookup(struct wg_device *dev, const uint8_t pub[WG_PUBLIC_KEY_LEN]);
 void wg_pubkey_insert(struct wg_device *dev, struct wg_peer *peer);

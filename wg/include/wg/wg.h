@@ -231,9 +231,8 @@ uint64_t wg_device_next_deadline(const struct wg_device *dev);
  * sticky for 1 s). */
 void wg_device_set_handshake_queue_len(struct wg_device *dev, size_t len);
 
-/* Cheap classification of a datagram, for routing to queues without
- * touching state: an enum wg_message_type, WG_MESSAGE_INVALID for a bad size
- * or type. */
+/* Classifies a datagram without touching state (to pick a queue): an enum
+ * wg_message_type, WG_MESSAGE_INVALID for a bad size or type. */
 int wg_message_type(const uint8_t *pkt, size_t len);
 
 /* ---- Counters (observability) ---- */
@@ -252,15 +251,14 @@ struct wg_device_stats {
 	uint64_t endpoint_changes;	     /* a peer's endpoint moved (roaming) */
 	/* Packets dropped, by reason; with the three handshake counters above
 	 * (rng, cookie, ratelimited) each drop counts once. */
-	uint64_t dropped_bad_mac; /* handshake mac1, data authentication tag */
-	uint64_t dropped_replay;  /* data counter seen; old handshake timestamp or flood */
-	uint64_t
-	    dropped_wrong_source; /* inner packet not IP or from outside the peer's allowed IPs */
-	uint64_t dropped_no_session;  /* data for no usable keypair; response to no initiation */
-	uint64_t dropped_invalid;     /* malformed, failed handshake crypto, unknown peer */
-	uint64_t dropped_no_route;    /* outgoing: no peer for the destination */
-	uint64_t dropped_no_endpoint; /* outgoing: the peer has no endpoint, or no private key */
-	uint64_t dropped_staged;      /* outgoing: pushed out of a full staged queue */
+	uint64_t dropped_bad_mac;      /* handshake mac1, data authentication tag */
+	uint64_t dropped_replay;       /* data counter seen; old handshake timestamp or flood */
+	uint64_t dropped_wrong_source; /* inner packet not IP or outside the peer's allowed IPs */
+	uint64_t dropped_no_session;   /* data for no usable keypair; response to no initiation */
+	uint64_t dropped_invalid;      /* malformed, failed handshake crypto, unknown peer */
+	uint64_t dropped_no_route;     /* outgoing: no peer for the destination */
+	uint64_t dropped_no_endpoint;  /* outgoing: the peer has no endpoint, or no private key */
+	uint64_t dropped_staged;       /* outgoing: pushed out of a full staged queue */
 };
 void wg_device_get_stats(const struct wg_device *dev, struct wg_device_stats *stats);
 
