@@ -21,7 +21,10 @@ CFLAGS    ?= $(OPT) -g
 WARN      := -Wall -Wextra -Werror
 BASEFLAGS := -std=c11 -D_GNU_SOURCE -fPIC -pthread $(WARN) \
              -Izinc/include -Iwg/include -I$(BUILD)/gen
-ALLCFLAGS  = $(BASEFLAGS) $(CFLAGS) $(EXTRA_CFLAGS)
+# make DEBUG=1 BUILD=build-debug: unoptimised, with the lock checks
+# (daemon/enginelock.h; ASan and TSan builds have them too)
+DEBUGFLAGS = $(if $(filter 1,$(DEBUG)),-O0 -DZT_DEBUG)
+ALLCFLAGS  = $(BASEFLAGS) $(CFLAGS) $(EXTRA_CFLAGS) $(DEBUGFLAGS)
 LDLIBS_T  := -lsodium -lcrypto -lpthread
 # The daemon is linked statically: no runtime dependency at all, and its
 # idle memory is its own pages rather than all of libc.so's (bench-tunnel
