@@ -48,13 +48,14 @@ void zt_lock_note(const pthread_mutex_t *m, bool held);
 void zt_lock_check(const pthread_mutex_t *m, const char *lock, const char *where);
 #define zt_mutex_lock(m) (pthread_mutex_lock(m), zt_lock_note(m, true))
 #define zt_mutex_unlock(m) (zt_lock_note(m, false), pthread_mutex_unlock(m))
-#define zt_assert_held(m) zt_lock_check(m, #m, ZT_LOCK_WHERE)
+#define zt_assert_held_named(m, name) zt_lock_check(m, name, ZT_LOCK_WHERE)
 #else
 #define zt_mutex_lock(m) pthread_mutex_lock(m)
 #define zt_mutex_unlock(m) pthread_mutex_unlock(m)
-#define zt_assert_held(m) ((void)(m))
+#define zt_assert_held_named(m, name) ((void)(m))
 #endif
-#define zt_engine_assert_held(zt) zt_assert_held(&(zt)->lock)
+#define zt_assert_held(m) zt_assert_held_named(m, #m)
+#define zt_engine_assert_held(zt) zt_assert_held_named(&(zt)->lock, "the engine lock")
 
 #ifdef ZT_LOCK_STATS
 #define ZT_LOCK_SLOW_NS 50000ULL /* the handshake path's target hold time */
