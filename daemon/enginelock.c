@@ -18,8 +18,7 @@ void zt_lock_note(const pthread_mutex_t *m, bool taken)
 			return;
 		}
 	}
-	fprintf(stderr, "zinctun: lock checks: %s %p untracked\n", taken ? "taking" : "releasing",
-		(const void *)m);
+	fprintf(stderr, "zinctun: lock checks: %p not tracked\n", (const void *)m);
 	abort();
 }
 

@@ -1,25 +1,19 @@
 /* The engine lock (struct zt.lock): zt_engine_lock() / zt_engine_unlock()
  * at every site. The unlock re-arms the timer thread first when the
- * engine's next deadline moved earlier meanwhile (zt_timers_changed: a
- * send, a receive, a handshake or a configuration change can bring a timer
- * forward), so no caller has to remember it. The timer thread, which sets
- * its own wake-up, releases with zt_engine_unlock_no_rearm().
+ * engine's next deadline moved earlier meanwhile (zt_timers_changed), so no
+ * caller has to remember it; the timer thread, which sets its own wake-up,
+ * releases with zt_engine_unlock_no_rearm(). The outermost lock: only
+ * udp.c's is taken inside it (doc/datapath.md, "Concurrency").
  *
- * The outermost lock: only udp.c's socket-set lock is taken inside it; the
- * handshake queue, worker pool and GSO path locks never are. See
- * doc/datapath.md, "Concurrency".
+ * Lock checks (-DZT_DEBUG, ASan and TSan builds; compiled out of the
+ * release build): each thread notes the locks it takes, and
+ * zt_engine_assert_held() / zt_assert_held() in a function documented
+ * "under the lock" abort with the place when the caller does not hold it.
  *
- * Lock checks (debug builds with -DZT_DEBUG, ASan and TSan builds; the
- * release build compiles them out): each thread notes the locks it holds,
- * and zt_engine_assert_held() / zt_assert_held() in a function documented
- * "under the lock" abort with its place when the caller does not hold it.
- *
- * A bench build (-DZT_LOCK_STATS, scripts/bench-handshake) also records how
- * long each hold lasts, in wall time and in the holder's CPU time (which
- * leaves out the time it was preempted, on a loaded machine most of a long
- * wall-time hold): the longest of each and where the lock was taken, the
- * number of holds and of holds over ZT_LOCK_SLOW_NS. SIGUSR1 logs and resets
- * them, and they are logged at exit. */
+ * A bench build (-DZT_LOCK_STATS, scripts/bench-handshake) records the
+ * hold times, wall and the holder's CPU (which leaves out preemption): the
+ * longest of each and where it was taken, the number of holds and of
+ * holds over ZT_LOCK_SLOW_NS; logged on SIGUSR1 (then reset) and at exit. */
 #ifndef ZT_ENGINELOCK_H
 #define ZT_ENGINELOCK_H
 
