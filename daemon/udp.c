@@ -203,14 +203,14 @@ void udp_wait_retired(struct udp *u)
 	uint64_t until = zt_mono_ns() + UDP_RETIRE_WAIT_MS * 1000000ULL;
 	struct timespec ts = {.tv_sec = (time_t)(until / 1000000000ULL),
 			      .tv_nsec = (long)(until % 1000000000ULL)};
+	int ret = 0;
+
 	zt_mutex_lock(&u->lock);
-	while (u->retired) {
-		if (pthread_cond_timedwait(&u->released, &u->lock, &ts) == ETIMEDOUT) {
-			log_info("udp: old sockets still in use, closed later");
-			break;
-		}
-	}
+	while (u->retired && ret != ETIMEDOUT)
+		ret = pthread_cond_timedwait(&u->released, &u->lock, &ts);
 	zt_mutex_unlock(&u->lock);
+	if (ret == ETIMEDOUT)
+		log_info("udp: old sockets still in use, closed later");
 }
 
 int udp_bind(struct udp *u, uint16_t port)
