@@ -1,4 +1,4 @@
-/* fuzz-sources: proxy/proxy_conf.c daemon/base64.c */
+/* fuzz-sources: proxy/proxy_conf.c daemon/base64.c daemon/uapi_parse.c */
 /* The proxy mode's configuration parser (proxy/proxy_conf.c).
  *
  * Input: the file text, then optionally a NUL and the text every WGConfig
