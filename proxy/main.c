@@ -99,15 +99,9 @@ static int resolve_endpoint(void *ctx, const struct proxy_peer *p, union uapi_so
 		return -1;
 	}
 	memset(out, 0, sizeof(*out));
-	if (ai->ai_family == AF_INET6) {
-		out->in6.sin6_family = AF_INET6;
-		out->in6.sin6_addr = ((struct sockaddr_in6 *)ai->ai_addr)->sin6_addr;
-		out->in6.sin6_port = htons(p->endpoint.port);
-	} else {
-		out->in4.sin_family = AF_INET;
-		out->in4.sin_addr = ((struct sockaddr_in *)ai->ai_addr)->sin_addr;
-		out->in4.sin_port = htons(p->endpoint.port);
-	}
+	memcpy(out, ai->ai_addr, ai->ai_addrlen < sizeof(*out) ? ai->ai_addrlen : sizeof(*out));
+	if (out->sa.sa_family == AF_INET6)
+		out->in6.sin6_flowinfo = out->in6.sin6_scope_id = 0;
 	freeaddrinfo(ai);
 	return 0;
 }
@@ -191,7 +185,8 @@ static void log_peers(struct host *h)
 	for (struct wg_peer *p = wg_device_peer_next(h->zt.dev, NULL); p;
 	     p = wg_device_peer_next(h->zt.dev, p)) {
 		struct wg_peer_info info;
-		char key[2 * WG_PUBLIC_KEY_LEN + 1], ep[INET6_ADDRSTRLEN + 32] = "(none)";
+		char key[2 * WG_PUBLIC_KEY_LEN + 1], when[32] = "never";
+		char ep[INET6_ADDRSTRLEN + 32] = "(none)";
 
 		wg_peer_get_info(p, &info);
 		uapi_format_key(key, info.public_key);
@@ -199,18 +194,13 @@ static void log_peers(struct host *h)
 		    !uapi_format_endpoint(ep, sizeof(ep), &info.endpoint.addr.sa))
 			snprintf(ep, sizeof(ep), "(none)");
 		if (info.last_handshake_wall_ns)
-			log_info("peer %s endpoint %s latest handshake %llu s ago transfer "
-				 "%llu B received, %llu B sent",
-				 key, ep,
+			snprintf(when, sizeof(when), "%llu s ago",
 				 (unsigned long long)((now - info.last_handshake_wall_ns) /
-						      1000000000ULL),
-				 (unsigned long long)info.rx_bytes,
-				 (unsigned long long)info.tx_bytes);
-		else
-			log_info("peer %s endpoint %s latest handshake never transfer %llu B "
-				 "received, %llu B sent",
-				 key, ep, (unsigned long long)info.rx_bytes,
-				 (unsigned long long)info.tx_bytes);
+						      1000000000ULL));
+		log_info("peer %s endpoint %s latest handshake %s transfer %llu B received, %llu B "
+			 "sent",
+			 key, ep, when, (unsigned long long)info.rx_bytes,
+			 (unsigned long long)info.tx_bytes);
 		zinc_memzero(&info, sizeof(info));
 	}
 	wg_device_get_stats(h->zt.dev, &st);

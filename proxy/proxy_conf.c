@@ -94,21 +94,18 @@ struct parser {
 	unsigned iface_line; /* 0: no [Interface] yet */
 };
 
-static int vfail_at(struct parser *p, unsigned line, const char *fmt, va_list ap)
-{
-	int n;
-
-	if (!p->errlen)
-		return -1;
-	n = snprintf(p->err, p->errlen, "%s:%u: ", p->file, line);
-	if (n >= 0 && (size_t)n < p->errlen)
-		vsnprintf(p->err + n, p->errlen - (size_t)n, fmt, ap);
-	/* quoted values go to a terminal: no control characters */
-	for (char *c = p->err; *c; c++)
-		if ((unsigned char)*c < 0x20 || *c == 0x7f)
-			*c = '?';
-	return -1;
-}
+/* A key: where it may appear, and how its value is read into its field
+ * (at off in the section's struct: proxy_interface, proxy_peer or
+ * proxy_listener). */
+struct key {
+	const char *name;
+	uint32_t sections; /* IN() bits */
+	int (*parse)(struct parser *p, const struct key *k, void *field, const char *v, size_t len);
+	size_t off;
+	int (*item)(struct parser *p, const char *s, size_t len); /* a list's elements */
+	uint64_t min, max;					  /* a number's range */
+	const char *hint; /* what a good value is, after "bad KEY 'VALUE' " */
+};
 
 /* "FILE:LINE: message" at the given line. Always returns -1. */
 static int fail_at(struct parser *p, unsigned line, const char *fmt, ...)
@@ -117,25 +114,24 @@ static int fail_at(struct parser *p, unsigned line, const char *fmt, ...)
 static int fail_at(struct parser *p, unsigned line, const char *fmt, ...)
 {
 	va_list ap;
+	int n;
 
+	if (!p->errlen)
+		return -1;
+	n = snprintf(p->err, p->errlen, "%s:%u: ", p->file, line);
 	va_start(ap, fmt);
-	vfail_at(p, line, fmt, ap);
+	if (n >= 0 && (size_t)n < p->errlen)
+		vsnprintf(p->err + n, p->errlen - (size_t)n, fmt, ap);
 	va_end(ap);
+	/* quoted values go to a terminal: no control characters */
+	for (char *c = p->err; *c; c++)
+		if ((unsigned char)*c < 0x20 || *c == 0x7f)
+			*c = '?';
 	return -1;
 }
 
 /* The same at the line being read. */
-static int fail(struct parser *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static int fail(struct parser *p, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vfail_at(p, p->line, fmt, ap);
-	va_end(ap);
-	return -1;
-}
+#define fail(p, ...) fail_at(p, (p)->line, __VA_ARGS__)
 
 static int parse_text(struct parser *p, const char *text, size_t len);
 
@@ -524,7 +520,8 @@ static int allowed_item(struct parser *p, const char *s, size_t len)
 	return 0;
 }
 
-static int include_wgconfig(struct parser *p, const char *v, size_t len)
+static int include_wgconfig(struct parser *p, const struct key *k, void *field, const char *v,
+			    size_t len)
 {
 	const char *slash = strrchr(p->file, '/');
 	size_t dir = v[0] == '/' || !slash ? 0 : (size_t)(slash - p->file) + 1;
@@ -532,6 +529,8 @@ static int include_wgconfig(struct parser *p, const char *v, size_t len)
 	size_t tlen = 0;
 	int rc;
 
+	(void)k;
+	(void)field;
 	if (p->included)
 		return fail(p, "WGConfig inside a WGConfig file");
 	if (!p->read)
@@ -564,19 +563,6 @@ static int include_wgconfig(struct parser *p, const char *v, size_t len)
 	p->seen = seen;
 	return 0;
 }
-
-/* A key: where it may appear, and how its value is read into its field
- * (at off in the section's struct: proxy_interface, proxy_peer or
- * proxy_listener). */
-struct key {
-	const char *name;
-	uint32_t sections; /* IN() bits */
-	int (*parse)(struct parser *p, const struct key *k, void *field, const char *v, size_t len);
-	size_t off;
-	int (*item)(struct parser *p, const char *s, size_t len); /* a list's elements */
-	uint64_t min, max;					  /* a number's range */
-	const char *hint; /* what a good value is, after "bad KEY 'VALUE' " */
-};
 
 /* "bad KEY 'VALUE' (what it should be)". Always returns -1. */
 static int fail_value(struct parser *p, const struct key *k, const char *v, size_t len)
@@ -661,14 +647,6 @@ static int parse_bool(struct parser *p, const struct key *k, void *field, const 
 	return fail_value(p, k, v, len);
 }
 
-static int parse_include(struct parser *p, const struct key *k, void *field, const char *v,
-			 size_t len)
-{
-	(void)k;
-	(void)field;
-	return include_wgconfig(p, v, len);
-}
-
 #define PROXIES (IN(S_SOCKS5) | IN(S_HTTP))
 #define TUNNELS (IN(S_TCP_CLIENT) | IN(S_UDP))
 #define IFACE(m) offsetof(struct proxy_interface, m)
@@ -677,7 +655,7 @@ static int parse_include(struct parser *p, const struct key *k, void *field, con
 #define HOSTPORT_HINT "(host:port or [IPv6]:port)"
 
 static const struct key keys[K_COUNT] = {
-    [K_WGCONFIG] = {"WGConfig", IN(S_TOP), parse_include},
+    [K_WGCONFIG] = {"WGConfig", IN(S_TOP), include_wgconfig},
     [K_PRIVATE_KEY] = {"PrivateKey", IN(S_INTERFACE), parse_key, IFACE(private_key)},
     [K_ADDRESS] = {"Address", IN(S_INTERFACE), parse_list, .item = address_item},
     [K_DNS] = {"DNS", IN(S_INTERFACE), parse_list, .item = dns_item},
