@@ -59,8 +59,8 @@ static int open_device(struct host *h)
 
 	if (ret)
 		return host_fail(h, "cannot start the device %s: %s", h->ifname, strerror(-ret));
-	ret = h->sink ? zt_datapath_init_sink(&h->zt, h->sink)
-		      : zt_datapath_init(&h->zt, h->tun_fd);
+	ret =
+	    h->sink ? zt_datapath_init_sink(&h->zt, h->sink) : zt_datapath_init(&h->zt, h->tun_fd);
 	if (ret) {
 		zt_datapath_destroy(&h->zt);
 		return host_fail(h, "cannot start the device %s: %s", h->ifname, strerror(-ret));
