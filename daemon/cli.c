@@ -337,38 +337,40 @@ static void name_of(const char *file, char name[ZT_CLI_NAME_MAX + 1])
 	n = strcspn(base, ".");
 	if (n > ZT_CLI_NAME_MAX)
 		n = ZT_CLI_NAME_MAX;
-	snprintf(name, ZT_CLI_NAME_MAX + 1, "%.*s", (int)n, n ? base : ZT_CLI_DEFAULT_NAME);
+	if (n)
+		snprintf(name, ZT_CLI_NAME_MAX + 1, "%.*s", (int)n, base);
+	else
+		snprintf(name, ZT_CLI_NAME_MAX + 1, "%s", ZT_CLI_DEFAULT_NAME);
 }
 
+/* zinctun-proxy's command line: false, with a usage action, if malformed. */
 static bool parse_proxy_args(int argc, char *const argv[], struct zt_options *out)
 {
-	const char *name = NULL;
+	const char *name = NULL, *v;
+	bool missing = false;
+	int i;
 
-	for (int i = 1; i < argc; i++) {
+	for (i = 1; i < argc && !missing; i++) {
 		const char *a = argv[i];
 
-		if (is(a, "--help") || is(a, "-h")) {
-			out->action = ZT_CLI_HELP;
+		if (is(a, "--help") || is(a, "-h") || is(a, "--version")) {
+			out->action = is(a, "--version") ? ZT_CLI_VERSION : ZT_CLI_HELP;
 			return true;
-		} else if (is(a, "--version")) {
-			out->action = ZT_CLI_VERSION;
-			return true;
-		} else if (is(a, "-f") || is(a, "--foreground")) {
-			continue; /* always in the foreground */
-		} else if (is(a, "--socket") && i + 1 < argc) {
-			out->socket = argv[++i];
-		} else if (is(a, "--name") && i + 1 < argc) {
-			name = argv[++i];
-		} else if (is(a, "--") && i + 2 == argc && !out->proxy) {
-			out->proxy = argv[++i]; /* a FILE that may start with '-' */
-		} else if (a[0] != '-' && !out->proxy) {
-			out->proxy = a;
-		} else {
-			out->action = ZT_CLI_USAGE;
-			return false;
 		}
+		if (is(a, "-f") || is(a, "--foreground"))
+			continue; /* always in the foreground */
+		if ((v = flag_value(argc, argv, &i, "--socket", &missing)))
+			out->socket = v;
+		else if ((v = flag_value(argc, argv, &i, "--name", &missing)))
+			name = v;
+		else if (is(a, "--") && i + 2 == argc && !out->proxy)
+			out->proxy = argv[++i]; /* a FILE that may start with '-' */
+		else if (!missing && a[0] != '-' && !out->proxy)
+			out->proxy = a;
+		else
+			break;
 	}
-	if (!out->proxy) {
+	if (i < argc || missing || !out->proxy) {
 		out->action = ZT_CLI_USAGE;
 		return false;
 	}
