@@ -397,6 +397,25 @@ static int close_section(struct parser *p)
 	}
 }
 
+/* arr (n elements of size) with one more, zeroed, at its end; NULL after
+ * a failure message. Not realloc: peers hold keys and listeners
+ * passwords, so the old copy is wiped before it is freed. */
+static void *grow_one(struct parser *p, void *arr, size_t n, size_t size)
+{
+	void *a = calloc(n + 1, size);
+
+	if (!a) {
+		fail(p, "out of memory");
+		return NULL;
+	}
+	if (arr) {
+		memcpy(a, arr, n * size);
+		zinc_memzero(arr, n * size);
+		free(arr);
+	}
+	return a;
+}
+
 static int open_section(struct parser *p, const char *name, size_t len)
 {
 	struct proxy_conf *c = p->conf;
@@ -425,11 +444,9 @@ static int open_section(struct parser *p, const char *name, size_t len)
 		if (c->n_peers == PROXY_CONF_MAX_PEERS)
 			return fail(p, "too many [Peer] sections (at most %d)",
 				    PROXY_CONF_MAX_PEERS);
-		peers = realloc(c->peers, (c->n_peers + 1) * sizeof(*peers));
-		if (!peers)
-			return fail(p, "out of memory");
+		if (!(peers = grow_one(p, c->peers, c->n_peers, sizeof(*peers))))
+			return -1;
 		c->peers = peers;
-		memset(&peers[c->n_peers], 0, sizeof(*peers));
 		peers[c->n_peers++].line = p->line;
 	} else {
 		struct proxy_listener *ls;
@@ -437,11 +454,9 @@ static int open_section(struct parser *p, const char *name, size_t len)
 		if (c->n_listeners == PROXY_CONF_MAX_LISTENERS)
 			return fail(p, "too many proxy and tunnel sections (at most %d)",
 				    PROXY_CONF_MAX_LISTENERS);
-		ls = realloc(c->listeners, (c->n_listeners + 1) * sizeof(*ls));
-		if (!ls)
-			return fail(p, "out of memory");
+		if (!(ls = grow_one(p, c->listeners, c->n_listeners, sizeof(*ls))))
+			return -1;
 		c->listeners = ls;
-		memset(&ls[c->n_listeners], 0, sizeof(*ls));
 		ls[c->n_listeners].kind = sections[sec].kind;
 		ls[c->n_listeners++].line = p->line;
 	}
