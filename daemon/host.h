@@ -56,6 +56,9 @@ struct host {
 	bool started; /* the threads ran (stop and close know how far it got) */
 };
 
+/* The environment, for zt_cli_parse (cli.c reads it through this). */
+const char *host_getenv(void *ctx, const char *name);
+
 /* Runs the program to its end; returns its exit status. */
 int host_run(struct host *h);
 

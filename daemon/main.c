@@ -411,12 +411,6 @@ static const struct host_ops daemon_ops = {
     .on_usr1 = log_stats,
 };
 
-static const char *env_get(void *ctx, const char *name)
-{
-	(void)ctx;
-	return getenv(name);
-}
-
 int main(int argc, char **argv)
 {
 	static struct daemon d = {
@@ -428,7 +422,7 @@ int main(int argc, char **argv)
 	    .null_fd = -1,
 	};
 
-	zt_cli_parse(argc, argv, env_get, NULL, &d.opt);
+	zt_cli_parse(argc, argv, host_getenv, NULL, &d.opt);
 	switch (d.opt.action) {
 	case ZT_CLI_VERSION:
 		printf("zinctun v%s\n\nUserspace WireGuard daemon for Linux, "

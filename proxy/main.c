@@ -53,13 +53,14 @@ static void usage(FILE *f)
 
 /* The whole file in one allocation of the largest size allowed: no
  * realloc leaves a copy of its keys behind. */
-static int read_text(const char *path, char **text, size_t *len)
+static int read_text(void *ctx, const char *path, char **text, size_t *len)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC), ret = 0;
 	char *t = fd < 0 ? NULL : malloc(PROXY_CONF_MAX_BYTES + 1);
 	size_t n = 0;
 	ssize_t r = 1;
 
+	(void)ctx;
 	if (fd < 0)
 		return -errno;
 	while (t && n <= PROXY_CONF_MAX_BYTES &&
@@ -75,12 +76,6 @@ static int read_text(const char *path, char **text, size_t *len)
 	*text = t;
 	*len = n;
 	return ret;
-}
-
-static int conf_read(void *ctx, const char *path, char **text, size_t *len)
-{
-	(void)ctx;
-	return read_text(path, text, len);
 }
 
 /* An Endpoint's host resolved here (the tunnel is not up yet); its
@@ -266,13 +261,13 @@ static int open_proxy(struct host *h)
 	struct proxy_main *m = (struct proxy_main *)h;
 	char err[PROXY_CONF_ERR_LEN], *text;
 	size_t len;
-	int ret = read_text(m->opt.proxy, &text, &len);
+	int ret = read_text(NULL, m->opt.proxy, &text, &len);
 
 	if (ret) {
 		fprintf(stderr, "%s: %s\n", m->opt.proxy, strerror(-ret));
 		return 1;
 	}
-	ret = proxy_conf_parse(m->opt.proxy, text, len, conf_read, NULL, &m->px.conf, err,
+	ret = proxy_conf_parse(m->opt.proxy, text, len, read_text, NULL, &m->px.conf, err,
 			       sizeof(err));
 	zinc_memzero(text, len);
 	free(text);
@@ -348,17 +343,11 @@ static const struct host_ops proxy_ops = {
     .on_usr1 = log_peers,
 };
 
-static const char *env_get(void *ctx, const char *name)
-{
-	(void)ctx;
-	return getenv(name);
-}
-
 int main(int argc, char **argv)
 {
 	static struct proxy_main m = {.h = {.ops = &proxy_ops, .opt = &m.opt}, .name = m.opt.name};
 
-	zt_cli_parse_proxy(argc, argv, env_get, NULL, &m.opt);
+	zt_cli_parse_proxy(argc, argv, host_getenv, NULL, &m.opt);
 	switch (m.opt.action) {
 	case ZT_CLI_VERSION:
 		printf("zinctun-proxy v%s\n", ZINCTUN_VERSION);

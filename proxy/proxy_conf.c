@@ -32,12 +32,12 @@ enum key_id {
 	K_ALLOWED_IPS,
 	K_KEEPALIVE,
 	K_BIND_ADDRESS,
+	K_LISTEN_PORT,
 	K_USERNAME,
 	K_PASSWORD,
 	K_TARGET,
 	K_INACTIVITY,
 	K_ALLOW_UNAUTH,
-	K_LISTEN_PORT,
 	K_COUNT,
 };
 
@@ -62,18 +62,21 @@ enum section {
 
 #define IN(sec) (1u << (sec))
 
+#define TUNNEL_KEYS (SEEN(K_BIND_ADDRESS) | SEEN(K_TARGET))
+
 static const struct {
 	const char *name;
 	enum proxy_kind kind; /* of a listener's section */
+	uint32_t required;    /* SEEN() bits, said missing in key order */
 } sections[S_COUNT] = {
     [S_TOP] = {""},
-    [S_INTERFACE] = {"Interface"},
-    [S_PEER] = {"Peer"},
-    [S_SOCKS5] = {"Socks5", PROXY_SOCKS5},
-    [S_HTTP] = {"http", PROXY_HTTP},
-    [S_TCP_CLIENT] = {"TCPClientTunnel", PROXY_TCP_CLIENT},
-    [S_TCP_SERVER] = {"TCPServerTunnel", PROXY_TCP_SERVER},
-    [S_UDP] = {"UDPProxyTunnel", PROXY_UDP},
+    [S_INTERFACE] = {"Interface", .required = SEEN(K_PRIVATE_KEY) | SEEN(K_ADDRESS)},
+    [S_PEER] = {"Peer", .required = SEEN(K_PUBLIC_KEY)},
+    [S_SOCKS5] = {"Socks5", PROXY_SOCKS5, SEEN(K_BIND_ADDRESS)},
+    [S_HTTP] = {"http", PROXY_HTTP, SEEN(K_BIND_ADDRESS)},
+    [S_TCP_CLIENT] = {"TCPClientTunnel", PROXY_TCP_CLIENT, TUNNEL_KEYS},
+    [S_TCP_SERVER] = {"TCPServerTunnel", PROXY_TCP_SERVER, SEEN(K_LISTEN_PORT) | SEEN(K_TARGET)},
+    [S_UDP] = {"UDPProxyTunnel", PROXY_UDP, TUNNEL_KEYS},
 };
 
 struct parser {
@@ -301,170 +304,6 @@ static struct proxy_listener *cur_listener(struct parser *p)
 static const char *ip_text(const struct proxy_ip *ip, char buf[INET6_ADDRSTRLEN])
 {
 	return uapi_format_ip(buf, ip->family, &ip->in4);
-}
-
-static bool same_ip(const struct proxy_ip *a, const struct proxy_ip *b)
-{
-	if (a->family != b->family)
-		return false;
-	if (a->family == AF_INET)
-		return a->in4.s_addr == b->in4.s_addr;
-	return !memcmp(&a->in6, &b->in6, sizeof(a->in6));
-}
-
-static bool is_udp(enum proxy_kind kind)
-{
-	return kind == PROXY_UDP;
-}
-
-/* The checks that need the whole section: required keys, the rule on
- * unauthenticated proxies, addresses used twice. */
-static int check_listener(struct parser *p, struct proxy_listener *l)
-{
-	const char *name = sections[p->sec].name;
-	unsigned at = l->line;
-	char a[INET6_ADDRSTRLEN];
-
-	l->has_auth = (p->seen & SEEN(K_USERNAME)) && (p->seen & SEEN(K_PASSWORD));
-	if (l->kind == PROXY_TCP_SERVER) {
-		if (!(p->seen & SEEN(K_LISTEN_PORT)))
-			return fail_at(p, at, "[%s] has no ListenPort", name);
-	} else if (!(p->seen & SEEN(K_BIND_ADDRESS))) {
-		return fail_at(p, at, "[%s] has no BindAddress", name);
-	}
-	if (l->kind != PROXY_SOCKS5 && l->kind != PROXY_HTTP && !(p->seen & SEEN(K_TARGET)))
-		return fail_at(p, at, "[%s] has no Target", name);
-	if ((p->seen & SEEN(K_USERNAME)) && !(p->seen & SEEN(K_PASSWORD)))
-		return fail_at(p, at, "[%s] has a Username but no Password", name);
-	if ((p->seen & SEEN(K_PASSWORD)) && !(p->seen & SEEN(K_USERNAME)))
-		return fail_at(p, at, "[%s] has a Password but no Username", name);
-	if (l->kind == PROXY_HTTP && l->has_auth && strchr(l->username, ':'))
-		return fail_at(p, at,
-			       "[http] Username contains ':', which Basic authentication"
-			       " cannot carry");
-	if ((l->kind == PROXY_SOCKS5 || l->kind == PROXY_HTTP) && !l->has_auth &&
-	    !l->allow_unauthenticated && !proxy_ip_is_loopback(&l->bind.ip))
-		return fail_at(p, at,
-			       "[%s] on %s port %u is not loopback and has no Username and Password"
-			       " (set AllowUnauthenticated = true to allow it)",
-			       name, ip_text(&l->bind.ip, a), l->bind.port);
-	for (size_t i = 0; i + 1 < p->conf->n_listeners; i++) {
-		const struct proxy_listener *o = &p->conf->listeners[i];
-
-		if (l->kind == PROXY_TCP_SERVER) {
-			if (o->kind == PROXY_TCP_SERVER && o->listen_port == l->listen_port)
-				return fail_at(p, at, "ListenPort %u is also used on line %u",
-					       l->listen_port, o->line);
-			continue;
-		}
-		if (o->kind == PROXY_TCP_SERVER || is_udp(o->kind) != is_udp(l->kind))
-			continue;
-		if (o->bind.port == l->bind.port && same_ip(&o->bind.ip, &l->bind.ip))
-			return fail_at(p, at, "BindAddress %s port %u is also used on line %u",
-				       ip_text(&l->bind.ip, a), l->bind.port, o->line);
-	}
-	return 0;
-}
-
-static int close_section(struct parser *p)
-{
-	switch (p->sec) {
-	case S_TOP:
-		return 0;
-	case S_INTERFACE:
-		if (!(p->seen & SEEN(K_PRIVATE_KEY)))
-			return fail_at(p, p->sec_line, "[Interface] has no PrivateKey");
-		if (!p->conf->iface.n_addrs)
-			return fail_at(p, p->sec_line, "[Interface] has no Address");
-		return 0;
-	case S_PEER: {
-		struct proxy_peer *peer = cur_peer(p);
-
-		if (!(p->seen & SEEN(K_PUBLIC_KEY)))
-			return fail_at(p, p->sec_line, "[Peer] has no PublicKey");
-		peer->has_preshared_key = p->seen & SEEN(K_PRESHARED_KEY);
-		peer->has_endpoint = p->seen & SEEN(K_ENDPOINT);
-		for (size_t i = 0; i + 1 < p->conf->n_peers; i++)
-			if (!memcmp(p->conf->peers[i].public_key, peer->public_key, PROXY_KEY_LEN))
-				return fail_at(
-				    p, p->sec_line,
-				    "[Peer] has the same PublicKey as the one on line %u",
-				    p->conf->peers[i].line);
-		return 0;
-	}
-	default:
-		return check_listener(p, cur_listener(p));
-	}
-}
-
-/* arr (n elements of size) with one more, zeroed, at its end; NULL after
- * a failure message. Not realloc: peers hold keys and listeners
- * passwords, so the old copy is wiped before it is freed. */
-static void *grow_one(struct parser *p, void *arr, size_t n, size_t size)
-{
-	void *a = calloc(n + 1, size);
-
-	if (!a) {
-		fail(p, "out of memory");
-		return NULL;
-	}
-	if (arr) {
-		memcpy(a, arr, n * size);
-		zinc_memzero(arr, n * size);
-		free(arr);
-	}
-	return a;
-}
-
-static int open_section(struct parser *p, const char *name, size_t len)
-{
-	struct proxy_conf *c = p->conf;
-	enum section sec = S_COUNT;
-
-	for (int i = S_INTERFACE; i < S_COUNT; i++)
-		if (word_is(name, len, sections[i].name))
-			sec = (enum section)i;
-	if (sec == S_COUNT)
-		return fail(p, "unknown section [%.*s]", shown(len), name);
-	if (close_section(p))
-		return -1;
-	if (p->included && sec != S_INTERFACE && sec != S_PEER)
-		return fail(p, "[%s] is not allowed in a WGConfig file", sections[sec].name);
-	if (!p->included && p->wg_file && (sec == S_INTERFACE || sec == S_PEER))
-		return fail(p, "[%s] belongs in the WGConfig file, not here", sections[sec].name);
-
-	if (sec == S_INTERFACE) {
-		if (p->iface_line)
-			return fail(p, "[Interface] given twice (first on line %u)", p->iface_line);
-		p->iface_line = p->line;
-		c->iface.mtu = PROXY_DEFAULT_MTU;
-	} else if (sec == S_PEER) {
-		struct proxy_peer *peers;
-
-		if (c->n_peers == PROXY_CONF_MAX_PEERS)
-			return fail(p, "too many [Peer] sections (at most %d)",
-				    PROXY_CONF_MAX_PEERS);
-		if (!(peers = grow_one(p, c->peers, c->n_peers, sizeof(*peers))))
-			return -1;
-		c->peers = peers;
-		peers[c->n_peers++].line = p->line;
-	} else {
-		struct proxy_listener *ls;
-
-		if (c->n_listeners == PROXY_CONF_MAX_LISTENERS)
-			return fail(p, "too many proxy and tunnel sections (at most %d)",
-				    PROXY_CONF_MAX_LISTENERS);
-		if (!(ls = grow_one(p, c->listeners, c->n_listeners, sizeof(*ls))))
-			return -1;
-		c->listeners = ls;
-		ls[c->n_listeners].kind = sections[sec].kind;
-		ls[c->n_listeners++].line = p->line;
-	}
-	p->sec = sec;
-	p->sec_line = p->line;
-	p->seen = 0;
-	p->any_section = true;
-	return 0;
 }
 
 /* Calls item() on each comma-separated, trimmed element of a list value. */
@@ -697,6 +536,159 @@ static const struct key keys[K_COUNT] = {
     [K_LISTEN_PORT] = {"ListenPort", IN(S_TCP_SERVER), parse_number, LISTENER(listen_port),
 		       .min = 1, .max = UINT16_MAX},
 };
+
+static bool same_ip(const struct proxy_ip *a, const struct proxy_ip *b)
+{
+	if (a->family != b->family)
+		return false;
+	if (a->family == AF_INET)
+		return a->in4.s_addr == b->in4.s_addr;
+	return !memcmp(&a->in6, &b->in6, sizeof(a->in6));
+}
+
+static bool is_udp(enum proxy_kind kind)
+{
+	return kind == PROXY_UDP;
+}
+
+/* The checks that need the whole listener section: credentials, the rule on
+ * unauthenticated proxies, addresses used twice. */
+static int check_listener(struct parser *p, struct proxy_listener *l)
+{
+	const char *name = sections[p->sec].name;
+	unsigned at = l->line;
+	char a[INET6_ADDRSTRLEN];
+
+	l->has_auth = (p->seen & SEEN(K_USERNAME)) && (p->seen & SEEN(K_PASSWORD));
+	if ((p->seen & SEEN(K_USERNAME)) && !(p->seen & SEEN(K_PASSWORD)))
+		return fail_at(p, at, "[%s] has a Username but no Password", name);
+	if ((p->seen & SEEN(K_PASSWORD)) && !(p->seen & SEEN(K_USERNAME)))
+		return fail_at(p, at, "[%s] has a Password but no Username", name);
+	if (l->kind == PROXY_HTTP && l->has_auth && strchr(l->username, ':'))
+		return fail_at(p, at,
+			       "[http] Username contains ':', which Basic authentication"
+			       " cannot carry");
+	if ((l->kind == PROXY_SOCKS5 || l->kind == PROXY_HTTP) && !l->has_auth &&
+	    !l->allow_unauthenticated && !proxy_ip_is_loopback(&l->bind.ip))
+		return fail_at(p, at,
+			       "[%s] on %s port %u is not loopback and has no Username and Password"
+			       " (set AllowUnauthenticated = true to allow it)",
+			       name, ip_text(&l->bind.ip, a), l->bind.port);
+	for (size_t i = 0; i + 1 < p->conf->n_listeners; i++) {
+		const struct proxy_listener *o = &p->conf->listeners[i];
+
+		if (l->kind == PROXY_TCP_SERVER) {
+			if (o->kind == PROXY_TCP_SERVER && o->listen_port == l->listen_port)
+				return fail_at(p, at, "ListenPort %u is also used on line %u",
+					       l->listen_port, o->line);
+			continue;
+		}
+		if (o->kind == PROXY_TCP_SERVER || is_udp(o->kind) != is_udp(l->kind))
+			continue;
+		if (o->bind.port == l->bind.port && same_ip(&o->bind.ip, &l->bind.ip))
+			return fail_at(p, at, "BindAddress %s port %u is also used on line %u",
+				       ip_text(&l->bind.ip, a), l->bind.port, o->line);
+	}
+	return 0;
+}
+
+static int close_section(struct parser *p)
+{
+	for (int k = 0; k < K_COUNT; k++)
+		if (sections[p->sec].required & ~p->seen & SEEN(k))
+			return fail_at(p, p->sec_line, "[%s] has no %s", sections[p->sec].name,
+				       keys[k].name);
+	switch (p->sec) {
+	case S_TOP:
+	case S_INTERFACE:
+		return 0;
+	case S_PEER: {
+		struct proxy_peer *peer = cur_peer(p);
+
+		peer->has_preshared_key = p->seen & SEEN(K_PRESHARED_KEY);
+		peer->has_endpoint = p->seen & SEEN(K_ENDPOINT);
+		for (size_t i = 0; i + 1 < p->conf->n_peers; i++)
+			if (!memcmp(p->conf->peers[i].public_key, peer->public_key, PROXY_KEY_LEN))
+				return fail_at(
+				    p, p->sec_line,
+				    "[Peer] has the same PublicKey as the one on line %u",
+				    p->conf->peers[i].line);
+		return 0;
+	}
+	default:
+		return check_listener(p, cur_listener(p));
+	}
+}
+
+/* arr (n elements of size) with one more, zeroed, at its end; NULL after
+ * a failure message. Not realloc: peers hold keys and listeners
+ * passwords, so the old copy is wiped before it is freed. */
+static void *grow_one(struct parser *p, void *arr, size_t n, size_t size)
+{
+	void *a = calloc(n + 1, size);
+
+	if (!a) {
+		fail(p, "out of memory");
+		return NULL;
+	}
+	if (arr) {
+		memcpy(a, arr, n * size);
+		zinc_memzero(arr, n * size);
+		free(arr);
+	}
+	return a;
+}
+
+static int open_section(struct parser *p, const char *name, size_t len)
+{
+	struct proxy_conf *c = p->conf;
+	enum section sec = S_COUNT;
+
+	for (int i = S_INTERFACE; i < S_COUNT; i++)
+		if (word_is(name, len, sections[i].name))
+			sec = (enum section)i;
+	if (sec == S_COUNT)
+		return fail(p, "unknown section [%.*s]", shown(len), name);
+	if (close_section(p))
+		return -1;
+	if (p->included && sec != S_INTERFACE && sec != S_PEER)
+		return fail(p, "[%s] is not allowed in a WGConfig file", sections[sec].name);
+	if (!p->included && p->wg_file && (sec == S_INTERFACE || sec == S_PEER))
+		return fail(p, "[%s] belongs in the WGConfig file, not here", sections[sec].name);
+
+	if (sec == S_INTERFACE) {
+		if (p->iface_line)
+			return fail(p, "[Interface] given twice (first on line %u)", p->iface_line);
+		p->iface_line = p->line;
+		c->iface.mtu = PROXY_DEFAULT_MTU;
+	} else if (sec == S_PEER) {
+		struct proxy_peer *peers;
+
+		if (c->n_peers == PROXY_CONF_MAX_PEERS)
+			return fail(p, "too many [Peer] sections (at most %d)",
+				    PROXY_CONF_MAX_PEERS);
+		if (!(peers = grow_one(p, c->peers, c->n_peers, sizeof(*peers))))
+			return -1;
+		c->peers = peers;
+		peers[c->n_peers++].line = p->line;
+	} else {
+		struct proxy_listener *ls;
+
+		if (c->n_listeners == PROXY_CONF_MAX_LISTENERS)
+			return fail(p, "too many proxy and tunnel sections (at most %d)",
+				    PROXY_CONF_MAX_LISTENERS);
+		if (!(ls = grow_one(p, c->listeners, c->n_listeners, sizeof(*ls))))
+			return -1;
+		c->listeners = ls;
+		ls[c->n_listeners].kind = sections[sec].kind;
+		ls[c->n_listeners++].line = p->line;
+	}
+	p->sec = sec;
+	p->sec_line = p->line;
+	p->seen = 0;
+	p->any_section = true;
+	return 0;
+}
 
 /* The struct the current section's keys fill. */
 static void *section_struct(struct parser *p)
