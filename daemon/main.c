@@ -2,23 +2,15 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
-#include <signal.h>
-#include <stdarg.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <sys/inotify.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
-#include <zinc/impl.h>
 #include <zinc/random.h>
 
 #include "clock.h"
-#include "cli.h"
-#include "config.h"
-#include "datapath.h"
 #include "host.h"
 #include "linkmon.h"
 #include "passwd.h"
@@ -26,11 +18,8 @@
 #include "metrics.h"
 #include "proxy_exec.h"
 #include "rnglog.h"
-#include "runtime.h"
-#include "signals.h"
 #include "sandbox.h"
 #include "tun.h"
-#include "uapi.h"
 #include "version.h"
 
 struct daemon {
