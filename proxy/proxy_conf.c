@@ -174,18 +174,6 @@ static bool word_is(const char *s, size_t len, const char *word)
 	return strlen(word) == len && !strncasecmp(s, word, len);
 }
 
-static bool parse_ip(const char *s, size_t len, struct proxy_ip *ip)
-{
-	memset(ip, 0, sizeof(*ip));
-	return uapi_parse_ip(s, len, &ip->family, &ip->in4);
-}
-
-static bool parse_prefix(const char *s, size_t len, struct proxy_prefix *pf)
-{
-	memset(pf, 0, sizeof(*pf));
-	return uapi_parse_prefix(s, len, true, &pf->ip.family, &pf->ip.in4, &pf->cidr);
-}
-
 static bool valid_hostname(const char *s, size_t len)
 {
 	if (!len || len > PROXY_HOST_MAX)
@@ -214,7 +202,8 @@ bool proxy_parse_hostport(const char *s, size_t len, struct proxy_hostport *out)
 		host = s + 1;
 		hlen = (size_t)(close - host);
 		port = close + 2;
-		if (!parse_ip(host, hlen, &out->ip) || out->ip.family != AF_INET6)
+		if (!uapi_parse_ip(host, hlen, &out->ip.family, &out->ip.in4) ||
+		    out->ip.family != AF_INET6)
 			return false;
 		out->is_ip = true;
 	} else {
@@ -227,7 +216,7 @@ bool proxy_parse_hostport(const char *s, size_t len, struct proxy_hostport *out)
 		port = colon + 1;
 		if (memchr(host, ':', hlen)) /* an IPv6 literal needs its brackets */
 			return false;
-		if (parse_ip(host, hlen, &out->ip))
+		if (uapi_parse_ip(host, hlen, &out->ip.family, &out->ip.in4))
 			out->is_ip = true;
 		else if (!valid_hostname(host, hlen))
 			return false;
@@ -301,11 +290,6 @@ static struct proxy_listener *cur_listener(struct parser *p)
 	return &p->conf->listeners[p->conf->n_listeners - 1];
 }
 
-static const char *ip_text(const struct proxy_ip *ip, char buf[INET6_ADDRSTRLEN])
-{
-	return uapi_format_ip(buf, ip->family, &ip->in4);
-}
-
 /* Calls item() on each comma-separated, trimmed element of a list value. */
 static int each_item(struct parser *p, const char *v, size_t len,
 		     int (*item)(struct parser *p, const char *s, size_t len))
@@ -329,10 +313,11 @@ static int each_item(struct parser *p, const char *v, size_t len,
 static int address_item(struct parser *p, const char *s, size_t len)
 {
 	struct proxy_interface *ifc = &p->conf->iface;
+	struct proxy_prefix *a = &ifc->addrs[ifc->n_addrs];
 
 	if (ifc->n_addrs == PROXY_CONF_MAX_ADDRS)
 		return fail(p, "too many Address entries (at most %d)", PROXY_CONF_MAX_ADDRS);
-	if (!parse_prefix(s, len, &ifc->addrs[ifc->n_addrs]))
+	if (!uapi_parse_prefix(s, len, true, &a->ip.family, &a->ip.in4, &a->cidr))
 		return fail(p, "bad Address '%.*s' (an IP address, /prefix optional)", shown(len),
 			    s);
 	ifc->n_addrs++;
@@ -345,7 +330,7 @@ static int dns_item(struct parser *p, const char *s, size_t len)
 
 	if (ifc->n_dns == PROXY_CONF_MAX_DNS)
 		return fail(p, "too many DNS entries (at most %d)", PROXY_CONF_MAX_DNS);
-	if (!parse_ip(s, len, &ifc->dns[ifc->n_dns]))
+	if (!uapi_parse_ip(s, len, &ifc->dns[ifc->n_dns].family, &ifc->dns[ifc->n_dns].in4))
 		return fail(p, "bad DNS '%.*s' (an IP address)", shown(len), s);
 	ifc->n_dns++;
 	return 0;
@@ -354,9 +339,9 @@ static int dns_item(struct parser *p, const char *s, size_t len)
 static int allowed_item(struct parser *p, const char *s, size_t len)
 {
 	struct proxy_peer *peer = cur_peer(p);
-	struct proxy_prefix pf;
+	struct proxy_prefix pf = {0};
 
-	if (!parse_prefix(s, len, &pf))
+	if (!uapi_parse_prefix(s, len, true, &pf.ip.family, &pf.ip.in4, &pf.cidr))
 		return fail(p, "bad AllowedIPs '%.*s' (IP/prefix)", shown(len), s);
 	if (peer->n_allowed == PROXY_CONF_MAX_ALLOWED)
 		return fail(p, "too many AllowedIPs for one peer (at most %d)",
@@ -573,7 +558,8 @@ static int check_listener(struct parser *p, struct proxy_listener *l)
 		return fail_at(p, at,
 			       "[%s] on %s port %u is not loopback and has no Username and Password"
 			       " (set AllowUnauthenticated = true to allow it)",
-			       name, ip_text(&l->bind.ip, a), l->bind.port);
+			       name, uapi_format_ip(a, l->bind.ip.family, &l->bind.ip.in4),
+			       l->bind.port);
 	for (size_t i = 0; i + 1 < p->conf->n_listeners; i++) {
 		const struct proxy_listener *o = &p->conf->listeners[i];
 
@@ -587,7 +573,8 @@ static int check_listener(struct parser *p, struct proxy_listener *l)
 			continue;
 		if (o->bind.port == l->bind.port && same_ip(&o->bind.ip, &l->bind.ip))
 			return fail_at(p, at, "BindAddress %s port %u is also used on line %u",
-				       ip_text(&l->bind.ip, a), l->bind.port, o->line);
+				       uapi_format_ip(a, l->bind.ip.family, &l->bind.ip.in4),
+				       l->bind.port, o->line);
 	}
 	return 0;
 }

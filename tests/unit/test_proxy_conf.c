@@ -601,7 +601,7 @@ static void test_take_set(void)
 
 	CHECK(parse("[Interface]\nPrivateKey = " K1 "\nAddress = 10.0.0.2/32\nListenPort = 4000\n"
 		    "[Peer]\nPublicKey = " K2 "\nPresharedKey = " K3 "\n"
-		    "Endpoint = 192.0.2.1:51820\nAllowedIPs = 10.0.0.0/8, fd00::/64\n"
+		    "Endpoint = 192.0.2.1:51820\nAllowedIPs = 10.0.0.0/8, fd00::/64, 192.0.2.7\n"
 		    "PersistentKeepalive = 25\n[Peer]\nPublicKey = " K4 "\nAllowedIPs = ::/0\n",
 		    &c, err) == 0);
 	CHECK(proxy_conf_take_set(&c, resolve_literal, NULL, &set) == 0);
@@ -613,7 +613,9 @@ static void test_take_set(void)
 	CHECK(set.peers[0].has_preshared_key && !memcmp(set.peers[0].preshared_key, k, 32));
 	CHECK(set.peers[0].has_endpoint && set.peers[0].endpoint.in4.sin_port == htons(51820));
 	CHECK(set.peers[0].has_keepalive && set.peers[0].keepalive == 25);
-	CHECK(set.peers[0].replace_allowed_ips && set.peers[0].n_allowed_ips == 2);
+	CHECK(set.peers[0].replace_allowed_ips && set.peers[0].n_allowed_ips == 3);
+	CHECK(set.peers[0].allowed_ips[2].family == AF_INET &&
+	      set.peers[0].allowed_ips[2].cidr == 32);
 	CHECK(set.peers[0].allowed_ips[0].family == AF_INET &&
 	      set.peers[0].allowed_ips[0].cidr == 8 && set.peers[0].allowed_ips[0].addr[0] == 10);
 	CHECK(set.peers[0].allowed_ips[1].family == AF_INET6 &&
