@@ -93,7 +93,6 @@ struct parser {
 	enum section sec;
 	unsigned sec_line;
 	uint32_t seen; /* keys given in the current section */
-	bool any_section;
 	unsigned iface_line; /* 0: no [Interface] yet */
 };
 
@@ -673,7 +672,6 @@ static int open_section(struct parser *p, const char *name, size_t len)
 	p->sec = sec;
 	p->sec_line = p->line;
 	p->seen = 0;
-	p->any_section = true;
 	return 0;
 }
 
