@@ -4,7 +4,6 @@
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -25,12 +24,6 @@ int host_fail(const struct host *h, const char *fmt, ...)
 	va_end(ap);
 	fprintf(stderr, "%s: %s\n", h->ops->name, msg);
 	return 1;
-}
-
-const char *host_getenv(void *ctx, const char *name)
-{
-	(void)ctx;
-	return getenv(name);
 }
 
 static int uapi_get(void *ctx, struct buf *out)

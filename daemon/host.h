@@ -29,7 +29,9 @@ struct host_ops {
 	int (*configure)(struct host *h);
 	/* after the configuration socket: the program's own sockets */
 	int (*prepare)(struct host *h);
-	/* least privilege: everything is open, no device thread runs yet */
+	/* least privilege, one call: listeners bound, configuration read and
+	 * applied, configuration socket made; the device's threads not yet
+	 * started (the proxy's lwIP thread is, by configure) */
 	int (*sandbox)(struct host *h);
 	/* once the device's threads run: the program's own, then "started" */
 	int (*start)(struct host *h);
@@ -55,9 +57,6 @@ struct host {
 	int sig_fd;
 	bool started; /* the threads ran (stop and close know how far it got) */
 };
-
-/* The environment, for zt_cli_parse (cli.c reads it through this). */
-const char *host_getenv(void *ctx, const char *name);
 
 /* Runs the program to its end; returns its exit status. */
 int host_run(struct host *h);

@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/inotify.h>
 #include <sys/stat.h>
@@ -400,6 +401,12 @@ static const struct host_ops daemon_ops = {
     .on_usr1 = log_stats,
 };
 
+static const char *env_get(void *ctx, const char *name)
+{
+	(void)ctx;
+	return getenv(name);
+}
+
 int main(int argc, char **argv)
 {
 	static struct daemon d = {
@@ -411,7 +418,7 @@ int main(int argc, char **argv)
 	    .null_fd = -1,
 	};
 
-	zt_cli_parse(argc, argv, host_getenv, NULL, &d.opt);
+	zt_cli_parse(argc, argv, env_get, NULL, &d.opt);
 	switch (d.opt.action) {
 	case ZT_CLI_VERSION:
 		printf("zinctun v%s\n\nUserspace WireGuard daemon for Linux, "

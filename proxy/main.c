@@ -343,11 +343,17 @@ static const struct host_ops proxy_ops = {
     .on_usr1 = log_peers,
 };
 
+static const char *env_get(void *ctx, const char *name)
+{
+	(void)ctx;
+	return getenv(name);
+}
+
 int main(int argc, char **argv)
 {
 	static struct proxy_main m = {.h = {.ops = &proxy_ops, .opt = &m.opt}, .name = m.opt.name};
 
-	zt_cli_parse_proxy(argc, argv, host_getenv, NULL, &m.opt);
+	zt_cli_parse_proxy(argc, argv, env_get, NULL, &m.opt);
 	switch (m.opt.action) {
 	case ZT_CLI_VERSION:
 		printf("zinctun-proxy v%s\n", ZINCTUN_VERSION);
