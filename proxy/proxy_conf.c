@@ -92,7 +92,7 @@ struct parser {
 	unsigned wg_lines; /* lines of the file holding [Interface] and [Peer] */
 	enum section sec;
 	unsigned sec_line;
-	uint32_t seen; /* keys given in the current section */
+	uint32_t seen;	     /* keys given in the current section */
 	unsigned iface_line; /* 0: no [Interface] yet */
 };
 
