@@ -316,16 +316,91 @@ static bool parse_env(const char *(*env)(void *ctx, const char *name), void *ctx
 	return true;
 }
 
-void zt_cli_parse(int argc, char *const argv[], const char *(*env)(void *ctx, const char *name),
-		  void *ctx, struct zt_options *out)
+static void set_defaults(struct zt_options *out, enum log_level level)
 {
 	memset(out, 0, sizeof(*out));
 	out->action = ZT_CLI_RUN;
 	out->tun_fd = -1;
 	out->uapi_fd = -1;
-	out->log_level = LOG_LEVEL_ERROR;
+	out->log_level = level;
 	out->bind_service = true; /* wg may set a listen port below 1024 at any time */
 	out->dp = (struct zt_dp_options){.workers = -1, .tun_queues = 1};
+}
+
+/* FILE's name up to its first '.', at most ZT_CLI_NAME_MAX long. */
+static void name_of(const char *file, char name[ZT_CLI_NAME_MAX + 1])
+{
+	const char *base = strrchr(file, '/');
+	size_t n;
+
+	base = base ? base + 1 : file;
+	n = strcspn(base, ".");
+	if (n > ZT_CLI_NAME_MAX)
+		n = ZT_CLI_NAME_MAX;
+	if (n)
+		snprintf(name, ZT_CLI_NAME_MAX + 1, "%.*s", (int)n, base);
+	else
+		snprintf(name, ZT_CLI_NAME_MAX + 1, "%s", ZT_CLI_DEFAULT_NAME);
+}
+
+/* zinctun-proxy's command line: false, with a usage action, if malformed. */
+static bool parse_proxy_args(int argc, char *const argv[], struct zt_options *out)
+{
+	const char *name = NULL, *v;
+	bool missing = false;
+	int i;
+
+	for (i = 1; i < argc && !missing; i++) {
+		const char *a = argv[i];
+
+		if (is(a, "--help") || is(a, "-h") || is(a, "--version")) {
+			out->action = is(a, "--version") ? ZT_CLI_VERSION : ZT_CLI_HELP;
+			return true;
+		}
+		if (is(a, "-f") || is(a, "--foreground"))
+			continue; /* always in the foreground */
+		if ((v = flag_value(argc, argv, &i, "--socket", &missing)))
+			out->socket = v;
+		else if ((v = flag_value(argc, argv, &i, "--name", &missing)))
+			name = v;
+		else if (is(a, "--") && i + 2 == argc && !out->proxy)
+			out->proxy = argv[++i]; /* a FILE that may start with '-' */
+		else if (!missing && a[0] != '-' && !out->proxy)
+			out->proxy = a;
+		else
+			break;
+	}
+	if (i < argc || missing || !out->proxy) {
+		out->action = ZT_CLI_USAGE;
+		return false;
+	}
+	if (name)
+		snprintf(out->name, sizeof(out->name), "%s", name);
+	else
+		name_of(out->proxy, out->name);
+	return true;
+}
+
+void zt_cli_parse_proxy(int argc, char *const argv[],
+			const char *(*env)(void *ctx, const char *name), void *ctx,
+			struct zt_options *out)
+{
+	set_defaults(out, LOG_LEVEL_INFO);
+	if (!parse_proxy_args(argc, argv, out) || out->action != ZT_CLI_RUN ||
+	    !parse_env(env, ctx, out))
+		return;
+	out->foreground = true;
+	out->metrics = NULL;
+	if (out->user && !*out->user)
+		out->user = NULL;
+	out->dp.tun_queues = 1;
+	out->dp.tun_offload = false;
+}
+
+void zt_cli_parse(int argc, char *const argv[], const char *(*env)(void *ctx, const char *name),
+		  void *ctx, struct zt_options *out)
+{
+	set_defaults(out, LOG_LEVEL_ERROR);
 	if (!parse_args(argc, argv, out) || out->action != ZT_CLI_RUN || !parse_env(env, ctx, out))
 		return;
 	if (out->user && !*out->user)

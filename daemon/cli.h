@@ -19,6 +19,11 @@ enum zt_cli_action {
 	ZT_CLI_PROXY,	/* exec zinctun-proxy on proxy */
 };
 
+/* zinctun-proxy's name (an interface name's length, for wg show through a
+ * symlink); FILE without one is "proxy". */
+enum { ZT_CLI_NAME_MAX = 15 };
+#define ZT_CLI_DEFAULT_NAME "proxy"
+
 /* The data path's switches, for zt_init (runtime.h). */
 struct zt_dp_options {
 	int workers;	  /* ZINCTUN_WORKERS (0..WPOOL_MAX_THREADS); -1: CPUs - 1 */
@@ -48,8 +53,10 @@ struct zt_options {
 	socklen_t metrics_addr_len;
 	const char *zinc_impl; /* ZINC_IMPL, for zinc_impl_select(); NULL: auto */
 	struct zt_dp_options dp;
-	const char *proxy; /* --proxy FILE (ZT_CLI_PROXY) */
-	char err[128];	   /* for ZT_CLI_ERROR */
+	const char *proxy;		/* --proxy FILE (ZT_CLI_PROXY); zinctun-proxy's FILE */
+	const char *socket;		/* zinctun-proxy --socket PATH; NULL: its default */
+	char name[ZT_CLI_NAME_MAX + 1]; /* zinctun-proxy --name, or FILE's up to a '.' */
+	char err[128];			/* for ZT_CLI_ERROR */
 };
 
 /* env(ctx, name) returns the variable's value or NULL. argv[0] is the
@@ -59,6 +66,14 @@ struct zt_options {
  * no variable. */
 void zt_cli_parse(int argc, char *const argv[], const char *(*env)(void *ctx, const char *name),
 		  void *ctx, struct zt_options *out);
+
+/* zinctun-proxy [-f] [--socket PATH] [--name NAME] [--] FILE, and the same
+ * environment as zt_cli_parse, but: LOG_LEVEL defaults to info, always in
+ * the foreground, one device queue and no TUN offloads (lwIP stands in for
+ * the TUN), no metrics. */
+void zt_cli_parse_proxy(int argc, char *const argv[],
+			const char *(*env)(void *ctx, const char *name), void *ctx,
+			struct zt_options *out);
 
 /* A descriptor number as WG_TUN_FD / WG_UAPI_FD carry it: decimal digits
  * only, 0..INT32_MAX; -1 otherwise. */

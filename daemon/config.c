@@ -202,47 +202,41 @@ static void log_rejected(const char *body, const struct uapi_parse_error *err)
 		log_err("UAPI set rejected, line %zu: %s '%s': %s", line, k, v, err->reason);
 }
 
-int config_set(struct zt *zt, const char *body, size_t len)
+int config_apply(struct zt *zt, const struct uapi_set *set)
 {
-	struct uapi_set set;
-	struct uapi_parse_error err;
 	uint32_t old_mark;
-	int ret = uapi_parse_set(body, len, &set, &err);
+	int ret = 0;
 
-	if (ret) {
-		log_rejected(body, &err);
-		return ret;
-	}
 	zt_engine_lock(zt);
-	if (too_many_peers(zt, &set)) {
+	if (too_many_peers(zt, set)) {
 		ret = -ENOSPC;
 		goto out;
 	}
 	old_mark = zt->udp.fwmark;
-	if (set.has_fwmark && set.fwmark != old_mark) {
-		ret = udp_set_fwmark(&zt->udp, set.fwmark);
+	if (set->has_fwmark && set->fwmark != old_mark) {
+		ret = udp_set_fwmark(&zt->udp, set->fwmark);
 		if (ret)
 			goto out;
 	}
-	if (set.has_listen_port) {
-		ret = udp_bind(&zt->udp, set.listen_port);
+	if (set->has_listen_port) {
+		ret = udp_bind(&zt->udp, set->listen_port);
 		if (ret) {
-			if (set.has_fwmark && set.fwmark != old_mark)
+			if (set->has_fwmark && set->fwmark != old_mark)
 				udp_set_fwmark(&zt->udp, old_mark);
-			log_err("UAPI set: cannot bind port %u: %s", set.listen_port,
+			log_err("UAPI set: cannot bind port %u: %s", set->listen_port,
 				strerror(-ret));
 			goto out;
 		}
 	}
 	/* nothing below can fail: the set is now committed */
-	if (set.has_private_key)
-		wg_device_set_private_key(zt->dev, set.private_key);
-	if (set.replace_peers) {
+	if (set->has_private_key)
+		wg_device_set_private_key(zt->dev, set->private_key);
+	if (set->replace_peers) {
 		changes_since_trim += wg_device_peer_count(zt->dev);
 		wg_device_peers_clear(zt->dev);
 	}
-	for (size_t i = 0; i < set.n_peers; i++) {
-		apply_peer(zt, &set.peers[i]);
+	for (size_t i = 0; i < set->n_peers; i++) {
+		apply_peer(zt, &set->peers[i]);
 		/* Between chunks the data path gets the lock, so that 100k
 		 * peers in one set do not hold up traffic for long. The mutex is not fair (a waiter
 		 * woken on another core would find it taken again), hence the
@@ -254,11 +248,25 @@ int config_set(struct zt *zt, const char *body, size_t len)
 			zt_engine_lock(zt);
 		}
 	}
-	changes_since_trim += set.n_peers;
+	changes_since_trim += set->n_peers;
 out:
 	zt_engine_unlock(zt);
 	/* a new port: answer once the old sockets' users let them go */
 	udp_wait_retired(&zt->udp);
+	return ret;
+}
+
+int config_set(struct zt *zt, const char *body, size_t len)
+{
+	struct uapi_set set;
+	struct uapi_parse_error err;
+	int ret = uapi_parse_set(body, len, &set, &err);
+
+	if (ret) {
+		log_rejected(body, &err);
+		return ret;
+	}
+	ret = config_apply(zt, &set);
 	uapi_set_free(&set);
 	/* outside the lock: trimming a large heap takes milliseconds */
 	if (changes_since_trim >= CONFIG_TRIM_AFTER_CHANGES) {

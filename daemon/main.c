@@ -2,45 +2,37 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
-#include <signal.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/inotify.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
-#include <zinc/impl.h>
 #include <zinc/random.h>
 
 #include "clock.h"
-#include "cli.h"
-#include "config.h"
-#include "datapath.h"
+#include "host.h"
 #include "linkmon.h"
 #include "passwd.h"
 #include "log.h"
 #include "metrics.h"
 #include "proxy_exec.h"
 #include "rnglog.h"
-#include "runtime.h"
-#include "signals.h"
 #include "sandbox.h"
 #include "tun.h"
-#include "uapi.h"
 #include "version.h"
 
 struct daemon {
-	struct zt zt;
-	struct uapi_server uapi;
-	int sig_fd, watch_fd;
+	struct host h; /* first: the steps' struct host * is the daemon */
+	struct zt_options opt;
+	int watch_fd;
 	struct linkmon link;
 	dev_t sock_dev; /* the socket file we watch */
 	ino_t sock_ino;
 	struct rnglog rnglog;
 	struct metrics metrics; /* listen_fd -1: no --metrics */
+	int ready_fd, null_fd;	/* in the background: readiness pipe, /dev/null */
 };
 
 static void usage(FILE *f, const char *prog)
@@ -69,68 +61,43 @@ static void usage(FILE *f, const char *prog)
 	    prog, prog, prog);
 }
 
-static int uapi_get(void *ctx, struct buf *out)
+/* The TUN device: WG_TUN_FD's, or a new one by the name asked for. */
+static int open_tun(struct host *h)
 {
-	return config_get(ctx, out);
-}
-
-static int uapi_set(void *ctx, const char *body, size_t len)
-{
-	return config_set(ctx, body, len);
-}
-
-/* A start-up error: one line on stderr whatever LOG_LEVEL says, since the
- * caller (wg-quick, systemd) sees nothing else; the exit status is 1. */
-static int __attribute__((format(printf, 1, 2))) start_fail(const char *fmt, ...)
-{
-	char msg[256];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	fprintf(stderr, "zinctun: %s\n", msg);
-	return 1;
-}
-
-static int open_tun(char ifname[IF_NAMESIZE], const struct zt_options *opt)
-{
+	const struct zt_options *opt = h->opt;
 	char msg[160];
 	int ret;
 
 	if (opt->tun_fd >= 0) {
-		ret = tun_adopt(opt->tun_fd, ifname);
-		if (ret) {
-			start_fail("WG_TUN_FD=%d is not a usable TUN device: %s", opt->tun_fd,
-				   strerror(-ret));
-			return -1;
-		}
+		ret = tun_adopt(opt->tun_fd, h->ifname);
+		if (ret)
+			return host_fail(h, "WG_TUN_FD=%d is not a usable TUN device: %s",
+					 opt->tun_fd, strerror(-ret));
 		/* the descriptor decides; a different name asked for is a mistake */
-		if (opt->ifname && strcmp(opt->ifname, ifname)) {
-			start_fail("WG_TUN_FD=%d is interface %s, not %s as the command line says",
-				   opt->tun_fd, ifname, opt->ifname);
-			return -1;
-		}
-		return opt->tun_fd;
+		if (opt->ifname && strcmp(opt->ifname, h->ifname))
+			return host_fail(
+			    h, "WG_TUN_FD=%d is interface %s, not %s as the command line says",
+			    opt->tun_fd, h->ifname, opt->ifname);
+		h->tun_fd = opt->tun_fd;
+	} else {
+		snprintf(h->ifname, IF_NAMESIZE, "%s", opt->ifname);
+		h->tun_fd = tun_create(opt->ifname, opt->dp.tun_offload, opt->dp.tun_queues > 1,
+				       msg, sizeof(msg));
+		if (h->tun_fd < 0)
+			return host_fail(h, "%s", msg);
 	}
-	snprintf(ifname, IF_NAMESIZE, "%s", opt->ifname);
-	ret =
-	    tun_create(opt->ifname, opt->dp.tun_offload, opt->dp.tun_queues > 1, msg, sizeof(msg));
-	if (ret < 0)
-		start_fail("%s", msg);
-	return ret;
+	log_init(h->ifname, opt->log_level);
+	return 0;
 }
 
 /* --user names a known user: checked before anything is created, so a
  * typo leaves no interface behind (the sandbox looks it up again). */
-static int check_user(const struct zt_options *opt)
+static bool known_user(const struct zt_options *opt)
 {
 	uid_t uid;
 	gid_t gid;
 
-	if (!opt->user || !zt_passwd_lookup(ZT_PASSWD_FILE, opt->user, &uid, &gid))
-		return 0;
-	return start_fail("unknown user '%s' (not in " ZT_PASSWD_FILE ")", opt->user);
+	return !opt->user || !zt_passwd_lookup(ZT_PASSWD_FILE, opt->user, &uid, &gid);
 }
 
 /* Notices removal of our socket file (wg-quick down of an old-style
@@ -145,8 +112,8 @@ static int watch_socket(struct daemon *d)
 
 	if (fd < 0)
 		return -1;
-	if (stat(d->uapi.path, &st) < 0 ||
-	    inotify_add_watch(fd, d->uapi.path, IN_ATTRIB | IN_DELETE_SELF | IN_MOVE_SELF) < 0) {
+	if (stat(d->h.uapi.path, &st) < 0 ||
+	    inotify_add_watch(fd, d->h.uapi.path, IN_ATTRIB | IN_DELETE_SELF | IN_MOVE_SELF) < 0) {
 		close(fd);
 		return -1;
 	}
@@ -166,9 +133,9 @@ static bool socket_removed(struct daemon *d)
 	if (!event)
 		return false;
 	/* a chmod is an event too; gone or replaced by another file is removal */
-	if (stat(d->uapi.path, &st) == 0 && st.st_dev == d->sock_dev && st.st_ino == d->sock_ino)
+	if (stat(d->h.uapi.path, &st) == 0 && st.st_dev == d->sock_dev && st.st_ino == d->sock_ino)
 		return false;
-	d->uapi.own_path = false; /* do not unlink a stranger's file */
+	d->h.uapi.own_path = false; /* do not unlink a stranger's file */
 	return true;
 }
 
@@ -183,24 +150,24 @@ static bool link_alive(struct daemon *d, int fd)
 	if (ev.deleted)
 		return false;
 	if (ev.moved && d->link.nsid == LINKMON_HERE)
-		log_info("interface %s is back in this network namespace (index %d)", d->zt.ifname,
-			 d->link.ifindex);
+		log_info("interface %s is back in this network namespace (index %d)",
+			 d->h.zt.ifname, d->link.ifindex);
 	else if (ev.moved && d->link.nsid >= 0)
 		log_info("interface %s moved to network namespace id %d (index %d); "
 			 "UDP and %s stay here",
-			 d->zt.ifname, d->link.nsid, d->link.ifindex, d->uapi.path);
+			 d->h.zt.ifname, d->link.nsid, d->link.ifindex, d->h.uapi.path);
 	else if (ev.moved)
 		log_info("interface %s moved to a network namespace this one has no id "
 			 "for; its MTU is no longer followed",
-			 d->zt.ifname);
+			 d->h.zt.ifname);
 	if (ev.mtu_changed)
-		zt_set_mtu(&d->zt, ev.mtu);
+		zt_set_mtu(&d->h.zt, ev.mtu);
 	if (ev.addrs_changed) {
-		zt_engine_lock(&d->zt);
-		d->zt.addrs = d->link.addrs;
-		zt_engine_unlock(&d->zt);
+		zt_engine_lock(&d->h.zt);
+		d->h.zt.addrs = d->link.addrs;
+		zt_engine_unlock(&d->h.zt);
 		log_debug("interface %s: ICMP errors now from %s IPv4 and %s IPv6 address",
-			  d->zt.ifname, d->link.addrs.has4 ? "its" : "the unreachable",
+			  d->h.zt.ifname, d->link.addrs.has4 ? "its" : "the unreachable",
 			  d->link.addrs.has6 ? "its" : "the unreachable");
 	}
 	return true;
@@ -208,20 +175,21 @@ static bool link_alive(struct daemon *d, int fd)
 
 /* SIGUSR1: one line of engine counters (the flood test reads it); in a
  * bench build the engine lock's hold times first. */
-static void log_stats(struct daemon *d)
+static void log_stats(struct host *h)
 {
+	struct daemon *d = (struct daemon *)h;
 	struct wg_device_stats st;
 
 #ifdef ZT_LOCK_STATS
 	struct zt_lockstat ls;
 #endif
 
-	zt_engine_lock(&d->zt);
-	wg_device_get_stats(d->zt.dev, &st);
+	zt_engine_lock(&d->h.zt);
+	wg_device_get_stats(d->h.zt.dev, &st);
 #ifdef ZT_LOCK_STATS
-	ls = zt_lockstat_take(&d->zt.lockstat);
+	ls = zt_lockstat_take(&d->h.zt.lockstat);
 #endif
-	zt_engine_unlock(&d->zt);
+	zt_engine_unlock(&d->h.zt);
 #ifdef ZT_LOCK_STATS
 	zt_lockstat_log(&ls);
 #endif
@@ -231,14 +199,9 @@ static void log_stats(struct daemon *d)
 		 (unsigned long long)st.cookie_replies_sent,
 		 (unsigned long long)st.handshakes_ratelimited,
 		 (unsigned long long)st.packets_invalid,
-		 (unsigned long long)st.handshakes_dropped_rng, hsq_len(&d->zt.hsq),
-		 (unsigned long long)atomic_load(&d->zt.udp.gso_paths.refusals),
-		 (unsigned long long)atomic_load(&d->zt.dp.offload_stats.malformed));
-}
-
-static void log_stats_signal(void *arg)
-{
-	log_stats(arg);
+		 (unsigned long long)st.handshakes_dropped_rng, hsq_len(&d->h.zt.hsq),
+		 (unsigned long long)atomic_load(&d->h.zt.udp.gso_paths.refusals),
+		 (unsigned long long)atomic_load(&d->h.zt.dp.offload_stats.malformed));
 }
 
 /* Every RNGLOG_INTERVAL_MS while the system RNG is unseeded: report
@@ -246,15 +209,16 @@ static void log_stats_signal(void *arg)
  * drops are reported there is no timer (an idle daemon never wakes); the
  * kernel never unseeds, and a test seam that does is seen at the next wake-up
  * of this loop (signal, config client). */
-static int check_rng(struct daemon *d)
+static int check_rng(struct host *h)
 {
+	struct daemon *d = (struct daemon *)h;
 	uint64_t now = zt_mono_ms();
 	struct wg_device_stats st;
 
 	if (rnglog_due(&d->rnglog, now)) {
-		zt_engine_lock(&d->zt);
-		wg_device_get_stats(d->zt.dev, &st);
-		zt_engine_unlock(&d->zt);
+		zt_engine_lock(&d->h.zt);
+		wg_device_get_stats(d->h.zt.dev, &st);
+		zt_engine_unlock(&d->h.zt);
 		if (!rnglog_update(&d->rnglog, st.handshakes_dropped_rng, now) &&
 		    zinc_rng_is_initialized()) {
 			d->rnglog.next_ms = 0; /* check again at the next wake-up */
@@ -264,47 +228,31 @@ static int check_rng(struct daemon *d)
 	return rnglog_timeout_ms(&d->rnglog, now);
 }
 
-static void run(struct daemon *d)
+/* The main loop's own descriptors: the link and the socket file. */
+static size_t pollfds(struct host *h, struct pollfd *pfd)
 {
-	enum { N_FIXED = 5 };
-	/* the UAPI listener and its clients after the fixed ones */
-	struct pollfd pfd[N_FIXED + 1 + UAPI_MAX_CLIENTS];
+	struct daemon *d = (struct daemon *)h;
 
-	for (;;) {
-		size_t n_uapi;
-		int ret, timeout = uapi_timeout_ms(&d->uapi), rng_timeout = check_rng(d);
+	pfd[0] = (struct pollfd){.fd = d->link.fd, .events = POLLIN};
+	pfd[1] = (struct pollfd){.fd = d->link.peer_fd, .events = POLLIN};
+	pfd[2] = (struct pollfd){.fd = d->watch_fd, .events = POLLIN};
+	return 3;
+}
 
-		pfd[0] = (struct pollfd){.fd = d->sig_fd, .events = POLLIN};
-		pfd[1] = (struct pollfd){.fd = d->link.fd, .events = POLLIN};
-		pfd[2] = (struct pollfd){.fd = d->watch_fd, .events = POLLIN};
-		pfd[3] = (struct pollfd){.fd = d->zt.stop_fd, .events = POLLIN};
-		pfd[4] = (struct pollfd){.fd = d->link.peer_fd, .events = POLLIN};
-		n_uapi =
-		    uapi_pollfds(&d->uapi, pfd + N_FIXED, sizeof(pfd) / sizeof(pfd[0]) - N_FIXED);
-		if (rng_timeout >= 0 && (timeout < 0 || rng_timeout < timeout))
-			timeout = rng_timeout;
-		ret = poll(pfd, N_FIXED + n_uapi, timeout);
-		if (ret < 0) {
-			if (errno == EINTR)
-				continue;
-			log_err("poll: %s", strerror(errno));
-			return;
-		}
-		if (pfd[0].revents && !signals_handle(d->sig_fd, log_stats_signal, d))
-			return;
-		if ((pfd[1].revents && !link_alive(d, pfd[1].fd)) ||
-		    (pfd[4].revents && !link_alive(d, pfd[4].fd))) {
-			log_info("interface %s was deleted, shutting down", d->zt.ifname);
-			return;
-		}
-		if (pfd[2].revents && socket_removed(d)) {
-			log_info("UAPI socket %s was removed, shutting down", d->uapi.path);
-			return;
-		}
-		if (pfd[3].revents)
-			return;
-		uapi_handle(&d->uapi, pfd + N_FIXED, n_uapi);
+static bool handle(struct host *h, const struct pollfd *pfd)
+{
+	struct daemon *d = (struct daemon *)h;
+
+	if ((pfd[0].revents && !link_alive(d, pfd[0].fd)) ||
+	    (pfd[1].revents && !link_alive(d, pfd[1].fd))) {
+		log_info("interface %s was deleted, shutting down", h->zt.ifname);
+		return false;
 	}
+	if (pfd[2].revents && socket_removed(d)) {
+		log_info("UAPI socket %s was removed, shutting down", h->uapi.path);
+		return false;
+	}
+	return true;
 }
 
 /* Forks; the parent returns to its caller (wg-quick) only once the child
@@ -350,24 +298,108 @@ static void detach_stdio(int null)
 
 /* Least privilege once the TUN, the sockets and the config socket exist,
  * and before any thread starts (see sandbox.h). */
-static int enter_sandbox(const struct zt_options *opt)
+static int enter_sandbox(struct host *h)
 {
 	struct zt_sandbox_config cfg = {
-	    .user = opt->user,
-	    .need_bind_service = opt->bind_service,
-	    .seccomp = opt->seccomp,
-	    .seccomp_kill = opt->seccomp_kill,
+	    .user = h->opt->user,
+	    .need_bind_service = h->opt->bind_service,
+	    .seccomp = h->opt->seccomp,
+	    .seccomp_kill = h->opt->seccomp_kill,
 	};
 	char err[256];
 
-	if (zt_sandbox_enter(&cfg, err, sizeof(err))) {
-		start_fail("cannot drop privileges: %s", err);
-		return -1;
-	}
+	if (zt_sandbox_enter(&cfg, err, sizeof(err)))
+		return host_fail(h, "cannot drop privileges: %s", err);
 	log_debug("Privileges dropped (uid %u, seccomp %s)", (unsigned)getuid(),
 		  cfg.seccomp ? (cfg.seccomp_kill ? "kill" : "on") : "off");
 	return 0;
 }
+
+/* What the daemon serves beside the configuration socket (the link
+ * monitor, the socket file's watch, metrics), then the fork to the
+ * background: a taken metrics port fails the start visibly. */
+static int prepare(struct host *h)
+{
+	struct daemon *d = (struct daemon *)h;
+	const struct zt_options *opt = h->opt;
+	int ret = linkmon_open(&d->link, h->tun_fd, h->zt.ifindex);
+
+	if (ret)
+		log_err("netlink: %s (link deletion is seen through the TUN only)", strerror(-ret));
+	else
+		link_alive(d, d->link.fd); /* the addresses it has already */
+	d->watch_fd = watch_socket(d);
+	if (opt->metrics) {
+		ret = metrics_open(&d->metrics, (struct sockaddr *)&opt->metrics_addr,
+				   opt->metrics_addr_len);
+		if (ret)
+			return host_fail(h, "cannot open the metrics endpoint %s: %s", opt->metrics,
+					 strerror(-ret));
+	}
+	if (!opt->foreground) {
+		d->ready_fd = daemonize();
+		if (d->ready_fd < 0)
+			return host_fail(h, "fork: %s", strerror(-d->ready_fd));
+		d->null_fd = open("/dev/null", O_RDWR | O_CLOEXEC);
+		/* connected now: the sandbox forbids connect() */
+		if (!log_open_syslog())
+			log_err("no system log (%s: %s): in the background, logs are lost; "
+				"-f keeps them on stderr",
+				"/dev/log", strerror(errno));
+	}
+	if (opt->metrics)
+		metrics_open_proc(&d->metrics); /* /proc/self is the child's now */
+	return 0;
+}
+
+static int start(struct host *h)
+{
+	struct daemon *d = (struct daemon *)h;
+	int ret = metrics_start(&d->metrics, &h->zt);
+	char ok = 0;
+
+	if (ret)
+		return host_fail(h, "cannot start the metrics thread: %s", strerror(-ret));
+	if (h->opt->metrics)
+		log_info("Metrics: listening on %s (GET /metrics)", h->opt->metrics);
+	log_info("Device started (%s)", h->ifname);
+	if (d->ready_fd >= 0) {
+		detach_stdio(d->null_fd);
+		if (write(d->ready_fd, &ok, 1) != 1)
+			log_debug("readiness pipe: %s", strerror(errno));
+		close(d->ready_fd);
+	}
+	return 0;
+}
+
+/* the metrics thread first: it reads what zt_datapath_stop tears down */
+static void stop(struct host *h)
+{
+	metrics_stop(&((struct daemon *)h)->metrics);
+}
+
+static void close_daemon(struct host *h)
+{
+	struct daemon *d = (struct daemon *)h;
+
+	if (h->started)
+		log_stats(h); /* the last figures (bench builds: lock hold times) */
+	linkmon_close(&d->link);
+}
+
+static const struct host_ops daemon_ops = {
+    .name = "zinctun",
+    .open = open_tun,
+    .prepare = prepare,
+    .sandbox = enter_sandbox,
+    .start = start,
+    .stop = stop,
+    .close = close_daemon,
+    .pollfds = pollfds,
+    .handle = handle,
+    .timeout_ms = check_rng,
+    .on_usr1 = log_stats,
+};
 
 static const char *env_get(void *ctx, const char *name)
 {
@@ -377,14 +409,17 @@ static const char *env_get(void *ctx, const char *name)
 
 int main(int argc, char **argv)
 {
-	static struct daemon d;
-	static struct zt_options opt;
-	char ifname[IF_NAMESIZE];
-	struct uapi_ops ops;
-	int tun_fd, ret, ready_fd = -1, null_fd = -1;
+	static struct daemon d = {
+	    .h = {.ops = &daemon_ops, .opt = &d.opt},
+	    .watch_fd = -1,
+	    .link = {.fd = -1, .peer_fd = -1},
+	    .metrics = {.listen_fd = -1, .proc.stat_fd = -1},
+	    .ready_fd = -1,
+	    .null_fd = -1,
+	};
 
-	zt_cli_parse(argc, argv, env_get, NULL, &opt);
-	switch (opt.action) {
+	zt_cli_parse(argc, argv, env_get, NULL, &d.opt);
+	switch (d.opt.action) {
 	case ZT_CLI_VERSION:
 		printf("zinctun v%s\n\nUserspace WireGuard daemon for Linux, "
 		       "on the Zinc crypto library.\n",
@@ -397,118 +432,15 @@ int main(int argc, char **argv)
 		usage(stderr, argv[0]);
 		return 1;
 	case ZT_CLI_ERROR:
-		fprintf(stderr, "zinctun: %s (see zinctun --help)\n", opt.err);
+		fprintf(stderr, "zinctun: %s (see zinctun --help)\n", d.opt.err);
 		return 1;
 	case ZT_CLI_PROXY:
-		return proxy_exec(opt.proxy);
+		return proxy_exec(d.opt.proxy);
 	case ZT_CLI_RUN:
 		break;
 	}
-	log_init(opt.ifname, opt.log_level);
-	/* before the first use of Zinc, which fixes its choice */
-	ret = zinc_impl_select(opt.zinc_impl);
-	if (ret)
-		return start_fail("ZINC_IMPL=%s: %s", opt.zinc_impl, strerror(-ret));
-	if (check_user(&opt))
-		return 1;
-	d.sig_fd = signals_open();
-	if (d.sig_fd < 0)
-		return start_fail("signalfd: %s", strerror(errno));
-	tun_fd = open_tun(ifname, &opt);
-	if (tun_fd < 0)
-		return 1;
-	log_init(ifname, opt.log_level);
-	ret = zt_init(&d.zt, ifname, &opt.dp);
-	if (!ret)
-		ret = zt_datapath_init(&d.zt, tun_fd);
-	if (ret)
-		return start_fail("cannot start the device %s: %s", ifname, strerror(-ret));
-	ops = (struct uapi_ops){.get = uapi_get, .set = uapi_set, .ctx = &d.zt};
-	ret = uapi_open(&d.uapi, ifname, &ops, opt.uapi_fd);
-	if (ret == -EADDRINUSE)
-		return start_fail("another daemon holds interface %s (%s answers)", ifname,
-				  d.uapi.path);
-	if (ret)
-		return start_fail("cannot open the configuration socket %s: %s", d.uapi.path,
-				  strerror(-ret));
-	ret = linkmon_open(&d.link, tun_fd, d.zt.ifindex);
-	if (ret)
-		log_err("netlink: %s (link deletion is seen through the TUN only)", strerror(-ret));
-	else
-		link_alive(&d, d.link.fd); /* the addresses it has already */
-	d.watch_fd = watch_socket(&d);
-	d.metrics.listen_fd = -1;
-	d.metrics.proc.stat_fd = -1;
-	if (opt.metrics) {
-		/* before the fork: a taken port fails the start visibly */
-		ret = metrics_open(&d.metrics, (struct sockaddr *)&opt.metrics_addr,
-				   opt.metrics_addr_len);
-		if (ret) {
-			uapi_close(&d.uapi);
-			return start_fail("cannot open the metrics endpoint %s: %s", opt.metrics,
-					  strerror(-ret));
-		}
-	}
-	if (!opt.foreground) {
-		ready_fd = daemonize();
-		if (ready_fd < 0) {
-			uapi_close(&d.uapi);
-			return start_fail("fork: %s", strerror(-ready_fd));
-		}
-	}
-	if (ready_fd >= 0) {
-		null_fd = open("/dev/null", O_RDWR | O_CLOEXEC);
-		/* connected now: the sandbox forbids connect() */
-		if (!log_open_syslog())
-			log_err("no system log (%s: %s): in the background, logs are lost; "
-				"-f keeps them on stderr",
-				"/dev/log", strerror(errno));
-	}
-	if (opt.metrics)
-		metrics_open_proc(&d.metrics); /* /proc/self is the child's now */
-	if (enter_sandbox(&opt)) {
-		uapi_close(&d.uapi);
-		return 1;
-	}
-	ret = zt_start(&d.zt);
-	if (!ret) {
-		ret = zt_datapath_start(&d.zt);
-		if (ret)
-			zt_stop(&d.zt);
-	}
-	if (ret) {
-		uapi_close(&d.uapi);
-		return start_fail("cannot start threads: %s", strerror(-ret));
-	}
-	ret = metrics_start(&d.metrics, &d.zt);
-	if (ret) {
-		zt_datapath_stop(&d.zt);
-		zt_stop(&d.zt);
-		uapi_close(&d.uapi);
-		return start_fail("cannot start the metrics thread: %s", strerror(-ret));
-	}
-	if (opt.metrics)
-		log_info("Metrics: listening on %s (GET /metrics)", opt.metrics);
-	log_info("Device started (%s)", ifname);
-	if (ready_fd >= 0) {
-		char ok = 0;
-
-		detach_stdio(null_fd);
-		if (write(ready_fd, &ok, 1) != 1)
-			log_debug("readiness pipe: %s", strerror(errno));
-		close(ready_fd);
-	}
-	run(&d);
-	/* the metrics thread first: it reads what zt_datapath_stop tears down */
-	zt_request_stop(&d.zt);
-	metrics_stop(&d.metrics);
-	zt_datapath_stop(&d.zt);
-	zt_stop(&d.zt);
-	log_stats(&d); /* the last figures (bench builds: lock hold times) */
-	uapi_close(&d.uapi);
-	linkmon_close(&d.link);
-	zt_datapath_destroy(&d.zt);
-	zt_destroy(&d.zt);
-	log_info("Shutting down");
-	return 0;
+	log_init(d.opt.ifname, d.opt.log_level);
+	if (!known_user(&d.opt))
+		return host_fail(&d.h, "unknown user '%s' (not in " ZT_PASSWD_FILE ")", d.opt.user);
+	return host_run(&d.h);
 }

@@ -55,8 +55,7 @@ void uapi_format_key(char out[2 * WG_PUBLIC_KEY_LEN + 1], const uint8_t key[WG_P
 	out[2 * WG_PUBLIC_KEY_LEN] = '\0';
 }
 
-/* Strict unsigned decimal, as Go's strconv.ParseUint with base 10. */
-static bool parse_uint(const char *s, size_t len, uint64_t max, uint64_t *out)
+bool uapi_parse_uint(const char *s, size_t len, uint64_t max, uint64_t *out)
 {
 	uint64_t v = 0;
 
@@ -89,7 +88,7 @@ static bool parse_scope(const char *s, size_t len, uint32_t *scope)
 	char name[IF_NAMESIZE];
 	uint64_t v;
 
-	if (parse_uint(s, len, UINT32_MAX, &v)) {
+	if (uapi_parse_uint(s, len, UINT32_MAX, &v)) {
 		*scope = (uint32_t)v;
 		return true;
 	}
@@ -132,7 +131,7 @@ static const char *endpoint_error(const char *s, size_t len, union uapi_sockaddr
 		}
 		port_str = close + 2;
 		port_len = len - (size_t)(port_str - s);
-		if (!parse_uint(port_str, port_len, 65535, &port)) {
+		if (!uapi_parse_uint(port_str, port_len, 65535, &port)) {
 			memset(out, 0, sizeof(*out));
 			return "invalid port";
 		}
@@ -154,7 +153,7 @@ static const char *endpoint_error(const char *s, size_t len, union uapi_sockaddr
 	}
 	port_str++;
 	port_len = len - (size_t)(port_str - s);
-	if (!parse_uint(port_str, port_len, 65535, &port)) {
+	if (!uapi_parse_uint(port_str, port_len, 65535, &port)) {
 		memset(out, 0, sizeof(*out));
 		return "invalid port";
 	}
@@ -195,34 +194,53 @@ bool uapi_format_endpoint(char *out, size_t size, const struct sockaddr *sa)
 	return n > 0 && (size_t)n < size;
 }
 
-static bool parse_allowed_ip(const char *s, size_t len, struct uapi_allowed_ip *out)
+bool uapi_parse_ip(const char *s, size_t len, sa_family_t *family, void *addr)
 {
 	char host[INET6_ADDRSTRLEN];
+
+	if (!copy_cstr(host, sizeof(host), s, len))
+		return false;
+	if (inet_pton(AF_INET, host, addr) == 1)
+		*family = AF_INET;
+	else if (inet_pton(AF_INET6, host, addr) == 1)
+		*family = AF_INET6;
+	else
+		return false;
+	return true;
+}
+
+bool uapi_parse_prefix(const char *s, size_t len, bool host_default, sa_family_t *family,
+		       void *addr, uint8_t *cidr)
+{
 	const char *slash = memchr(s, '/', len);
-	uint64_t cidr;
+	size_t iplen = slash ? (size_t)(slash - s) : len;
+	uint64_t n;
+
+	if ((!slash && !host_default) || !uapi_parse_ip(s, iplen, family, addr))
+		return false;
+	n = *family == AF_INET ? 32 : 128;
+	if (slash && !uapi_parse_uint(slash + 1, len - iplen - 1, n, &n))
+		return false;
+	*cidr = (uint8_t)n;
+	return true;
+}
+
+const char *uapi_format_ip(char out[INET6_ADDRSTRLEN], int family, const void *addr)
+{
+	if (!inet_ntop(family, addr, out, INET6_ADDRSTRLEN))
+		snprintf(out, INET6_ADDRSTRLEN, "?");
+	return out;
+}
+
+static bool parse_allowed_ip(const char *s, size_t len, struct uapi_allowed_ip *out)
+{
 	bool remove = len > 0 && s[0] == '-';
+	sa_family_t family;
 
 	memset(out, 0, sizeof(*out));
-	if (remove) {
-		s++;
-		len--;
-	}
-	if (!slash)
+	if (!uapi_parse_prefix(s + remove, len - remove, false, &family, out->addr, &out->cidr))
 		return false;
-	if (!copy_cstr(host, sizeof(host), s, (size_t)(slash - s)))
-		return false;
-	if (!parse_uint(slash + 1, len - (size_t)(slash - s) - 1, 128, &cidr))
-		return false;
-	if (inet_pton(AF_INET, host, out->addr) == 1) {
-		if (cidr > 32)
-			return false;
-		out->family = AF_INET;
-	} else if (inet_pton(AF_INET6, host, out->addr) == 1) {
-		out->family = AF_INET6;
-	} else {
-		return false;
-	}
-	out->cidr = (uint8_t)cidr;
+	out->family = (uint8_t)family;
 	out->remove = remove;
 	return true;
 }
@@ -279,12 +297,12 @@ static int parse_device_line(struct uapi_set *set, const char *key, size_t klen,
 			return refuse(why, BAD_KEY);
 		set->has_private_key = true;
 	} else if (is(key, klen, "listen_port")) {
-		if (!parse_uint(val, vlen, 65535, &v))
+		if (!uapi_parse_uint(val, vlen, 65535, &v))
 			return refuse(why, "invalid port");
 		set->listen_port = (uint16_t)v;
 		set->has_listen_port = true;
 	} else if (is(key, klen, "fwmark")) {
-		if (!parse_uint(val, vlen, UINT32_MAX, &v))
+		if (!uapi_parse_uint(val, vlen, UINT32_MAX, &v))
 			return refuse(why, BAD_NUMBER);
 		set->fwmark = (uint32_t)v;
 		set->has_fwmark = true;
@@ -322,7 +340,7 @@ static int parse_peer_line(struct uapi_peer *peer, const char *key, size_t klen,
 			return refuse(why, bad);
 		peer->has_endpoint = true;
 	} else if (is(key, klen, "persistent_keepalive_interval")) {
-		if (!parse_uint(val, vlen, 65535, &v))
+		if (!uapi_parse_uint(val, vlen, 65535, &v))
 			return refuse(why, "invalid interval (0 to 65535 seconds)");
 		peer->keepalive = (uint16_t)v;
 		peer->has_keepalive = true;

@@ -82,5 +82,16 @@ void uapi_format_key(char out[2 * WG_PUBLIC_KEY_LEN + 1], const uint8_t key[WG_P
 bool uapi_parse_endpoint(const char *s, size_t len, union uapi_sockaddr *out);
 /* Writes the same forms; returns false if the buffer is too small. */
 bool uapi_format_endpoint(char *out, size_t size, const struct sockaddr *sa);
+/* Strict unsigned decimal, as Go's strconv.ParseUint with base 10. */
+bool uapi_parse_uint(const char *s, size_t len, uint64_t max, uint64_t *out);
+/* An IPv4 or IPv6 address literal s[0..len): its family, and 4 or 16 bytes
+ * at addr. Shared with the proxy's configuration file. */
+bool uapi_parse_ip(const char *s, size_t len, sa_family_t *family, void *addr);
+/* "address/length" (an allowed_ip); with host_default a bare address too,
+ * as a host prefix (/32, /128). */
+bool uapi_parse_prefix(const char *s, size_t len, bool host_default, sa_family_t *family,
+		       void *addr, uint8_t *cidr);
+/* inet_ntop into out, "?" if it cannot; returns out. */
+const char *uapi_format_ip(char out[INET6_ADDRSTRLEN], int family, const void *addr);
 
 #endif

@@ -1,7 +1,8 @@
 /* fuzz-sources: daemon/cli.c */
 /* The daemon's command line and environment parsing (daemon/cli.c).
  *
- * Input: byte 0 gives the number of environment entries (low 3 bits); the
+ * Input: byte 0 gives the number of environment entries (low 3 bits) and,
+ * bit 3, zinctun-proxy's parser (zt_cli_parse_proxy) instead; the
  * rest is split at NUL bytes into that many "NAME=VALUE" entries, then up
  * to 64 arguments. Beyond "no crash", the result is checked against the
  * rules: a run always has an interface (a valid name) or a TUN descriptor,
@@ -147,6 +148,17 @@ static void check_run_env(const struct zt_options *o, struct env *e)
 	      "zinc impl");
 }
 
+/* zinctun-proxy's run: a FILE from argv, a name, its fixed device switches. */
+static void check_proxy_run(const struct zt_options *o, char **argv, int argc)
+{
+	check(o->proxy && points_into(o->proxy, argv + 1, argc - 1), "proxy file");
+	check(!o->socket || points_into(o->socket, argv + 1, argc - 1), "socket pointer");
+	check(strlen(o->name) <= ZT_CLI_NAME_MAX, "proxy name");
+	check(o->foreground && !o->metrics && !o->ifname, "proxy run options");
+	check(o->dp.tun_queues == 1 && !o->dp.tun_offload, "proxy device switches");
+	check(o->log_level >= LOG_LEVEL_SILENT && o->log_level <= LOG_LEVEL_DEBUG, "log level");
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	char *copy, *tokens[MAX_TOKENS], *argv[MAX_ARGS + 2];
@@ -154,10 +166,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct zt_options cli;
 	int n_tokens = 0, argc = 1, n_env;
 	size_t pos = 0;
+	bool proxy;
 
 	if (size < 1)
 		return 0;
 	n_env = data[0] & 7;
+	proxy = data[0] & 8; /* zinctun-proxy's command line */
 	copy = malloc(size); /* the tokens, NUL-terminated in place */
 	if (!copy)
 		return 0;
@@ -178,7 +192,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	argv[0] = "zinctun";
 	argv[argc] = NULL;
 
-	zt_cli_parse(argc, argv, env_lookup, &env, &cli);
+	if (proxy) {
+		zt_cli_parse_proxy(argc, argv, env_lookup, &env, &cli);
+		check(cli.action != ZT_CLI_PROXY, "proxy from zinctun-proxy");
+		if (cli.action == ZT_CLI_RUN) {
+			check_proxy_run(&cli, argv, argc);
+			free(copy);
+			return 0;
+		}
+	} else {
+		zt_cli_parse(argc, argv, env_lookup, &env, &cli);
+	}
 
 	const char *tun = env_lookup(&env, "WG_TUN_FD");
 

@@ -1,4 +1,6 @@
-/* fuzz-sources: proxy/httpproxy.c proxy/proxy_conf.c daemon/base64.c proxy/cred.c */
+// clang-format off
+/* fuzz-sources: proxy/httpproxy.c proxy/proxy_conf.c daemon/base64.c daemon/uapi_parse.c proxy/cred.c */
+// clang-format on
 /* HTTP proxy request heads (proxy/httpproxy.c).
  *
  * Input: a byte of flags (bit 0: credentials "user"/"pass" configured),

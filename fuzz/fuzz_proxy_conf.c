@@ -1,4 +1,4 @@
-/* fuzz-sources: proxy/proxy_conf.c daemon/base64.c */
+/* fuzz-sources: proxy/proxy_conf.c daemon/base64.c daemon/uapi_parse.c */
 /* The proxy mode's configuration parser (proxy/proxy_conf.c).
  *
  * Input: the file text, then optionally a NUL and the text every WGConfig
@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../daemon/uapi_parse.h"
 #include "../proxy/proxy_conf.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -42,6 +43,41 @@ static void check(bool ok, const char *what)
 		fprintf(stderr, "fuzz_proxy_conf: %s\n", what);
 		abort();
 	}
+}
+
+/* Address literals resolve (to a fixed address), names do not. */
+static int resolve(void *ctx, const struct proxy_peer *p, union uapi_sockaddr *out)
+{
+	(void)ctx;
+	memset(out, 0, sizeof(*out));
+	out->in4.sin_family = AF_INET;
+	return p->endpoint.is_ip ? 0 : -1;
+}
+
+/* The conf as a UAPI set: every peer and prefix in it, with its keys; no
+ * key and no peer left in the conf. */
+static void check_take_set(struct proxy_conf *c)
+{
+	uint8_t priv[PROXY_KEY_LEN], zero[PROXY_KEY_LEN] = {0};
+	size_t n_peers = c->n_peers, n_allowed = c->peers[n_peers - 1].n_allowed;
+	bool named = false;
+	struct uapi_set set;
+	int ret;
+
+	for (size_t i = 0; i < n_peers; i++)
+		named |= c->peers[i].has_endpoint && !c->peers[i].endpoint.is_ip;
+	memcpy(priv, c->iface.private_key, sizeof(priv));
+	ret = proxy_conf_take_set(c, resolve, NULL, &set);
+	check(ret == (named ? -1 : 0), "take_set result");
+	check(!c->peers && !c->n_peers && !memcmp(c->iface.private_key, zero, sizeof(zero)),
+	      "keys left in the conf");
+	if (ret) {
+		check(!set.peers && !set.n_peers, "set left after a failure");
+		return;
+	}
+	check(set.n_peers == n_peers && !memcmp(set.private_key, priv, sizeof(priv)), "set");
+	check(set.peers[n_peers - 1].n_allowed_ips == n_allowed, "set prefixes");
+	uapi_set_free(&set);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -83,6 +119,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			if (l->has_auth)
 				check(l->username[0] && l->password[0], "empty credentials");
 		}
+		check_take_set(&c);
 		proxy_conf_free(&c);
 	} else {
 		check(!strncmp(err, "dir/f.conf:", 11) || !strncmp(err, "dir/", 4) ||

@@ -5,6 +5,7 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,56 +14,39 @@
 #include <zinc/memzero.h>
 
 #include "../daemon/base64.h"
+#include "../daemon/uapi_parse.h"
 
+_Static_assert((int)PROXY_KEY_LEN == (int)WG_PUBLIC_KEY_LEN, "a proxy key is a WireGuard key");
+
+/* The keys, an index in keys[] (below) and a bit in parser.seen. */
 enum key_id {
+	K_WGCONFIG,
 	K_PRIVATE_KEY,
 	K_ADDRESS,
 	K_DNS,
 	K_MTU,
-	K_LISTEN_PORT,
+	K_IFACE_PORT,
 	K_PUBLIC_KEY,
 	K_PRESHARED_KEY,
 	K_ENDPOINT,
 	K_ALLOWED_IPS,
 	K_KEEPALIVE,
 	K_BIND_ADDRESS,
+	K_LISTEN_PORT,
 	K_USERNAME,
 	K_PASSWORD,
 	K_TARGET,
 	K_INACTIVITY,
 	K_ALLOW_UNAUTH,
-	K_WGCONFIG,
 	K_COUNT,
-	K_WGQUICK_ONLY = K_COUNT, /* wg-quick's own keys, ignored in a WGConfig file */
-	K_UNKNOWN,
 };
 
-static const char *const key_names[K_COUNT] = {
-    [K_PRIVATE_KEY] = "PrivateKey",
-    [K_ADDRESS] = "Address",
-    [K_DNS] = "DNS",
-    [K_MTU] = "MTU",
-    [K_LISTEN_PORT] = "ListenPort",
-    [K_PUBLIC_KEY] = "PublicKey",
-    [K_PRESHARED_KEY] = "PresharedKey",
-    [K_ENDPOINT] = "Endpoint",
-    [K_ALLOWED_IPS] = "AllowedIPs",
-    [K_KEEPALIVE] = "PersistentKeepalive",
-    [K_BIND_ADDRESS] = "BindAddress",
-    [K_USERNAME] = "Username",
-    [K_PASSWORD] = "Password",
-    [K_TARGET] = "Target",
-    [K_INACTIVITY] = "InactivityTimeout",
-    [K_ALLOW_UNAUTH] = "AllowUnauthenticated",
-    [K_WGCONFIG] = "WGConfig",
-};
+#define SEEN(k) (1u << (k))
 
+/* wg-quick's own keys, ignored in a WGConfig file's [Interface] */
 static const char *const wgquick_keys[] = {
     "Table", "PreUp", "PostUp", "PreDown", "PostDown", "SaveConfig", "FwMark",
 };
-
-/* Keys that may be repeated, their lists adding up. */
-#define REPEATABLE (1u << K_ADDRESS | 1u << K_DNS | 1u << K_ALLOWED_IPS)
 
 enum section {
 	S_TOP,
@@ -76,22 +60,23 @@ enum section {
 	S_COUNT,
 };
 
+#define IN(sec) (1u << (sec))
+
+#define TUNNEL_KEYS (SEEN(K_BIND_ADDRESS) | SEEN(K_TARGET))
+
 static const struct {
 	const char *name;
-	uint32_t keys; /* allowed keys */
+	enum proxy_kind kind; /* of a listener's section */
+	uint32_t required;    /* SEEN() bits, said missing in key order */
 } sections[S_COUNT] = {
-    [S_TOP] = {"", 1u << K_WGCONFIG},
-    [S_INTERFACE] = {"Interface", 1u << K_PRIVATE_KEY | 1u << K_ADDRESS | 1u << K_DNS |
-				      1u << K_MTU | 1u << K_LISTEN_PORT},
-    [S_PEER] = {"Peer", 1u << K_PUBLIC_KEY | 1u << K_PRESHARED_KEY | 1u << K_ENDPOINT |
-			    1u << K_ALLOWED_IPS | 1u << K_KEEPALIVE},
-    [S_SOCKS5] = {"Socks5", 1u << K_BIND_ADDRESS | 1u << K_USERNAME | 1u << K_PASSWORD |
-				1u << K_ALLOW_UNAUTH},
-    [S_HTTP] = {"http",
-		1u << K_BIND_ADDRESS | 1u << K_USERNAME | 1u << K_PASSWORD | 1u << K_ALLOW_UNAUTH},
-    [S_TCP_CLIENT] = {"TCPClientTunnel", 1u << K_BIND_ADDRESS | 1u << K_TARGET},
-    [S_TCP_SERVER] = {"TCPServerTunnel", 1u << K_LISTEN_PORT | 1u << K_TARGET},
-    [S_UDP] = {"UDPProxyTunnel", 1u << K_BIND_ADDRESS | 1u << K_TARGET | 1u << K_INACTIVITY},
+    [S_TOP] = {""},
+    [S_INTERFACE] = {"Interface", .required = SEEN(K_PRIVATE_KEY) | SEEN(K_ADDRESS)},
+    [S_PEER] = {"Peer", .required = SEEN(K_PUBLIC_KEY)},
+    [S_SOCKS5] = {"Socks5", PROXY_SOCKS5, SEEN(K_BIND_ADDRESS)},
+    [S_HTTP] = {"http", PROXY_HTTP, SEEN(K_BIND_ADDRESS)},
+    [S_TCP_CLIENT] = {"TCPClientTunnel", PROXY_TCP_CLIENT, TUNNEL_KEYS},
+    [S_TCP_SERVER] = {"TCPServerTunnel", PROXY_TCP_SERVER, SEEN(K_LISTEN_PORT) | SEEN(K_TARGET)},
+    [S_UDP] = {"UDPProxyTunnel", PROXY_UDP, TUNNEL_KEYS},
 };
 
 struct parser {
@@ -107,26 +92,22 @@ struct parser {
 	unsigned wg_lines; /* lines of the file holding [Interface] and [Peer] */
 	enum section sec;
 	unsigned sec_line;
-	uint32_t seen; /* keys given in the current section */
-	bool any_section;
+	uint32_t seen;	     /* keys given in the current section */
 	unsigned iface_line; /* 0: no [Interface] yet */
 };
 
-static int vfail_at(struct parser *p, unsigned line, const char *fmt, va_list ap)
-{
-	int n;
-
-	if (!p->errlen)
-		return -1;
-	n = snprintf(p->err, p->errlen, "%s:%u: ", p->file, line);
-	if (n >= 0 && (size_t)n < p->errlen)
-		vsnprintf(p->err + n, p->errlen - (size_t)n, fmt, ap);
-	/* quoted values go to a terminal: no control characters */
-	for (char *c = p->err; *c; c++)
-		if ((unsigned char)*c < 0x20 || *c == 0x7f)
-			*c = '?';
-	return -1;
-}
+/* A key: where it may appear, and how its value is read into its field
+ * (at off in the section's struct: proxy_interface, proxy_peer or
+ * proxy_listener). */
+struct key {
+	const char *name;
+	uint32_t sections; /* IN() bits */
+	int (*parse)(struct parser *p, const struct key *k, void *field, const char *v, size_t len);
+	size_t off;
+	int (*item)(struct parser *p, const char *s, size_t len); /* a list's elements */
+	uint64_t min, max;					  /* a number's range */
+	const char *hint; /* what a good value is, after "bad KEY 'VALUE' " */
+};
 
 /* "FILE:LINE: message" at the given line. Always returns -1. */
 static int fail_at(struct parser *p, unsigned line, const char *fmt, ...)
@@ -135,25 +116,24 @@ static int fail_at(struct parser *p, unsigned line, const char *fmt, ...)
 static int fail_at(struct parser *p, unsigned line, const char *fmt, ...)
 {
 	va_list ap;
+	int n;
 
+	if (!p->errlen)
+		return -1;
+	n = snprintf(p->err, p->errlen, "%s:%u: ", p->file, line);
 	va_start(ap, fmt);
-	vfail_at(p, line, fmt, ap);
+	if (n >= 0 && (size_t)n < p->errlen)
+		vsnprintf(p->err + n, p->errlen - (size_t)n, fmt, ap);
 	va_end(ap);
+	/* quoted values go to a terminal: no control characters */
+	for (char *c = p->err; *c; c++)
+		if ((unsigned char)*c < 0x20 || *c == 0x7f)
+			*c = '?';
 	return -1;
 }
 
 /* The same at the line being read. */
-static int fail(struct parser *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static int fail(struct parser *p, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vfail_at(p, p->line, fmt, ap);
-	va_end(ap);
-	return -1;
-}
+#define fail(p, ...) fail_at(p, (p)->line, __VA_ARGS__)
 
 static int parse_text(struct parser *p, const char *text, size_t len);
 
@@ -193,63 +173,6 @@ static bool word_is(const char *s, size_t len, const char *word)
 	return strlen(word) == len && !strncasecmp(s, word, len);
 }
 
-static bool parse_uint(const char *s, size_t len, unsigned long max, unsigned long *out)
-{
-	unsigned long v = 0;
-
-	if (!len || len > 10)
-		return false;
-	for (size_t i = 0; i < len; i++) {
-		if (s[i] < '0' || s[i] > '9')
-			return false;
-		v = v * 10 + (unsigned long)(s[i] - '0');
-	}
-	if (v > max)
-		return false;
-	*out = v;
-	return true;
-}
-
-static bool parse_ip(const char *s, size_t len, struct proxy_ip *ip)
-{
-	char buf[INET6_ADDRSTRLEN];
-
-	if (!len || len >= sizeof(buf))
-		return false;
-	memcpy(buf, s, len);
-	buf[len] = '\0';
-	memset(ip, 0, sizeof(*ip));
-	if (inet_pton(AF_INET, buf, &ip->in4) == 1) {
-		ip->family = AF_INET;
-		return true;
-	}
-	if (inet_pton(AF_INET6, buf, &ip->in6) == 1) {
-		ip->family = AF_INET6;
-		return true;
-	}
-	return false;
-}
-
-static bool parse_prefix(const char *s, size_t len, struct proxy_prefix *pf)
-{
-	const char *slash = memchr(s, '/', len);
-	size_t iplen = slash ? (size_t)(slash - s) : len;
-	unsigned long cidr;
-	unsigned max;
-
-	if (!parse_ip(s, iplen, &pf->ip))
-		return false;
-	max = pf->ip.family == AF_INET ? 32 : 128;
-	if (!slash) {
-		pf->cidr = (uint8_t)max;
-		return true;
-	}
-	if (!parse_uint(slash + 1, len - iplen - 1, max, &cidr))
-		return false;
-	pf->cidr = (uint8_t)cidr;
-	return true;
-}
-
 static bool valid_hostname(const char *s, size_t len)
 {
 	if (!len || len > PROXY_HOST_MAX)
@@ -267,7 +190,7 @@ bool proxy_parse_hostport(const char *s, size_t len, struct proxy_hostport *out)
 {
 	const char *host, *port;
 	size_t hlen, plen;
-	unsigned long pnum;
+	uint64_t pnum;
 
 	memset(out, 0, sizeof(*out));
 	if (len && s[0] == '[') {
@@ -278,7 +201,8 @@ bool proxy_parse_hostport(const char *s, size_t len, struct proxy_hostport *out)
 		host = s + 1;
 		hlen = (size_t)(close - host);
 		port = close + 2;
-		if (!parse_ip(host, hlen, &out->ip) || out->ip.family != AF_INET6)
+		if (!uapi_parse_ip(host, hlen, &out->ip.family, &out->ip.in4) ||
+		    out->ip.family != AF_INET6)
 			return false;
 		out->is_ip = true;
 	} else {
@@ -291,13 +215,13 @@ bool proxy_parse_hostport(const char *s, size_t len, struct proxy_hostport *out)
 		port = colon + 1;
 		if (memchr(host, ':', hlen)) /* an IPv6 literal needs its brackets */
 			return false;
-		if (parse_ip(host, hlen, &out->ip))
+		if (uapi_parse_ip(host, hlen, &out->ip.family, &out->ip.in4))
 			out->is_ip = true;
 		else if (!valid_hostname(host, hlen))
 			return false;
 	}
 	plen = (size_t)(s + len - port);
-	if (!parse_uint(port, plen, 65535, &pnum) || pnum == 0) {
+	if (!uapi_parse_uint(port, plen, UINT16_MAX, &pnum) || pnum == 0) {
 		memset(out, 0, sizeof(*out));
 		return false;
 	}
@@ -311,11 +235,11 @@ bool proxy_parse_hostport(const char *s, size_t len, struct proxy_hostport *out)
  * loopback, so nothing is exposed by accident. */
 static bool parse_bind(const char *s, size_t len, struct proxy_hostport *out)
 {
-	unsigned long port;
-	bool bare = parse_uint(s, len, 65535, &port);
+	uint64_t port;
+	bool bare = uapi_parse_uint(s, len, UINT16_MAX, &port);
 
 	if (!bare && len > 1 && s[0] == ':')
-		bare = parse_uint(s + 1, len - 1, 65535, &port);
+		bare = uapi_parse_uint(s + 1, len - 1, UINT16_MAX, &port);
 	if (bare) {
 		memset(out, 0, sizeof(*out));
 		if (!port)
@@ -365,178 +289,6 @@ static struct proxy_listener *cur_listener(struct parser *p)
 	return &p->conf->listeners[p->conf->n_listeners - 1];
 }
 
-static const char *ip_text(const struct proxy_ip *ip, char buf[INET6_ADDRSTRLEN])
-{
-	if (!inet_ntop(ip->family, ip->family == AF_INET ? (const void *)&ip->in4 : &ip->in6, buf,
-		       INET6_ADDRSTRLEN))
-		strcpy(buf, "?");
-	return buf;
-}
-
-static bool same_ip(const struct proxy_ip *a, const struct proxy_ip *b)
-{
-	if (a->family != b->family)
-		return false;
-	if (a->family == AF_INET)
-		return a->in4.s_addr == b->in4.s_addr;
-	return !memcmp(&a->in6, &b->in6, sizeof(a->in6));
-}
-
-static bool is_udp(enum proxy_kind kind)
-{
-	return kind == PROXY_UDP;
-}
-
-/* The checks that need the whole section: required keys, the rule on
- * unauthenticated proxies, addresses used twice. */
-static int check_listener(struct parser *p, const struct proxy_listener *l)
-{
-	const char *name = sections[p->sec].name;
-	unsigned at = l->line;
-	char a[INET6_ADDRSTRLEN];
-
-	if (l->kind == PROXY_TCP_SERVER) {
-		if (!(p->seen & 1u << K_LISTEN_PORT))
-			return fail_at(p, at, "[%s] has no ListenPort", name);
-	} else if (!(p->seen & 1u << K_BIND_ADDRESS)) {
-		return fail_at(p, at, "[%s] has no BindAddress", name);
-	}
-	if ((sections[p->sec].keys & 1u << K_TARGET) && !(p->seen & 1u << K_TARGET))
-		return fail_at(p, at, "[%s] has no Target", name);
-	if ((p->seen & 1u << K_USERNAME) && !(p->seen & 1u << K_PASSWORD))
-		return fail_at(p, at, "[%s] has a Username but no Password", name);
-	if ((p->seen & 1u << K_PASSWORD) && !(p->seen & 1u << K_USERNAME))
-		return fail_at(p, at, "[%s] has a Password but no Username", name);
-	if (l->kind == PROXY_HTTP && l->has_auth && strchr(l->username, ':'))
-		return fail_at(p, at,
-			       "[http] Username contains ':', which Basic authentication"
-			       " cannot carry");
-	if ((l->kind == PROXY_SOCKS5 || l->kind == PROXY_HTTP) && !l->has_auth &&
-	    !l->allow_unauthenticated && !proxy_ip_is_loopback(&l->bind.ip))
-		return fail_at(p, at,
-			       "[%s] on %s port %u is not loopback and has no Username and Password"
-			       " (set AllowUnauthenticated = true to allow it)",
-			       name, ip_text(&l->bind.ip, a), l->bind.port);
-	for (size_t i = 0; i + 1 < p->conf->n_listeners; i++) {
-		const struct proxy_listener *o = &p->conf->listeners[i];
-
-		if (l->kind == PROXY_TCP_SERVER) {
-			if (o->kind == PROXY_TCP_SERVER && o->listen_port == l->listen_port)
-				return fail_at(p, at, "ListenPort %u is also used on line %u",
-					       l->listen_port, o->line);
-			continue;
-		}
-		if (o->kind == PROXY_TCP_SERVER || is_udp(o->kind) != is_udp(l->kind))
-			continue;
-		if (o->bind.port == l->bind.port && same_ip(&o->bind.ip, &l->bind.ip))
-			return fail_at(p, at, "BindAddress %s port %u is also used on line %u",
-				       ip_text(&l->bind.ip, a), l->bind.port, o->line);
-	}
-	return 0;
-}
-
-static int close_section(struct parser *p)
-{
-	switch (p->sec) {
-	case S_TOP:
-		return 0;
-	case S_INTERFACE:
-		if (!(p->seen & 1u << K_PRIVATE_KEY))
-			return fail_at(p, p->sec_line, "[Interface] has no PrivateKey");
-		if (!p->conf->iface.n_addrs)
-			return fail_at(p, p->sec_line, "[Interface] has no Address");
-		return 0;
-	case S_PEER: {
-		const struct proxy_peer *peer = cur_peer(p);
-
-		if (!(p->seen & 1u << K_PUBLIC_KEY))
-			return fail_at(p, p->sec_line, "[Peer] has no PublicKey");
-		for (size_t i = 0; i + 1 < p->conf->n_peers; i++)
-			if (!memcmp(p->conf->peers[i].public_key, peer->public_key, PROXY_KEY_LEN))
-				return fail_at(
-				    p, p->sec_line,
-				    "[Peer] has the same PublicKey as the one on line %u",
-				    p->conf->peers[i].line);
-		return 0;
-	}
-	default:
-		return check_listener(p, cur_listener(p));
-	}
-}
-
-static int open_section(struct parser *p, const char *name, size_t len)
-{
-	struct proxy_conf *c = p->conf;
-	enum section sec = S_COUNT;
-
-	for (int i = S_INTERFACE; i < S_COUNT; i++)
-		if (word_is(name, len, sections[i].name))
-			sec = (enum section)i;
-	if (sec == S_COUNT)
-		return fail(p, "unknown section [%.*s]", shown(len), name);
-	if (close_section(p))
-		return -1;
-	if (p->included && sec != S_INTERFACE && sec != S_PEER)
-		return fail(p, "[%s] is not allowed in a WGConfig file", sections[sec].name);
-	if (!p->included && p->wg_file && (sec == S_INTERFACE || sec == S_PEER))
-		return fail(p, "[%s] belongs in the WGConfig file, not here", sections[sec].name);
-
-	if (sec == S_INTERFACE) {
-		if (p->iface_line)
-			return fail(p, "[Interface] given twice (first on line %u)", p->iface_line);
-		p->iface_line = p->line;
-		c->iface.mtu = PROXY_DEFAULT_MTU;
-	} else if (sec == S_PEER) {
-		struct proxy_peer *peers;
-
-		if (c->n_peers == PROXY_CONF_MAX_PEERS)
-			return fail(p, "too many [Peer] sections (at most %d)",
-				    PROXY_CONF_MAX_PEERS);
-		peers = realloc(c->peers, (c->n_peers + 1) * sizeof(*peers));
-		if (!peers)
-			return fail(p, "out of memory");
-		c->peers = peers;
-		memset(&peers[c->n_peers], 0, sizeof(*peers));
-		peers[c->n_peers++].line = p->line;
-	} else {
-		static const enum proxy_kind kinds[S_COUNT] = {
-		    [S_SOCKS5] = PROXY_SOCKS5,
-		    [S_HTTP] = PROXY_HTTP,
-		    [S_TCP_CLIENT] = PROXY_TCP_CLIENT,
-		    [S_TCP_SERVER] = PROXY_TCP_SERVER,
-		    [S_UDP] = PROXY_UDP,
-		};
-		struct proxy_listener *ls;
-
-		if (c->n_listeners == PROXY_CONF_MAX_LISTENERS)
-			return fail(p, "too many proxy and tunnel sections (at most %d)",
-				    PROXY_CONF_MAX_LISTENERS);
-		ls = realloc(c->listeners, (c->n_listeners + 1) * sizeof(*ls));
-		if (!ls)
-			return fail(p, "out of memory");
-		c->listeners = ls;
-		memset(&ls[c->n_listeners], 0, sizeof(*ls));
-		ls[c->n_listeners].kind = kinds[sec];
-		ls[c->n_listeners++].line = p->line;
-	}
-	p->sec = sec;
-	p->sec_line = p->line;
-	p->seen = 0;
-	p->any_section = true;
-	return 0;
-}
-
-static enum key_id find_key(const char *s, size_t len)
-{
-	for (int k = 0; k < K_COUNT; k++)
-		if (word_is(s, len, key_names[k]))
-			return (enum key_id)k;
-	for (size_t i = 0; i < sizeof(wgquick_keys) / sizeof(wgquick_keys[0]); i++)
-		if (word_is(s, len, wgquick_keys[i]))
-			return K_WGQUICK_ONLY;
-	return K_UNKNOWN;
-}
-
 /* Calls item() on each comma-separated, trimmed element of a list value. */
 static int each_item(struct parser *p, const char *v, size_t len,
 		     int (*item)(struct parser *p, const char *s, size_t len))
@@ -560,10 +312,11 @@ static int each_item(struct parser *p, const char *v, size_t len,
 static int address_item(struct parser *p, const char *s, size_t len)
 {
 	struct proxy_interface *ifc = &p->conf->iface;
+	struct proxy_prefix *a = &ifc->addrs[ifc->n_addrs];
 
 	if (ifc->n_addrs == PROXY_CONF_MAX_ADDRS)
 		return fail(p, "too many Address entries (at most %d)", PROXY_CONF_MAX_ADDRS);
-	if (!parse_prefix(s, len, &ifc->addrs[ifc->n_addrs]))
+	if (!uapi_parse_prefix(s, len, true, &a->ip.family, &a->ip.in4, &a->cidr))
 		return fail(p, "bad Address '%.*s' (an IP address, /prefix optional)", shown(len),
 			    s);
 	ifc->n_addrs++;
@@ -576,7 +329,7 @@ static int dns_item(struct parser *p, const char *s, size_t len)
 
 	if (ifc->n_dns == PROXY_CONF_MAX_DNS)
 		return fail(p, "too many DNS entries (at most %d)", PROXY_CONF_MAX_DNS);
-	if (!parse_ip(s, len, &ifc->dns[ifc->n_dns]))
+	if (!uapi_parse_ip(s, len, &ifc->dns[ifc->n_dns].family, &ifc->dns[ifc->n_dns].in4))
 		return fail(p, "bad DNS '%.*s' (an IP address)", shown(len), s);
 	ifc->n_dns++;
 	return 0;
@@ -585,9 +338,9 @@ static int dns_item(struct parser *p, const char *s, size_t len)
 static int allowed_item(struct parser *p, const char *s, size_t len)
 {
 	struct proxy_peer *peer = cur_peer(p);
-	struct proxy_prefix pf;
+	struct proxy_prefix pf = {0};
 
-	if (!parse_prefix(s, len, &pf))
+	if (!uapi_parse_prefix(s, len, true, &pf.ip.family, &pf.ip.in4, &pf.cidr))
 		return fail(p, "bad AllowedIPs '%.*s' (IP/prefix)", shown(len), s);
 	if (peer->n_allowed == PROXY_CONF_MAX_ALLOWED)
 		return fail(p, "too many AllowedIPs for one peer (at most %d)",
@@ -605,7 +358,8 @@ static int allowed_item(struct parser *p, const char *s, size_t len)
 	return 0;
 }
 
-static int include_wgconfig(struct parser *p, const char *v, size_t len)
+static int include_wgconfig(struct parser *p, const struct key *k, void *field, const char *v,
+			    size_t len)
 {
 	const char *slash = strrchr(p->file, '/');
 	size_t dir = v[0] == '/' || !slash ? 0 : (size_t)(slash - p->file) + 1;
@@ -613,6 +367,8 @@ static int include_wgconfig(struct parser *p, const char *v, size_t len)
 	size_t tlen = 0;
 	int rc;
 
+	(void)k;
+	(void)field;
 	if (p->included)
 		return fail(p, "WGConfig inside a WGConfig file");
 	if (!p->read)
@@ -646,141 +402,337 @@ static int include_wgconfig(struct parser *p, const char *v, size_t len)
 	return 0;
 }
 
-static bool parse_bool(const char *v, size_t len, bool *out)
+/* "bad KEY 'VALUE' (what it should be)". Always returns -1. */
+static int fail_value(struct parser *p, const struct key *k, const char *v, size_t len)
+{
+	if (k->hint)
+		return fail(p, "bad %s '%.*s' %s", k->name, shown(len), v, k->hint);
+	return fail(p, "bad %s '%.*s' (%llu..%llu)", k->name, shown(len), v,
+		    (unsigned long long)k->min, (unsigned long long)k->max);
+}
+
+/* The value is not shown: it is a secret, or next to one. */
+static int parse_key(struct parser *p, const struct key *k, void *field, const char *v, size_t len)
+{
+	if (!base64_decode_key(v, len, field))
+		return fail(p, "bad %s (not a base64 32-byte key)", k->name);
+	return 0;
+}
+
+/* Address, DNS, AllowedIPs: comma-separated, repeatable. */
+static int parse_list(struct parser *p, const struct key *k, void *field, const char *v, size_t len)
+{
+	(void)field;
+	return each_item(p, v, len, k->item);
+}
+
+/* A 16-bit field, or a 32-bit one when max says it needs one. */
+static int parse_number(struct parser *p, const struct key *k, void *field, const char *v,
+			size_t len)
+{
+	uint64_t n;
+
+	if (!uapi_parse_uint(v, len, k->max, &n) || n < k->min)
+		return fail_value(p, k, v, len);
+	if (k->max > UINT16_MAX)
+		*(uint32_t *)field = (uint32_t)n;
+	else
+		*(uint16_t *)field = (uint16_t)n;
+	return 0;
+}
+
+static int parse_keepalive(struct parser *p, const struct key *k, void *field, const char *v,
+			   size_t len)
+{
+	if (!word_is(v, len, "off"))
+		return parse_number(p, k, field, v, len);
+	*(uint16_t *)field = 0;
+	return 0;
+}
+
+static int parse_target(struct parser *p, const struct key *k, void *field, const char *v,
+			size_t len)
+{
+	return proxy_parse_hostport(v, len, field) ? 0 : fail_value(p, k, v, len);
+}
+
+static int parse_address(struct parser *p, const struct key *k, void *field, const char *v,
+			 size_t len)
+{
+	return parse_bind(v, len, field) ? 0 : fail_value(p, k, v, len);
+}
+
+static int parse_cred(struct parser *p, const struct key *k, void *field, const char *v, size_t len)
+{
+	if (len > PROXY_CRED_MAX)
+		return fail(p, "%s longer than %d bytes", k->name, PROXY_CRED_MAX);
+	memcpy(field, v, len);
+	((char *)field)[len] = '\0';
+	return 0;
+}
+
+static int parse_bool(struct parser *p, const struct key *k, void *field, const char *v, size_t len)
 {
 	static const char *const yes[] = {"true", "yes", "on", "1"};
 	static const char *const no[] = {"false", "no", "off", "0"};
 
-	for (int i = 0; i < 4; i++) {
-		if (word_is(v, len, yes[i]))
-			return *out = true;
-		if (word_is(v, len, no[i])) {
-			*out = false;
-			return true;
-		}
-	}
-	return false;
-}
-
-static int set_key_value(struct parser *p, enum key_id k, const char *v, size_t len)
-{
-	struct proxy_conf *c = p->conf;
-	unsigned long n;
-
-	switch (k) {
-	case K_PRIVATE_KEY:
-		if (!base64_decode_key(v, len, c->iface.private_key))
-			return fail(p, "bad PrivateKey (not a base64 32-byte key)");
-		return 0;
-	case K_ADDRESS:
-		return each_item(p, v, len, address_item);
-	case K_DNS:
-		return each_item(p, v, len, dns_item);
-	case K_MTU:
-		if (!parse_uint(v, len, PROXY_MAX_MTU, &n) || n < PROXY_MIN_MTU)
-			return fail(p, "bad MTU '%.*s' (%d..%d)", shown(len), v, PROXY_MIN_MTU,
-				    PROXY_MAX_MTU);
-		c->iface.mtu = (uint16_t)n;
-		return 0;
-	case K_LISTEN_PORT:
-		if (p->sec == S_INTERFACE) {
-			if (!parse_uint(v, len, 65535, &n))
-				return fail(p, "bad ListenPort '%.*s' (0..65535)", shown(len), v);
-			c->iface.listen_port = (uint16_t)n;
+	for (size_t i = 0; i < sizeof(yes) / sizeof(yes[0]); i++) {
+		if (word_is(v, len, yes[i]) || word_is(v, len, no[i])) {
+			*(bool *)field = word_is(v, len, yes[i]);
 			return 0;
 		}
-		if (!parse_uint(v, len, 65535, &n) || !n)
-			return fail(p, "bad ListenPort '%.*s' (1..65535)", shown(len), v);
-		cur_listener(p)->listen_port = (uint16_t)n;
-		return 0;
-	case K_PUBLIC_KEY:
-		if (!base64_decode_key(v, len, cur_peer(p)->public_key))
-			return fail(p, "bad PublicKey (not a base64 32-byte key)");
-		return 0;
-	case K_PRESHARED_KEY:
-		if (!base64_decode_key(v, len, cur_peer(p)->preshared_key))
-			return fail(p, "bad PresharedKey (not a base64 32-byte key)");
-		cur_peer(p)->has_preshared_key = true;
-		return 0;
-	case K_ENDPOINT:
-		if (!proxy_parse_hostport(v, len, &cur_peer(p)->endpoint))
-			return fail(p, "bad Endpoint '%.*s' (host:port or [IPv6]:port)", shown(len),
-				    v);
-		cur_peer(p)->has_endpoint = true;
-		return 0;
-	case K_ALLOWED_IPS:
-		return each_item(p, v, len, allowed_item);
-	case K_KEEPALIVE:
-		if (word_is(v, len, "off"))
-			n = 0;
-		else if (!parse_uint(v, len, 65535, &n))
-			return fail(p, "bad PersistentKeepalive '%.*s' (0..65535 or off)",
-				    shown(len), v);
-		cur_peer(p)->keepalive = (uint16_t)n;
-		return 0;
-	case K_BIND_ADDRESS:
-		if (!parse_bind(v, len, &cur_listener(p)->bind))
-			return fail(p, "bad BindAddress '%.*s' (IP:port, [IPv6]:port or port)",
-				    shown(len), v);
-		return 0;
-	case K_USERNAME:
-	case K_PASSWORD: {
-		struct proxy_listener *l = cur_listener(p);
-		char *dst = k == K_USERNAME ? l->username : l->password;
+	}
+	return fail_value(p, k, v, len);
+}
 
-		if (len > PROXY_CRED_MAX)
-			return fail(p, "%s longer than %d bytes", key_names[k], PROXY_CRED_MAX);
-		memcpy(dst, v, len);
-		dst[len] = '\0';
-		l->has_auth = (p->seen & 1u << K_USERNAME) && (p->seen & 1u << K_PASSWORD);
+#define PROXIES (IN(S_SOCKS5) | IN(S_HTTP))
+#define TUNNELS (IN(S_TCP_CLIENT) | IN(S_UDP))
+#define IFACE(m) offsetof(struct proxy_interface, m)
+#define PEER(m) offsetof(struct proxy_peer, m)
+#define LISTENER(m) offsetof(struct proxy_listener, m)
+#define HOSTPORT_HINT "(host:port or [IPv6]:port)"
+
+static const struct key keys[K_COUNT] = {
+    [K_WGCONFIG] = {"WGConfig", IN(S_TOP), include_wgconfig},
+    [K_PRIVATE_KEY] = {"PrivateKey", IN(S_INTERFACE), parse_key, IFACE(private_key)},
+    [K_ADDRESS] = {"Address", IN(S_INTERFACE), parse_list, .item = address_item},
+    [K_DNS] = {"DNS", IN(S_INTERFACE), parse_list, .item = dns_item},
+    [K_MTU] = {"MTU", IN(S_INTERFACE), parse_number, IFACE(mtu), .min = PROXY_MIN_MTU,
+	       .max = PROXY_MAX_MTU},
+    [K_IFACE_PORT] = {"ListenPort", IN(S_INTERFACE), parse_number, IFACE(listen_port),
+		      .max = UINT16_MAX},
+    [K_PUBLIC_KEY] = {"PublicKey", IN(S_PEER), parse_key, PEER(public_key)},
+    [K_PRESHARED_KEY] = {"PresharedKey", IN(S_PEER), parse_key, PEER(preshared_key)},
+    [K_ENDPOINT] = {"Endpoint", IN(S_PEER), parse_target, PEER(endpoint), .hint = HOSTPORT_HINT},
+    [K_ALLOWED_IPS] = {"AllowedIPs", IN(S_PEER), parse_list, .item = allowed_item},
+    [K_KEEPALIVE] = {"PersistentKeepalive", IN(S_PEER), parse_keepalive, PEER(keepalive),
+		     .max = UINT16_MAX, .hint = "(0..65535 or off)"},
+    [K_BIND_ADDRESS] = {"BindAddress", PROXIES | TUNNELS, parse_address, LISTENER(bind),
+			.hint = "(IP:port, [IPv6]:port or port)"},
+    [K_USERNAME] = {"Username", PROXIES, parse_cred, LISTENER(username)},
+    [K_PASSWORD] = {"Password", PROXIES, parse_cred, LISTENER(password)},
+    [K_TARGET] = {"Target", TUNNELS | IN(S_TCP_SERVER), parse_target, LISTENER(target),
+		  .hint = HOSTPORT_HINT},
+    [K_INACTIVITY] = {"InactivityTimeout", IN(S_UDP), parse_number, LISTENER(inactivity_timeout),
+		      .max = INT32_MAX, .hint = "(seconds, 0 = never)"},
+    [K_ALLOW_UNAUTH] = {"AllowUnauthenticated", PROXIES, parse_bool,
+			LISTENER(allow_unauthenticated), .hint = "(true or false)"},
+    [K_LISTEN_PORT] = {"ListenPort", IN(S_TCP_SERVER), parse_number, LISTENER(listen_port),
+		       .min = 1, .max = UINT16_MAX},
+};
+
+static bool same_ip(const struct proxy_ip *a, const struct proxy_ip *b)
+{
+	if (a->family != b->family)
+		return false;
+	if (a->family == AF_INET)
+		return a->in4.s_addr == b->in4.s_addr;
+	return !memcmp(&a->in6, &b->in6, sizeof(a->in6));
+}
+
+static bool is_udp(enum proxy_kind kind)
+{
+	return kind == PROXY_UDP;
+}
+
+/* The checks that need the whole listener section: credentials, the rule on
+ * unauthenticated proxies, addresses used twice. */
+static int check_listener(struct parser *p, struct proxy_listener *l)
+{
+	const char *name = sections[p->sec].name;
+	unsigned at = l->line;
+	char a[INET6_ADDRSTRLEN];
+
+	l->has_auth = (p->seen & SEEN(K_USERNAME)) && (p->seen & SEEN(K_PASSWORD));
+	if ((p->seen & SEEN(K_USERNAME)) && !(p->seen & SEEN(K_PASSWORD)))
+		return fail_at(p, at, "[%s] has a Username but no Password", name);
+	if ((p->seen & SEEN(K_PASSWORD)) && !(p->seen & SEEN(K_USERNAME)))
+		return fail_at(p, at, "[%s] has a Password but no Username", name);
+	if (l->kind == PROXY_HTTP && l->has_auth && strchr(l->username, ':'))
+		return fail_at(p, at,
+			       "[http] Username contains ':', which Basic authentication"
+			       " cannot carry");
+	if ((l->kind == PROXY_SOCKS5 || l->kind == PROXY_HTTP) && !l->has_auth &&
+	    !l->allow_unauthenticated && !proxy_ip_is_loopback(&l->bind.ip))
+		return fail_at(p, at,
+			       "[%s] on %s port %u is not loopback and has no Username and Password"
+			       " (set AllowUnauthenticated = true to allow it)",
+			       name, uapi_format_ip(a, l->bind.ip.family, &l->bind.ip.in4),
+			       l->bind.port);
+	for (size_t i = 0; i + 1 < p->conf->n_listeners; i++) {
+		const struct proxy_listener *o = &p->conf->listeners[i];
+
+		if (l->kind == PROXY_TCP_SERVER) {
+			if (o->kind == PROXY_TCP_SERVER && o->listen_port == l->listen_port)
+				return fail_at(p, at, "ListenPort %u is also used on line %u",
+					       l->listen_port, o->line);
+			continue;
+		}
+		if (o->kind == PROXY_TCP_SERVER || is_udp(o->kind) != is_udp(l->kind))
+			continue;
+		if (o->bind.port == l->bind.port && same_ip(&o->bind.ip, &l->bind.ip))
+			return fail_at(p, at, "BindAddress %s port %u is also used on line %u",
+				       uapi_format_ip(a, l->bind.ip.family, &l->bind.ip.in4),
+				       l->bind.port, o->line);
+	}
+	return 0;
+}
+
+static int close_section(struct parser *p)
+{
+	for (int k = 0; k < K_COUNT; k++)
+		if (sections[p->sec].required & ~p->seen & SEEN(k))
+			return fail_at(p, p->sec_line, "[%s] has no %s", sections[p->sec].name,
+				       keys[k].name);
+	switch (p->sec) {
+	case S_TOP:
+	case S_INTERFACE:
+		return 0;
+	case S_PEER: {
+		struct proxy_peer *peer = cur_peer(p);
+
+		peer->has_preshared_key = p->seen & SEEN(K_PRESHARED_KEY);
+		peer->has_endpoint = p->seen & SEEN(K_ENDPOINT);
+		for (size_t i = 0; i + 1 < p->conf->n_peers; i++)
+			if (!memcmp(p->conf->peers[i].public_key, peer->public_key, PROXY_KEY_LEN))
+				return fail_at(
+				    p, p->sec_line,
+				    "[Peer] has the same PublicKey as the one on line %u",
+				    p->conf->peers[i].line);
 		return 0;
 	}
-	case K_TARGET:
-		if (!proxy_parse_hostport(v, len, &cur_listener(p)->target))
-			return fail(p, "bad Target '%.*s' (host:port or [IPv6]:port)", shown(len),
-				    v);
-		return 0;
-	case K_INACTIVITY:
-		if (!parse_uint(v, len, 2147483647ul, &n))
-			return fail(p, "bad InactivityTimeout '%.*s' (seconds, 0 = never)",
-				    shown(len), v);
-		cur_listener(p)->inactivity_timeout = (uint32_t)n;
-		return 0;
-	case K_ALLOW_UNAUTH:
-		if (!parse_bool(v, len, &cur_listener(p)->allow_unauthenticated))
-			return fail(p, "bad AllowUnauthenticated '%.*s' (true or false)",
-				    shown(len), v);
-		return 0;
-	case K_WGCONFIG:
-		return include_wgconfig(p, v, len);
 	default:
-		return fail(p, "internal error: key %d", (int)k);
+		return check_listener(p, cur_listener(p));
 	}
+}
+
+/* arr (n elements of size) with one more, zeroed, at its end; NULL after
+ * a failure message. Not realloc: peers hold keys and listeners
+ * passwords, so the old copy is wiped before it is freed. */
+static void *grow_one(struct parser *p, void *arr, size_t n, size_t size)
+{
+	void *a = calloc(n + 1, size);
+
+	if (!a) {
+		fail(p, "out of memory");
+		return NULL;
+	}
+	if (arr) {
+		memcpy(a, arr, n * size);
+		zinc_memzero(arr, n * size);
+		free(arr);
+	}
+	return a;
+}
+
+static int open_section(struct parser *p, const char *name, size_t len)
+{
+	struct proxy_conf *c = p->conf;
+	enum section sec = S_COUNT;
+
+	for (int i = S_INTERFACE; i < S_COUNT; i++)
+		if (word_is(name, len, sections[i].name))
+			sec = (enum section)i;
+	if (sec == S_COUNT)
+		return fail(p, "unknown section [%.*s]", shown(len), name);
+	if (close_section(p))
+		return -1;
+	if (p->included && sec != S_INTERFACE && sec != S_PEER)
+		return fail(p, "[%s] is not allowed in a WGConfig file", sections[sec].name);
+	if (!p->included && p->wg_file && (sec == S_INTERFACE || sec == S_PEER))
+		return fail(p, "[%s] belongs in the WGConfig file, not here", sections[sec].name);
+
+	if (sec == S_INTERFACE) {
+		if (p->iface_line)
+			return fail(p, "[Interface] given twice (first on line %u)", p->iface_line);
+		p->iface_line = p->line;
+		c->iface.mtu = PROXY_DEFAULT_MTU;
+	} else if (sec == S_PEER) {
+		struct proxy_peer *peers;
+
+		if (c->n_peers == PROXY_CONF_MAX_PEERS)
+			return fail(p, "too many [Peer] sections (at most %d)",
+				    PROXY_CONF_MAX_PEERS);
+		if (!(peers = grow_one(p, c->peers, c->n_peers, sizeof(*peers))))
+			return -1;
+		c->peers = peers;
+		peers[c->n_peers++].line = p->line;
+	} else {
+		struct proxy_listener *ls;
+
+		if (c->n_listeners == PROXY_CONF_MAX_LISTENERS)
+			return fail(p, "too many proxy and tunnel sections (at most %d)",
+				    PROXY_CONF_MAX_LISTENERS);
+		if (!(ls = grow_one(p, c->listeners, c->n_listeners, sizeof(*ls))))
+			return -1;
+		c->listeners = ls;
+		ls[c->n_listeners].kind = sections[sec].kind;
+		ls[c->n_listeners++].line = p->line;
+	}
+	p->sec = sec;
+	p->sec_line = p->line;
+	p->seen = 0;
+	return 0;
+}
+
+/* The struct the current section's keys fill. */
+static void *section_struct(struct parser *p)
+{
+	if (p->sec == S_TOP)
+		return p->conf; /* WGConfig's, unused */
+	if (p->sec == S_INTERFACE)
+		return &p->conf->iface;
+	return p->sec == S_PEER ? (void *)cur_peer(p) : (void *)cur_listener(p);
+}
+
+/* The key of that name in the current section; else NULL, and *named the
+ * key of that name elsewhere, if any. */
+static const struct key *find_key(struct parser *p, const char *s, size_t len,
+				  const struct key **named)
+{
+	*named = NULL;
+	for (const struct key *k = keys; k < keys + K_COUNT; k++) {
+		if (!word_is(s, len, k->name))
+			continue;
+		if (k->sections & IN(p->sec))
+			return k;
+		*named = k;
+	}
+	return NULL;
+}
+
+static bool wgquick_key(const char *s, size_t len)
+{
+	for (size_t i = 0; i < sizeof(wgquick_keys) / sizeof(wgquick_keys[0]); i++)
+		if (word_is(s, len, wgquick_keys[i]))
+			return true;
+	return false;
 }
 
 static int set_key(struct parser *p, const char *key, size_t klen, const char *v, size_t len)
 {
-	enum key_id k = find_key(key, klen);
+	const struct key *named, *k = find_key(p, key, klen, &named);
 	const char *sec = sections[p->sec].name;
+	uint32_t bit;
 
-	if (k == K_WGQUICK_ONLY && p->included && p->sec == S_INTERFACE)
+	if (!k && p->included && p->sec == S_INTERFACE && wgquick_key(key, klen))
 		return 0;
-	if (k == K_WGCONFIG && p->sec != S_TOP)
+	if (!k && named == &keys[K_WGCONFIG])
 		return fail(p, "WGConfig must come before the first section");
-	if (k >= K_COUNT || !(sections[p->sec].keys & 1u << k)) {
-		if (p->sec == S_TOP)
-			return fail(p, "key %.*s outside a section", shown(klen), key);
+	if (!k && p->sec == S_TOP)
+		return fail(p, "key %.*s outside a section", shown(klen), key);
+	if (!k)
 		return fail(p, "unknown key %.*s in [%s]", shown(klen), key, sec);
-	}
-	if ((p->seen & 1u << k) && !(REPEATABLE & 1u << k)) {
+	bit = SEEN(k - keys);
+	if ((p->seen & bit) && k->parse != parse_list) {
 		if (p->sec == S_TOP)
-			return fail(p, "%s given twice", key_names[k]);
-		return fail(p, "%s given twice in [%s]", key_names[k], sec);
+			return fail(p, "%s given twice", k->name);
+		return fail(p, "%s given twice in [%s]", k->name, sec);
 	}
-	p->seen |= 1u << k;
+	p->seen |= bit;
 	if (!len)
-		return fail(p, "%s has an empty value", key_names[k]);
-	return set_key_value(p, k, v, len);
+		return fail(p, "%s has an empty value", k->name);
+	return k->parse(p, k, (char *)section_struct(p) + k->off, v, len);
 }
 
 static int parse_line(struct parser *p, const char *s, size_t n)
@@ -926,15 +878,75 @@ int proxy_conf_parse(const char *file, const char *text, size_t len, proxy_conf_
 	return rc;
 }
 
+/* Wipes and frees the [Peer]s. */
+static void forget_peers(struct proxy_conf *c)
+{
+	for (size_t i = 0; i < c->n_peers; i++) {
+		free(c->peers[i].allowed);
+		zinc_memzero(&c->peers[i], sizeof(c->peers[i]));
+	}
+	free(c->peers);
+	c->peers = NULL;
+	c->n_peers = 0;
+}
+
 void proxy_conf_free(struct proxy_conf *conf)
 {
-	for (size_t i = 0; i < conf->n_peers; i++) {
-		free(conf->peers[i].allowed);
-		zinc_memzero(&conf->peers[i], sizeof(conf->peers[i]));
-	}
-	free(conf->peers);
+	forget_peers(conf);
 	if (conf->listeners)
 		zinc_memzero(conf->listeners, conf->n_listeners * sizeof(*conf->listeners));
 	free(conf->listeners);
 	zinc_memzero(conf, sizeof(*conf));
+}
+
+/* One peer as a UAPI set's: its keys copied, its prefixes replacing any. */
+static int peer_to_set(const struct proxy_peer *pp, struct uapi_peer *up,
+		       proxy_conf_resolve_fn resolve, void *ctx)
+{
+	memcpy(up->public_key, pp->public_key, PROXY_KEY_LEN);
+	memcpy(up->preshared_key, pp->preshared_key, PROXY_KEY_LEN);
+	up->has_preshared_key = pp->has_preshared_key;
+	up->has_keepalive = true;
+	up->keepalive = pp->keepalive;
+	up->replace_allowed_ips = true;
+	if (pp->has_endpoint && resolve(ctx, pp, &up->endpoint))
+		return -1;
+	up->has_endpoint = pp->has_endpoint;
+	up->allowed_ips = calloc(pp->n_allowed, sizeof(*up->allowed_ips));
+	if (!up->allowed_ips)
+		return -ENOMEM;
+	up->n_allowed_ips = up->cap_allowed_ips = pp->n_allowed;
+	for (size_t i = 0; i < pp->n_allowed; i++) {
+		const struct proxy_prefix *a = &pp->allowed[i];
+
+		up->allowed_ips[i].family = (uint8_t)a->ip.family;
+		up->allowed_ips[i].cidr = a->cidr;
+		memcpy(up->allowed_ips[i].addr, &a->ip.in4,
+		       a->ip.family == AF_INET ? sizeof(a->ip.in4) : sizeof(a->ip.in6));
+	}
+	return 0;
+}
+
+int proxy_conf_take_set(struct proxy_conf *c, proxy_conf_resolve_fn resolve, void *ctx,
+			struct uapi_set *set)
+{
+	int ret = 0;
+
+	memset(set, 0, sizeof(*set));
+	set->peers = calloc(c->n_peers, sizeof(*set->peers));
+	if (!set->peers)
+		ret = -ENOMEM;
+	set->cap_peers = set->peers ? c->n_peers : 0;
+	set->has_private_key = set->has_listen_port = set->replace_peers = true;
+	memcpy(set->private_key, c->iface.private_key, PROXY_KEY_LEN);
+	set->listen_port = c->iface.listen_port;
+	for (size_t i = 0; !ret && i < c->n_peers; i++) {
+		ret = peer_to_set(&c->peers[i], &set->peers[i], resolve, ctx);
+		set->n_peers++;
+	}
+	zinc_memzero(c->iface.private_key, sizeof(c->iface.private_key));
+	forget_peers(c);
+	if (ret)
+		uapi_set_free(set);
+	return ret;
 }

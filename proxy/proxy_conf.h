@@ -143,6 +143,21 @@ int proxy_conf_parse(const char *file, const char *text, size_t len, proxy_conf_
 /* Wipes the keys and credentials, frees the arrays, leaves *conf empty. */
 void proxy_conf_free(struct proxy_conf *conf);
 
+/* Resolves a peer's Endpoint to an address and port, or says why not
+ * (FILE:LINE) and returns -1. */
+union uapi_sockaddr;
+typedef int (*proxy_conf_resolve_fn)(void *ctx, const struct proxy_peer *p,
+				     union uapi_sockaddr *out);
+
+/* The [Interface] and [Peer]s as the set wg(8) would send (private key,
+ * listen port, the peers replacing any, their prefixes replacing theirs),
+ * for config_apply (daemon/config.h). The keys move: the conf keeps no
+ * private key and no peers afterwards, whatever the outcome. Returns 0, -1
+ * if an Endpoint did not resolve, or -ENOMEM; then *set is empty. */
+struct uapi_set;
+int proxy_conf_take_set(struct proxy_conf *c, proxy_conf_resolve_fn resolve, void *ctx,
+			struct uapi_set *set);
+
 /* True for 127.0.0.0/8 and ::1 (and ::ffff:127.0.0.0/104). */
 bool proxy_ip_is_loopback(const struct proxy_ip *ip);
 

@@ -218,12 +218,56 @@ static void icmp_source(void)
 	CHECK(!memcmp(a.v6, gl, 16));
 }
 
+/* zinctun-proxy's command line, env one "NAME=VALUE" entry (or NULL) */
+static enum zt_cli_action parse_proxy(struct zt_options *c, const char *env, const char *a1,
+				      const char *a2, const char *a3)
+{
+	char *argv[] = {"zinctun-proxy", (char *)a1, (char *)a2, (char *)a3, NULL};
+	int argc = 1;
+
+	while (argv[argc])
+		argc++;
+	zt_cli_parse_proxy(argc, argv, env ? one_env : no_env, (void *)env, c);
+	return c->action;
+}
+
+/* zinctun-proxy's options are parsed here too, once: its name, its socket,
+ * its defaults (info, one queue, no TUN offload) and the daemon's
+ * environment, whose errors stop it as they stop the daemon. */
+static void proxy_program(void)
+{
+	struct zt_options c;
+
+	CHECK(parse_proxy(&c, NULL, "/etc/zinctun/office.v2.conf", NULL, NULL) == ZT_CLI_RUN);
+	CHECK(!strcmp(c.proxy, "/etc/zinctun/office.v2.conf") && !strcmp(c.name, "office"));
+	CHECK(!c.socket && c.foreground && c.log_level == LOG_LEVEL_INFO);
+	CHECK(parse_proxy(&c, "ZINCTUN_TUN_QUEUES=2", "-f", "p.conf", NULL) == ZT_CLI_RUN);
+	CHECK(c.dp.tun_queues == 1 && !c.dp.tun_offload && c.dp.tun_gro);
+	CHECK(parse_proxy(&c, "LOG_LEVEL=debug", "--name", "averyveryverylongname", "x") ==
+	      ZT_CLI_RUN);
+	CHECK(!strcmp(c.name, "averyveryverylo") && strlen(c.name) == ZT_CLI_NAME_MAX);
+	CHECK(c.log_level == LOG_LEVEL_DEBUG && !strcmp(c.proxy, "x"));
+	CHECK(parse_proxy(&c, NULL, "--socket", "/run/p.sock", ".conf") == ZT_CLI_RUN);
+	CHECK(!strcmp(c.socket, "/run/p.sock") && !strcmp(c.name, ZT_CLI_DEFAULT_NAME));
+	CHECK(parse_proxy(&c, NULL, "--", "-dash.conf", NULL) == ZT_CLI_RUN);
+	CHECK(!strcmp(c.proxy, "-dash.conf") && !strcmp(c.name, "-dash"));
+	CHECK(parse_proxy(&c, "LOG_LEVEL=loud", "p.conf", NULL, NULL) == ZT_CLI_ERROR);
+	CHECK(strstr(c.err, "LOG_LEVEL") != NULL);
+	CHECK(parse_proxy(&c, NULL, "--version", NULL, NULL) == ZT_CLI_VERSION);
+	CHECK(parse_proxy(&c, NULL, "-h", NULL, NULL) == ZT_CLI_HELP);
+	CHECK(parse_proxy(&c, NULL, NULL, NULL, NULL) == ZT_CLI_USAGE);
+	CHECK(parse_proxy(&c, NULL, "a.conf", "b.conf", NULL) == ZT_CLI_USAGE);
+	CHECK(parse_proxy(&c, NULL, "a.conf", "--socket", NULL) == ZT_CLI_USAGE);
+	CHECK(parse_proxy(&c, NULL, "--user", "x", "a.conf") == ZT_CLI_USAGE);
+}
+
 int main(void)
 {
 	cli_errors();
 	defaults();
 	variables();
 	proxy();
+	proxy_program();
 	icmp_source();
 	return test_finish("cli");
 }

@@ -6,6 +6,7 @@
 #include <sodium.h>
 
 #include "../../daemon/base64.c"
+#include "../../daemon/uapi_parse.c"
 
 /* libsodium's encoder: an independent check of our decoder */
 static size_t b64enc(const uint8_t *in, size_t n, char *out, size_t cap)

@@ -7,6 +7,7 @@
 #include <sodium.h>
 
 #include "../../daemon/base64.c"
+#include "../../daemon/uapi_parse.c"
 
 /* libsodium's encoder writes the keys of the test files */
 static size_t b64enc(const uint8_t *in, size_t n, char *out, size_t cap)
@@ -566,6 +567,79 @@ static void test_readme_example(void)
 	proxy_conf_free(&c);
 }
 
+/* A test resolver: the literal's address; "fail.example" does not resolve. */
+static int resolve_literal(void *ctx, const struct proxy_peer *p, union uapi_sockaddr *out)
+{
+	(void)ctx;
+	memset(out, 0, sizeof(*out));
+	if (!p->endpoint.is_ip)
+		return -1;
+	out->in4.sin_family = AF_INET;
+	out->in4.sin_addr = p->endpoint.ip.in4;
+	out->in4.sin_port = htons(p->endpoint.port);
+	return 0;
+}
+
+static bool all_zero(const void *p, size_t n)
+{
+	const uint8_t *b = p;
+
+	for (size_t i = 0; i < n; i++)
+		if (b[i])
+			return false;
+	return true;
+}
+
+/* The file becomes the set wg(8) would send, and its keys leave the
+ * in-memory conf (issue 24: no key kept for the life of the process). */
+static void test_take_set(void)
+{
+	struct proxy_conf c;
+	struct uapi_set set;
+	char err[PROXY_CONF_ERR_LEN];
+	uint8_t k[32];
+
+	CHECK(parse("[Interface]\nPrivateKey = " K1 "\nAddress = 10.0.0.2/32\nListenPort = 4000\n"
+		    "[Peer]\nPublicKey = " K2 "\nPresharedKey = " K3 "\n"
+		    "Endpoint = 192.0.2.1:51820\nAllowedIPs = 10.0.0.0/8, fd00::/64, 192.0.2.7\n"
+		    "PersistentKeepalive = 25\n[Peer]\nPublicKey = " K4 "\nAllowedIPs = ::/0\n",
+		    &c, err) == 0);
+	CHECK(proxy_conf_take_set(&c, resolve_literal, NULL, &set) == 0);
+	key_bytes(k, 0);
+	CHECK(set.has_private_key && !memcmp(set.private_key, k, 32));
+	CHECK(set.has_listen_port && set.listen_port == 4000 && set.replace_peers);
+	CHECK(set.n_peers == 2);
+	key_bytes(k, 0x40);
+	CHECK(set.peers[0].has_preshared_key && !memcmp(set.peers[0].preshared_key, k, 32));
+	CHECK(set.peers[0].has_endpoint && set.peers[0].endpoint.in4.sin_port == htons(51820));
+	CHECK(set.peers[0].has_keepalive && set.peers[0].keepalive == 25);
+	CHECK(set.peers[0].replace_allowed_ips && set.peers[0].n_allowed_ips == 3);
+	CHECK(set.peers[0].allowed_ips[2].family == AF_INET &&
+	      set.peers[0].allowed_ips[2].cidr == 32);
+	CHECK(set.peers[0].allowed_ips[0].family == AF_INET &&
+	      set.peers[0].allowed_ips[0].cidr == 8 && set.peers[0].allowed_ips[0].addr[0] == 10);
+	CHECK(set.peers[0].allowed_ips[1].family == AF_INET6 &&
+	      set.peers[0].allowed_ips[1].cidr == 64);
+	CHECK(!set.peers[1].has_preshared_key && !set.peers[1].has_endpoint);
+	/* the conf keeps what lwIP needs, not the keys */
+	CHECK(all_zero(c.iface.private_key, sizeof(c.iface.private_key)));
+	CHECK(!c.peers && !c.n_peers);
+	CHECK(c.iface.n_addrs == 1 && c.iface.listen_port == 4000);
+	uapi_set_free(&set);
+	CHECK(all_zero(&set, sizeof(set)));
+	proxy_conf_free(&c);
+
+	/* an Endpoint that does not resolve: nothing set, nothing kept */
+	CHECK(parse("[Interface]\nPrivateKey = " K1
+		    "\nAddress = 10.0.0.2/32\n[Peer]\nPublicKey = " K3
+		    "\nEndpoint = fail.example:1\n",
+		    &c, err) == 0);
+	CHECK(proxy_conf_take_set(&c, resolve_literal, NULL, &set) == -1);
+	CHECK(!set.peers && !set.n_peers && !set.has_private_key);
+	CHECK(all_zero(c.iface.private_key, sizeof(c.iface.private_key)) && !c.peers);
+	proxy_conf_free(&c);
+}
+
 int main(void)
 {
 	test_full();
@@ -575,5 +649,6 @@ int main(void)
 	test_limits();
 	test_hostport();
 	test_readme_example();
+	test_take_set();
 	return test_finish("test_proxy_conf");
 }

@@ -1,0 +1,69 @@
+/* The start-up both programs share (zinctun on a TUN device, zinctun-proxy
+ * on lwIP): open the device and its engine, configure it, make the
+ * configuration socket, let the program open what else it serves, enter the
+ * sandbox, start the threads, run the main loop, and unwind in the reverse
+ * order, one label per step, as the kernel's wg_newlink does. The program
+ * fills in its steps (host_ops). */
+#ifndef ZT_HOST_H
+#define ZT_HOST_H
+
+#include <poll.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "cli.h"
+#include "runtime.h"
+#include "uapi.h"
+
+enum { HOST_MAX_OWN_FDS = 4 }; /* descriptors a program adds to the main loop */
+
+struct host;
+
+/* Every step returns 0 or an exit status (1) after host_fail() said why;
+ * NULL steps are skipped. */
+struct host_ops {
+	const char *name; /* the program, first word of a start-up error */
+	/* the device: sets ifname and tun_fd (a TUN) or sink (in-process) */
+	int (*open)(struct host *h);
+	/* the engine and data path exist: apply the configuration */
+	int (*configure)(struct host *h);
+	/* after the configuration socket: the program's own sockets */
+	int (*prepare)(struct host *h);
+	/* least privilege, one call: listeners bound, configuration read and
+	 * applied, configuration socket made; the device's threads not yet
+	 * started (the proxy's lwIP thread is, by configure) */
+	int (*sandbox)(struct host *h);
+	/* once the device's threads run: the program's own, then "started" */
+	int (*start)(struct host *h);
+	void (*stop)(struct host *h);  /* undoes start, before the device stops */
+	void (*close)(struct host *h); /* undoes prepare */
+	/* the main loop: the program's descriptors (at most HOST_MAX_OWN_FDS),
+	 * their events (false: shut down), its next deadline (-1: none) */
+	size_t (*pollfds)(struct host *h, struct pollfd *pfd);
+	bool (*handle)(struct host *h, const struct pollfd *pfd);
+	int (*timeout_ms)(struct host *h);
+	void (*on_usr1)(struct host *h); /* SIGUSR1: log the state */
+};
+
+struct host {
+	const struct host_ops *ops;
+	const struct zt_options *opt;
+	struct zt zt;
+	char ifname[IF_NAMESIZE];
+	int tun_fd;		     /* the device: a TUN descriptor, */
+	const struct tun_sink *sink; /* or else the stack packets go to */
+	struct uapi_server uapi;
+	const char *uapi_path; /* the socket's path; NULL: uapi_open's, by zt.ifname */
+	int sig_fd;
+	bool started; /* the threads ran (stop and close know how far it got) */
+};
+
+/* Runs the program to its end; returns its exit status. */
+int host_run(struct host *h);
+
+/* A start-up error: one line on stderr, "NAME: message", whatever LOG_LEVEL
+ * says, since the caller (wg-quick, systemd, a shell) sees nothing else.
+ * Returns 1, the exit status. */
+int host_fail(const struct host *h, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+#endif
