@@ -22,6 +22,16 @@
 struct proxy;
 struct conn;
 
+/* A destination the proxy refuses (addr.h): what front->connected() gets
+ * as err (tcp_connect gives ERR_ARG only for NULL arguments, never ours). */
+#define CONN_ERR_FORBIDDEN ERR_ARG
+
+/* The service a conn came from: told when the conn's descriptor is closed,
+ * so that it can count its connections (and accept again). */
+struct conn_owner {
+	void (*ended)(struct conn_owner *o, struct conn *c);
+};
+
 enum conn_state {
 	CONN_FRONT,	      /* the front end reads the host side (handshake) */
 	CONN_RESOLVING,	      /* waiting for DNS */
@@ -65,6 +75,13 @@ struct conn {
 	uint16_t port;	/* where to connect once resolved */
 	/* front end state */
 	void *fe;
+	/* the owner's bookkeeping: until its front end sets admitted (the
+	 * client authenticated and sent its request), the conn waits in the
+	 * owner's list, oldest first, and has a deadline */
+	struct conn_owner *owner; /* NULL: none */
+	bool admitted;
+	uint64_t since_ms; /* accepted (CLOCK_MONOTONIC) */
+	struct conn *older, *newer;
 };
 
 /* A new connection from an accepted host socket (non-blocking). */

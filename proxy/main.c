@@ -21,6 +21,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "addr.h"
 #include "buf.h"
 #include "cli.h"
 #include "config.h"
@@ -29,6 +30,7 @@
 #include "log.h"
 #include "proxy.h"
 #include "runtime.h"
+#include "services.h"
 #include "signals.h"
 #include "uapi.h"
 #include "version.h"
