@@ -98,7 +98,8 @@ bool addr_forbidden(const struct proxy_interface *ifc, const ip_addr_t *ip)
 		const struct proxy_ip *own = &ifc->addrs[i].ip;
 
 		if (own->family == p.family &&
-		    !memcmp(&own->in6, &p.in6, p.family == AF_INET6 ? sizeof(p.in6) : sizeof(p.in4)))
+		    !memcmp(&own->in6, &p.in6,
+			    p.family == AF_INET6 ? sizeof(p.in6) : sizeof(p.in4)))
 			return true;
 	}
 	return false;

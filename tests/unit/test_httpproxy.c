@@ -190,7 +190,8 @@ static void test_head_scan(void)
 		struct http_head_scan scan = {0};
 		size_t len = strlen(heads[i]), end = 0, at = 0;
 
-		CHECK(http_proxy_parse(heads[i], len, NULL, NULL, &r, out, sizeof(out)) != HTTPP_MORE);
+		CHECK(http_proxy_parse(heads[i], len, NULL, NULL, &r, out, sizeof(out)) !=
+		      HTTPP_MORE);
 		for (size_t n = 1; n <= len && !end; n++) {
 			size_t before = scan.pos;
 
