@@ -16,6 +16,8 @@ enum {
 	PROXY_DNS_TIMEOUT_MS = 2000, /* per try */
 	PROXY_DNS_TRIES = 3,
 	PROXY_UDP_SWEEP_MS = 1000,     /* how often idle UDP flows are looked for */
+	PROXY_UDP_DGRAM_MAX = 65535,   /* one datagram from a host socket */
+	PROXY_UDP_READS = 32,	       /* datagrams read per readable event */
 	PROXY_TIMEWAIT_TRIM_MS = 1000, /* how often the tick bounds TIME_WAIT */
 	/* a client has this long to authenticate and send its request */
 	PROXY_REQUEST_DEADLINE_MS = 10000,

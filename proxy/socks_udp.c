@@ -16,11 +16,6 @@
 #include "proxy.h"
 #include "socks_proto.h"
 
-enum {
-	SOCKS_UDP_DGRAM_MAX = 65535,
-	SOCKS_UDP_READS_PER_EVENT = 32,
-};
-
 struct socks_udp {
 	struct loop_handler h; /* first: the loop's pointer is the relay's */
 	struct proxy *px;
@@ -42,7 +37,7 @@ static void relay_from_tunnel(void *arg, struct udp_pcb *pcb, struct pbuf *p, co
 	size_t hl;
 
 	(void)pcb;
-	if (!r->client_len || p->tot_len > SOCKS_UDP_DGRAM_MAX - SOCKS5_UDP_HEADER_MAX) {
+	if (!r->client_len || p->tot_len > PROXY_UDP_DGRAM_MAX - SOCKS5_UDP_HEADER_MAX) {
 		pbuf_free(p);
 		return;
 	}
@@ -105,10 +100,10 @@ static void relay_event(struct loop *l, struct loop_handler *h, uint32_t events)
 	(void)events;
 	if (r->fd < 0)
 		return; /* closed */
-	for (int i = 0; i < SOCKS_UDP_READS_PER_EVENT; i++) {
+	for (int i = 0; i < PROXY_UDP_READS; i++) {
 		struct sockaddr_storage from;
 		socklen_t len = sizeof(from);
-		ssize_t n = recvfrom(r->fd, buf, SOCKS_UDP_DGRAM_MAX, MSG_DONTWAIT,
+		ssize_t n = recvfrom(r->fd, buf, PROXY_UDP_DGRAM_MAX, MSG_DONTWAIT,
 				     (struct sockaddr *)&from, &len);
 		struct socks5_addr dst;
 		ip_addr_t to;

@@ -8,7 +8,6 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "lwip/tcpip.h"
 #include "lwip/udp.h"
 
 #include "addr.h"
@@ -17,8 +16,6 @@
 #include "resolve.h"
 
 enum {
-	UDP_DGRAM_MAX = 65535,
-	UDP_READS_PER_EVENT = 32,
 	UDP_MAX_FLOWS = 1024, /* per tunnel: then the least recently active goes */
 };
 
@@ -126,10 +123,10 @@ static void udp_tunnel_event(struct loop *l, struct loop_handler *h, uint32_t ev
 
 	(void)l;
 	(void)events;
-	for (int i = 0; i < UDP_READS_PER_EVENT; i++) {
+	for (int i = 0; i < PROXY_UDP_READS; i++) {
 		struct sockaddr_storage from;
 		socklen_t len = sizeof(from);
-		ssize_t r = recvfrom(t->fd, buf, UDP_DGRAM_MAX, MSG_DONTWAIT,
+		ssize_t r = recvfrom(t->fd, buf, PROXY_UDP_DGRAM_MAX, MSG_DONTWAIT,
 				     (struct sockaddr *)&from, &len);
 		struct udp_flow *f;
 		struct pbuf *p;
