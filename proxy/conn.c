@@ -379,7 +379,7 @@ void conn_connect(struct conn *c, const ip_addr_t *addr, uint16_t port)
 	err_t err = ERR_MEM;
 
 	timewait_trim(TIMEWAIT_MAX); /* before lwIP looks for a free port */
-	if (addr_forbidden(&c->px->conf.iface, addr)) {
+	if (!c->front->configured && addr_forbidden(&c->px->conf.iface, addr)) {
 		log_debug("proxy: a client asked for %s, refused", ipaddr_ntoa(addr));
 		c->front->connected(c, false, CONN_ERR_FORBIDDEN);
 		conn_close(c, false);

@@ -47,6 +47,7 @@ struct conn_front {
 	void (*readable)(struct conn *c);
 	void (*connected)(struct conn *c, bool ok, err_t err);
 	void (*closed)(struct conn *c); /* NULL or releases what the front holds */
+	bool configured; /* connects to the configuration's Target: not refused (addr.h) */
 };
 
 struct conn {

@@ -34,6 +34,7 @@ static void forward_connected(struct conn *c, bool ok, err_t err)
 static const struct conn_front forward_front = {
     .readable = forward_readable,
     .connected = forward_connected,
+    .configured = true,
 };
 
 struct conn *forward_accepted(struct proxy *px, int fd, const struct proxy_listener *svc)
