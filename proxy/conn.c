@@ -92,9 +92,12 @@ static bool conn_close_ret(struct conn *c, bool abort)
 		close(c->fd);
 		c->fd = -1;
 	}
-	if (c->owner)
-		c->owner->ended(c->owner, c);
-	c->owner = NULL;
+	if (c->owner) {
+		c->owner->n--;
+		if (c->owner->ended)
+			c->owner->ended(c->owner, c);
+		c->owner = NULL;
+	}
 	if (c->pending)
 		pbuf_free(c->pending);
 	c->pending = NULL;

@@ -26,10 +26,11 @@ struct conn;
  * as err (tcp_connect gives ERR_ARG only for NULL arguments, never ours). */
 #define CONN_ERR_FORBIDDEN ERR_ARG
 
-/* The service a conn came from: told when the conn's descriptor is closed,
- * so that it can count its connections (and accept again). */
+/* The service a conn came from: counts its conns, and is told when one
+ * ends (its descriptor closed). */
 struct conn_owner {
-	void (*ended)(struct conn_owner *o, struct conn *c);
+	size_t n, cap;					     /* conns open, at most */
+	void (*ended)(struct conn_owner *o, struct conn *c); /* or NULL */
 };
 
 enum conn_state {

@@ -51,18 +51,11 @@ struct conn *forward_accepted(struct proxy *px, int fd, const struct proxy_liste
 
 /* A [TCPServerTunnel]: its Target resolved locally at start. */
 struct tcp_server {
-	struct conn_owner owner; /* first: the owner's pointer is the server's */
+	struct conn_owner owner;
 	struct proxy *px;
 	struct sockaddr_storage target;
 	socklen_t target_len;
-	size_t n, cap; /* connections open, at most */
 };
-
-static void tcp_server_ended(struct conn_owner *o, struct conn *c)
-{
-	(void)c;
-	((struct tcp_server *)o)->n--;
-}
 
 static err_t tcp_server_accept(void *arg, struct tcp_pcb *pcb, err_t err)
 {
@@ -73,7 +66,7 @@ static err_t tcp_server_accept(void *arg, struct tcp_pcb *pcb, err_t err)
 	if (err != ERR_OK || !pcb)
 		return ERR_VAL;
 	rcvwnd_connected(pcb); /* its SYN-ACK announced RCVWND_SCALE */
-	if (ts->n < ts->cap)
+	if (ts->owner.n < ts->owner.cap)
 		fd = socket(ts->target.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (fd >= 0 && connect(fd, (struct sockaddr *)&ts->target, ts->target_len) < 0 &&
 	    errno != EINPROGRESS) {
@@ -88,7 +81,7 @@ static err_t tcp_server_accept(void *arg, struct tcp_pcb *pcb, err_t err)
 	}
 	c->owner = &ts->owner;
 	c->admitted = true;
-	ts->n++;
+	ts->owner.n++;
 	return ERR_OK;
 }
 
@@ -119,9 +112,8 @@ int tcp_server_open(struct proxy *px, const struct proxy_listener *svc, size_t c
 
 	if (!ts)
 		return -ENOMEM;
-	ts->owner.ended = tcp_server_ended;
 	ts->px = px;
-	ts->cap = cap;
+	ts->owner.cap = cap;
 	ret = resolve_local(&svc->target, &ts->target, &ts->target_len);
 	if (ret) {
 		free(ts);

@@ -30,7 +30,6 @@ struct listener {
 	struct proxy *px;
 	const struct proxy_listener *svc;
 	int fd;
-	size_t n, cap;		      /* connections open, at most */
 	struct conn *oldest, *newest; /* waiting for their request (and a few admitted since) */
 	uint64_t retry_ms;	      /* out of descriptors: accept again then; 0: accepting */
 	struct listener *next;
@@ -50,7 +49,6 @@ static void listener_ended(struct conn_owner *o, struct conn *c)
 	struct listener *ls = (struct listener *)((char *)o - offsetof(struct listener, owner));
 
 	listener_unlink(ls, c);
-	ls->n--;
 }
 
 /* The oldest conn still waiting for its request, dropping the admitted
@@ -67,7 +65,7 @@ static void listener_adopt(struct listener *ls, struct conn *c)
 	if (!c || c->dead)
 		return;
 	c->owner = &ls->owner;
-	ls->n++;
+	ls->owner.n++;
 	if (c->admitted)
 		return;
 	c->since_ms = zt_mono_ms();
@@ -107,11 +105,11 @@ static void listener_accept(struct loop *l, struct loop_handler *h, uint32_t eve
 			}
 			return;
 		}
-		if (ls->n >= ls->cap) {
+		if (ls->owner.n >= ls->owner.cap) {
 			oldest = listener_oldest_waiting(ls);
 			if (!oldest) {
 				log_debug("proxy: %s:%u at its cap of %zu connections",
-					  ls->svc->bind.host, ls->svc->bind.port, ls->cap);
+					  ls->svc->bind.host, ls->svc->bind.port, ls->owner.cap);
 				close(fd);
 				continue;
 			}
@@ -150,7 +148,7 @@ static int listener_open(struct proxy *px, const struct proxy_listener *svc, siz
 	ls->px = px;
 	ls->svc = svc;
 	ls->fd = fd;
-	ls->cap = cap ? cap : 1;
+	ls->owner.cap = cap ? cap : 1;
 	ls->next = px->listeners;
 	px->listeners = ls;
 	return loop_add(&px->loop, fd, &ls->h, EPOLLIN);

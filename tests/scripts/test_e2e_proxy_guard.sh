@@ -28,7 +28,7 @@ wait_tunnel
 client() { ip netns exec "$N2" python3 "$PROXY_TOOL" --user "$PROXY_USER" --pass "$PROXY_PASS" "$@"; }
 
 check_reach() {
-	for dst in 127.0.0.1 ::1 127.1.2.3 0.0.0.0 "$(tun4 2)" "$(tun6 2)" "$LOOP_NAME"; do
+	for dst in 127.0.0.1 ::1 127.1.2.3 0.0.0.0 :: ::ffff:127.0.0.1 "$(tun4 2)" "$(tun6 2)" "$LOOP_NAME"; do
 		rep=$(client socks-reply 127.0.0.1 "$SOCKS_AUTH_PORT" "$dst" "$SERVER_TUN_PORT") ||
 			fail "SOCKS5 CONNECT to $dst:$SERVER_TUN_PORT: no reply"
 		[ "$rep" = 2 ] || fail "SOCKS5 CONNECT to $dst:$SERVER_TUN_PORT: reply $rep, expected 2"
