@@ -210,7 +210,7 @@ static double parse_best_ms(const char *head, size_t len)
 {
 	double best = 1e9;
 
-	for (int run = 0; run < 7; run++) {
+	for (int run = 0; run < 21; run++) {
 		struct http_proxy_req r;
 		struct timespec a, b;
 
