@@ -59,20 +59,26 @@ static void flow_recv(void *arg, struct udp_pcb *pcb, struct pbuf *p, const ip_a
 	sendto(f->t->fd, buf, len, MSG_DONTWAIT, (struct sockaddr *)&f->from, f->from_len);
 }
 
+/* Forgets the flow *fp points to. */
+static void flow_drop(struct udp_tunnel *t, struct udp_flow **fp)
+{
+	struct udp_flow *f = *fp;
+
+	*fp = f->next;
+	udp_remove(f->pcb);
+	free(f);
+	t->n_flows--;
+}
+
 static void flow_evict_oldest(struct udp_tunnel *t)
 {
-	struct udp_flow **oldest = &t->flows, *f;
+	struct udp_flow **oldest = &t->flows;
 
 	for (struct udp_flow **fp = &t->flows; *fp; fp = &(*fp)->next)
 		if ((*fp)->last_ms < (*oldest)->last_ms)
 			oldest = fp;
-	f = *oldest;
-	if (!f)
-		return;
-	*oldest = f->next;
-	udp_remove(f->pcb);
-	free(f);
-	t->n_flows--;
+	if (*oldest)
+		flow_drop(t, oldest);
 }
 
 static struct udp_flow *flow_get(struct udp_tunnel *t, const struct sockaddr_storage *from,
@@ -191,18 +197,12 @@ uint64_t udp_tunnel_sweep(struct proxy *px)
 		if (!idle)
 			continue;
 		for (struct udp_flow **fp = &t->flows; *fp;) {
-			struct udp_flow *f = *fp;
-
-			if (now - f->last_ms >= idle) {
-				*fp = f->next;
-				udp_remove(f->pcb);
-				free(f);
-				t->n_flows--;
+			if (now - (*fp)->last_ms >= idle) {
+				flow_drop(t, fp);
 				continue;
 			}
-			if (PROXY_UDP_SWEEP_MS < next)
-				next = PROXY_UDP_SWEEP_MS;
-			fp = &f->next;
+			next = PROXY_UDP_SWEEP_MS;
+			fp = &(*fp)->next;
 		}
 	}
 	return next;

@@ -422,12 +422,14 @@ def idle_open(proxy, ports, n):
         s.setblocking(False)
         s.connect_ex((proxy, ports[i % 2]))
         socks.append([s, time.monotonic(), None, i % 4 >= 2])
-    poll = select.poll()
-    for s, _t, _c, _p in socks:
-        poll.register(s, select.POLLOUT)
+    poll, by_fd = select.poll(), {}
+    for rec in socks:
+        poll.register(rec[0], select.POLLOUT)
+        by_fd[rec[0].fileno()] = rec
     pending, until = len(socks), time.monotonic() + TIMEOUT
     while pending and time.monotonic() < until:
         for fd, _ev in poll.poll(1000):
+            by_fd[fd][1] = time.monotonic()  # connected: the deadline counts from here
             poll.unregister(fd)
             pending -= 1
     for i, (s, _t, _c, partial) in enumerate(socks):
