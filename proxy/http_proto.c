@@ -401,8 +401,10 @@ const char *http_proxy_response(int status)
 		return "HTTP/1.1 200 Connection established\r\n\r\n";
 	case 400:
 		return "HTTP/1.1 400 Bad Request\r\n" CLOSING;
-	case 403:
-		return "HTTP/1.1 403 Forbidden\r\n" CLOSING;
+	case 403: /* a destination the proxy refuses (addr.h) */
+		return "HTTP/1.1 403 Forbidden\r\nContent-Type: text/plain\r\n"
+		       "Content-Length: 33\r\nConnection: close\r\n\r\n"
+		       "destination refused by the proxy\n";
 	case 407:
 		return "HTTP/1.1 407 Proxy Authentication Required\r\n"
 		       "Proxy-Authenticate: Basic realm=\"zinctun\"\r\n" CLOSING;

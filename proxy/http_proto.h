@@ -77,7 +77,8 @@ enum http_proxy_action http_proxy_parse(const char *buf, size_t len, const char 
 
 /* The complete response head for status 200 ("Connection established"),
  * 400, 403, 407, 431, 502 or 504 (any other: 500); static text, each but
- * 200 with "Content-Length: 0" and "Connection: close". */
+ * 200 with "Connection: close" and "Content-Length: 0" (403: a one-line
+ * text body saying the destination is refused). */
 const char *http_proxy_response(int status);
 
 #endif

@@ -36,8 +36,9 @@ check_reach() {
 		auth="http://$PROXY_USER:$PROXY_PASS@127.0.0.1:$HTTP_AUTH_PORT"
 		code=$(pcurl -o /dev/null -w '%{http_connect}' -p -x "$auth" "$url" 2>/dev/null)
 		[ "$code" = 403 ] || fail "HTTP CONNECT to $dst:$SERVER_TUN_PORT: status $code, expected 403"
-		code=$(pcurl -o /dev/null -w '%{http_code}' -x "$auth" "$url" 2>/dev/null)
-		[ "$code" = 403 ] || fail "HTTP GET of $url: status $code, expected 403"
+		out=$(pcurl -w ' %{http_code}' -x "$auth" "$url" 2>/dev/null)
+		[ "$out" = "destination refused by the proxy
+ 403" ] || fail "HTTP GET of $url: '$out', expected 403 and its body"
 	done
 	out=$(client socks-reply 127.0.0.1 "$SOCKS_AUTH_PORT" "$(tun4 1)" "$WEB_PORT")
 	[ "$out" = 0 ] || fail "SOCKS5 CONNECT to the peer: reply $out"

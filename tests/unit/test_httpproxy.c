@@ -308,7 +308,9 @@ static void test_responses(void)
 	CHECK(!strcmp(http_proxy_response(200), "HTTP/1.1 200 Connection established\r\n\r\n"));
 	CHECK(strstr(http_proxy_response(407),
 		     "\r\nProxy-Authenticate: Basic realm=\"zinctun\"\r\n"));
-	static const int codes[] = {400, 403, 407, 431, 502, 504, 500, 418};
+	const char *f = http_proxy_response(403), *body = strstr(f, "\r\n\r\n");
+	CHECK(body && strstr(f, "\r\nContent-Length: 33\r\n") && strlen(body + 4) == 33);
+	static const int codes[] = {400, 407, 431, 502, 504, 500, 418};
 	for (size_t i = 0; i < sizeof(codes) / sizeof(codes[0]); i++) {
 		const char *s = http_proxy_response(codes[i]);
 		char want[16];
