@@ -24,7 +24,7 @@ void gro_write(struct zt *zt, struct gro_writer *w, const struct gro_pkt *pkts, 
 	for (int k = 0; k < plan.n_items; k++) {
 		struct gro_item *it = &plan.items[k];
 		struct vnet_hdr h;
-		uint8_t saved[64];
+		uint8_t saved[GRO_SAVED_LEN];
 		int nv, ret;
 
 		if (it->nseg == 1 || !atomic_load_explicit(&dp->tun_gro, memory_order_relaxed)) {

@@ -373,13 +373,13 @@ void gro_plan_build(struct gro_plan *plan, const struct gro_pkt *pkts, int n, bo
 
 int gro_item_prepare(const struct gro_item *it, const struct gro_plan *plan,
 		     const struct gro_pkt *pkts, struct vnet_hdr *h, struct iovec *iov,
-		     uint8_t saved[64])
+		     uint8_t saved[GRO_SAVED_LEN])
 {
 	uint8_t *p = pkts[it->head].p;
 	size_t l4 = it->v6 ? IP6_HDR_LEN : IP4_HDR_MIN;
 	int n = 2;
 
-	memcpy(saved, p, pkts[it->head].len < 64 ? pkts[it->head].len : 64);
+	memcpy(saved, p, pkts[it->head].len < GRO_SAVED_LEN ? pkts[it->head].len : GRO_SAVED_LEN);
 	if (it->v6) {
 		put_be16(p + IP6_OFF_PAYLOAD_LEN, (uint16_t)(it->len - IP6_HDR_LEN));
 	} else {
@@ -422,9 +422,9 @@ int gro_item_prepare(const struct gro_item *it, const struct gro_plan *plan,
 }
 
 void gro_item_restore(const struct gro_item *it, const struct gro_pkt *pkts,
-		      const uint8_t saved[64])
+		      const uint8_t saved[GRO_SAVED_LEN])
 {
 	size_t len = pkts[it->head].len;
 
-	memcpy(pkts[it->head].p, saved, len < 64 ? len : 64);
+	memcpy(pkts[it->head].p, saved, len < GRO_SAVED_LEN ? len : GRO_SAVED_LEN);
 }

@@ -30,6 +30,9 @@ enum {
 	VNET_GSO_UDP_L4 = 5,
 	VNET_GSO_ECN = 0x80,
 	GRO_MAX_SEGS = 64,
+	/* the head's bytes gro_item_prepare may rewrite and saves: an IPv6
+	 * header (40) and a TCP header up to its checksum (18), rounded up */
+	GRO_SAVED_LEN = 64,
 };
 
 /* Gives the segmenter room for one segment of len bytes; NULL: no room. */
@@ -89,9 +92,9 @@ void gro_plan_build(struct gro_plan *plan, const struct gro_pkt *pkts, int n, bo
  * iov count. */
 int gro_item_prepare(const struct gro_item *it, const struct gro_plan *plan,
 		     const struct gro_pkt *pkts, struct vnet_hdr *h, struct iovec *iov,
-		     uint8_t saved[64]);
+		     uint8_t saved[GRO_SAVED_LEN]);
 /* Undoes gro_item_prepare on the head (to write the segments one by one). */
 void gro_item_restore(const struct gro_item *it, const struct gro_pkt *pkts,
-		      const uint8_t saved[64]);
+		      const uint8_t saved[GRO_SAVED_LEN]);
 
 #endif

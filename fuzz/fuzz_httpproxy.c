@@ -1,20 +1,21 @@
 // clang-format off
-/* fuzz-sources: proxy/httpproxy.c proxy/proxy_conf.c daemon/base64.c daemon/uapi_parse.c proxy/cred.c */
+/* fuzz-sources: proxy/http_proto.c proxy/proxy_conf.c daemon/base64.c daemon/uapi_parse.c proxy/cred.c */
 // clang-format on
-/* HTTP proxy request heads (proxy/httpproxy.c).
+/* HTTP proxy request heads (proxy/http_proto.c).
  *
  * Input: a byte of flags (bit 0: credentials "user"/"pass" configured),
  * then the client's bytes. Checks: the head consumed is within the input,
  * a forwarded head fits its buffer and ends the head, a target has a host
  * and a port, and an accepted request with credentials configured carried
- * a Proxy-Authorization header. */
+ * a Proxy-Authorization header; http_proxy_head_end() fed the bytes in
+ * two reads (split where the flags byte says) finds the parse's end. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
-#include "../proxy/httpproxy.h"
+#include "../proxy/http_proto.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -57,6 +58,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	a = http_proxy_parse(buf, size, auth ? "user" : NULL, auth ? "pass" : NULL, &r, out,
 			     sizeof(out));
 	check(a == r.action, "return differs from req.action");
+	struct http_head_scan scan = {0};
+	size_t split = size ? (size_t)(data[0] >> 1) * size / 128 : 0;
+	size_t end = http_proxy_head_end(buf, split, &scan);
+
+	if (!end)
+		end = http_proxy_head_end(buf, size, &scan);
+	check(a == HTTPP_MORE ? !end : !end || end == r.used, "head_end differs from the parse");
+	check(end || a == HTTPP_MORE || r.status == 431, "head_end found no end");
 	switch (a) {
 	case HTTPP_MORE:
 		check(size < HTTPP_HEAD_MAX, "more wanted past the limit");

@@ -123,7 +123,7 @@ static void check_item(const struct gro_item *it, const struct gro_plan *plan,
 {
 	struct iovec iov[GRO_MAX_SEGS + 2];
 	struct vnet_hdr h;
-	uint8_t saved[64], *head = pkts[it->head].p;
+	uint8_t saved[GRO_SAVED_LEN], *head = pkts[it->head].p;
 	size_t head_len = pkts[it->head].len, sum = 0;
 	uint8_t *orig = malloc(head_len);
 	int n;

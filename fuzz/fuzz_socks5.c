@@ -1,5 +1,5 @@
-/* fuzz-sources: proxy/socks5.c proxy/cred.c */
-/* The SOCKS5 server state machine (proxy/socks5.c) and its UDP header
+/* fuzz-sources: proxy/socks_proto.c proxy/cred.c */
+/* The SOCKS5 server state machine (proxy/socks_proto.c) and its UDP header
  * parser.
  *
  * Input: a byte of flags (bit 0: credentials "user"/"pass" configured),
@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../proxy/socks5.h"
+#include "../proxy/socks_proto.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

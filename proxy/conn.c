@@ -11,6 +11,7 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include "addr.h"
 #include "log.h"
 #include "proxy.h"
 #include "rcvwnd.h"
@@ -29,7 +30,6 @@ static void conn_free(struct loop_handler *h)
 {
 	struct conn *c = (struct conn *)h;
 
-	services_resume(c->px);
 	free(c->fe);
 	free(c);
 }
@@ -91,6 +91,12 @@ static bool conn_close_ret(struct conn *c, bool abort)
 		}
 		close(c->fd);
 		c->fd = -1;
+	}
+	if (c->owner) {
+		c->owner->n--;
+		if (c->owner->ended)
+			c->owner->ended(c->owner, c);
+		c->owner = NULL;
 	}
 	if (c->pending)
 		pbuf_free(c->pending);
@@ -376,6 +382,12 @@ void conn_connect(struct conn *c, const ip_addr_t *addr, uint16_t port)
 	err_t err = ERR_MEM;
 
 	timewait_trim(TIMEWAIT_MAX); /* before lwIP looks for a free port */
+	if (!c->front->configured && addr_forbidden(&c->px->conf.iface, addr)) {
+		log_debug("proxy: a client asked for %s, refused", ipaddr_ntoa(addr));
+		c->front->connected(c, false, CONN_ERR_FORBIDDEN);
+		conn_close(c, false);
+		return;
+	}
 	c->pcb = tcp_new_ip_type(IP_GET_TYPE(addr));
 	if (c->pcb) {
 		conn_hook(c);

@@ -22,6 +22,17 @@
 struct proxy;
 struct conn;
 
+/* A destination the proxy refuses (addr.h): what front->connected() gets
+ * as err (tcp_connect gives ERR_ARG only for NULL arguments, never ours). */
+#define CONN_ERR_FORBIDDEN ERR_ARG
+
+/* The service a conn came from: counts its conns, and is told when one
+ * ends (its descriptor closed). */
+struct conn_owner {
+	size_t n, cap;					     /* conns open, at most */
+	void (*ended)(struct conn_owner *o, struct conn *c); /* or NULL */
+};
+
 enum conn_state {
 	CONN_FRONT,	      /* the front end reads the host side (handshake) */
 	CONN_RESOLVING,	      /* waiting for DNS */
@@ -37,6 +48,7 @@ struct conn_front {
 	void (*readable)(struct conn *c);
 	void (*connected)(struct conn *c, bool ok, err_t err);
 	void (*closed)(struct conn *c); /* NULL or releases what the front holds */
+	bool configured; /* connects to the configuration's Target: not refused (addr.h) */
 };
 
 struct conn {
@@ -65,6 +77,13 @@ struct conn {
 	uint16_t port;	/* where to connect once resolved */
 	/* front end state */
 	void *fe;
+	/* the owner's bookkeeping: until its front end sets admitted (the
+	 * client authenticated and sent its request), the conn waits in the
+	 * owner's list, oldest first, and has a deadline */
+	struct conn_owner *owner; /* NULL: none */
+	bool admitted;
+	uint64_t since_ms; /* accepted (CLOCK_MONOTONIC) */
+	struct conn *older, *newer;
 };
 
 /* A new connection from an accepted host socket (non-blocking). */

@@ -1,5 +1,6 @@
-/* [TCPClientTunnel]: a local connection to Target inside the tunnel.
- * [TCPServerTunnel]: a tunnel connection to ListenPort, to a local Target. */
+/* Port forwards (see forward.h). */
+#include "forward.h"
+
 #include <errno.h>
 #include <netdb.h>
 #include <stdio.h>
@@ -10,6 +11,7 @@
 
 #include "lwip/tcpip.h"
 
+#include "addr.h"
 #include "conn.h"
 #include "log.h"
 #include "proxy.h"
@@ -32,20 +34,24 @@ static void forward_connected(struct conn *c, bool ok, err_t err)
 static const struct conn_front forward_front = {
     .readable = forward_readable,
     .connected = forward_connected,
+    .configured = true,
 };
 
-void forward_accepted(struct proxy *px, int fd, const struct proxy_listener *svc)
+struct conn *forward_accepted(struct proxy *px, int fd, const struct proxy_listener *svc)
 {
 	struct conn *c = conn_new(px, fd, &forward_front, svc);
 
 	if (!c)
-		return;
+		return NULL;
+	c->admitted = true;
 	conn_want(c, 0); /* the client's bytes wait in its socket until the splice */
 	conn_connect_host(c, svc->target.host, svc->target.port);
+	return c;
 }
 
 /* A [TCPServerTunnel]: its Target resolved locally at start. */
 struct tcp_server {
+	struct conn_owner owner;
 	struct proxy *px;
 	struct sockaddr_storage target;
 	socklen_t target_len;
@@ -54,23 +60,28 @@ struct tcp_server {
 static err_t tcp_server_accept(void *arg, struct tcp_pcb *pcb, err_t err)
 {
 	struct tcp_server *ts = arg;
-	int fd;
+	struct conn *c = NULL;
+	int fd = -1;
 
 	if (err != ERR_OK || !pcb)
 		return ERR_VAL;
 	rcvwnd_connected(pcb); /* its SYN-ACK announced RCVWND_SCALE */
-	fd = socket(ts->target.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (ts->owner.n < ts->owner.cap)
+		fd = socket(ts->target.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (fd >= 0 && connect(fd, (struct sockaddr *)&ts->target, ts->target_len) < 0 &&
 	    errno != EINPROGRESS) {
 		close(fd);
 		fd = -1;
 	}
-	if (fd < 0 || !conn_new_accepted(ts->px, pcb, fd)) {
+	if (fd < 0 || !(c = conn_new_accepted(ts->px, pcb, fd))) {
 		if (fd >= 0)
 			close(fd);
 		tcp_abort(pcb);
 		return ERR_ABRT;
 	}
+	c->owner = &ts->owner;
+	c->admitted = true;
+	ts->owner.n++;
 	return ERR_OK;
 }
 
@@ -93,7 +104,7 @@ static int resolve_local(const struct proxy_hostport *hp, struct sockaddr_storag
 	return 0;
 }
 
-int tcp_server_open(struct proxy *px, const struct proxy_listener *svc)
+int tcp_server_open(struct proxy *px, const struct proxy_listener *svc, size_t cap)
 {
 	struct tcp_server *ts = calloc(1, sizeof(*ts));
 	struct tcp_pcb *pcb, *lpcb;
@@ -102,6 +113,7 @@ int tcp_server_open(struct proxy *px, const struct proxy_listener *svc)
 	if (!ts)
 		return -ENOMEM;
 	ts->px = px;
+	ts->owner.cap = cap;
 	ret = resolve_local(&svc->target, &ts->target, &ts->target_len);
 	if (ret) {
 		free(ts);

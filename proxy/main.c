@@ -17,12 +17,14 @@
 
 #include <zinc/memzero.h>
 
+#include "addr.h"
 #include "cli.h"
 #include "config.h"
 #include "conn.h"
 #include "host.h"
 #include "log.h"
 #include "proxy.h"
+#include "services.h"
 #include "uapi_parse.h"
 #include "version.h"
 

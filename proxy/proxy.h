@@ -4,7 +4,6 @@
 #define ZTP_PROXY_H
 
 #include <stdint.h>
-#include <sys/socket.h>
 
 #include "loop.h"
 #include "proxy_conf.h"
@@ -17,8 +16,19 @@ enum {
 	PROXY_DNS_TIMEOUT_MS = 2000, /* per try */
 	PROXY_DNS_TRIES = 3,
 	PROXY_UDP_SWEEP_MS = 1000,     /* how often idle UDP flows are looked for */
+	PROXY_UDP_DGRAM_MAX = 65535,   /* one datagram from a host socket */
+	PROXY_UDP_READS = 32,	       /* datagrams read per readable event */
 	PROXY_TIMEWAIT_TRIM_MS = 1000, /* how often the tick bounds TIME_WAIT */
+	/* a client has this long to authenticate and send its request */
+	PROXY_REQUEST_DEADLINE_MS = 10000,
+	/* descriptors kept out of the services' shares (listeners, the
+	 * tunnel's sockets, epoll, the configuration socket and its clients) */
+	PROXY_FD_RESERVE = 64,
+	PROXY_ACCEPT_BATCH = 16,     /* accepts per readable event */
+	PROXY_ACCEPT_RETRY_MS = 250, /* out of descriptors: accept again after */
 };
+
+struct listener;
 
 struct proxy {
 	struct proxy_conf conf;
@@ -26,36 +36,9 @@ struct proxy {
 	struct loop loop;
 	uint8_t io[PROXY_IO_CHUNK]; /* under the core lock */
 	struct udp_tunnel *udp;	    /* [UDPProxyTunnel]s */
-	struct listener *paused;    /* listeners out of descriptors */
+	struct listener *listeners; /* [Socks5], [http], [TCPClientTunnel]s */
 	struct conn *flushq;	    /* conns with tunnel bytes for their host (conn.h) */
 	uint32_t timewait_trim_at;  /* sys_now() of the tick's next timewait_trim, 0: now */
 };
-
-/* Opens every service's listener; errors say FILE:LINE. */
-int services_open(struct proxy *px, const char *file);
-/* Listeners paused for want of descriptors listen again (a conn ended). */
-void services_resume(struct proxy *px);
-/* Milliseconds until the services want a tick (idle UDP flows); bounds
- * the TIME_WAIT connections too (timewait.h). */
-uint64_t services_tick(void *px);
-
-/* The front ends (a conn's host side before the splice). */
-void forward_accepted(struct proxy *px, int fd, const struct proxy_listener *svc);
-void socks_accepted(struct proxy *px, int fd, const struct proxy_listener *svc);
-void http_accepted(struct proxy *px, int fd, const struct proxy_listener *svc);
-int tcp_server_open(struct proxy *px, const struct proxy_listener *svc);
-int udp_tunnel_open(struct proxy *px, const struct proxy_listener *svc);
-uint64_t udp_tunnel_sweep(struct proxy *px);
-/* SOCKS5 UDP ASSOCIATE: a relay socket for the conn c (its reply is sent
- * here); released when the TCP connection ends. */
-struct conn;
-struct udp_relay;
-int socks_udp_associate(struct conn *c, struct udp_relay **out);
-void socks_udp_release(struct udp_relay *r);
-
-/* proxy_ip / lwIP address conversions; a numeric host:port as a socket
- * address. */
-void proxy_ip_to_lwip(const struct proxy_ip *in, ip_addr_t *out);
-socklen_t proxy_sockaddr(const struct proxy_hostport *hp, struct sockaddr_storage *ss);
 
 #endif

@@ -26,6 +26,7 @@ enum {
 
 	HTTPP_HEAD_MAX = 16384,		    /* a request head, request line to blank line */
 	HTTPP_OUT_MAX = 2 * HTTPP_HEAD_MAX, /* the rewritten head (bare LFs become CRLF) */
+	HTTPP_CONN_TOKENS_MAX = 16,	    /* header names listed in Connection that count */
 
 	DNS_QUERY_MAX = 12 + 255 + 4, /* header, name (wire form <= 255), type, class */
 	DNS_MAX_CNAME_HOPS = 8,

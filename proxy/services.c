@@ -1,98 +1,125 @@
-/* The services of the configuration file: a listening host socket for each
- * [Socks5], [http] and [TCPClientTunnel], an lwIP listener for each
- * [TCPServerTunnel], a UDP socket for each [UDPProxyTunnel]. */
+/* The services of the configuration file (see services.h). */
+#include "services.h"
+
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
 #include "lwip/sys.h"
 
+#include "addr.h"
+#include "clock.h"
+#include "conn.h"
+#include "forward.h"
+#include "http_front.h"
 #include "log.h"
 #include "proxy.h"
+#include "socks_front.h"
 #include "timewait.h"
+#include "udptunnel.h"
 
 struct listener {
 	struct loop_handler h;
+	struct conn_owner owner;
 	struct proxy *px;
 	const struct proxy_listener *svc;
 	int fd;
-	struct listener *next_paused;
+	struct conn *oldest, *newest; /* waiting for their request (and a few admitted since) */
+	uint64_t retry_ms;	      /* out of descriptors: accept again then; 0: accepting */
+	struct listener *next;
 };
 
-void proxy_ip_to_lwip(const struct proxy_ip *in, ip_addr_t *out)
+static void listener_unlink(struct listener *ls, struct conn *c)
 {
-	if (in->family == AF_INET6) {
-		IP_ADDR6(out, 0, 0, 0, 0);
-		memcpy(ip_2_ip6(out)->addr, &in->in6, 16);
-		ip6_addr_clear_zone(ip_2_ip6(out));
-	} else {
-		IP_ADDR4(out, 0, 0, 0, 0);
-		ip_2_ip4(out)->addr = in->in4.s_addr;
-	}
+	if (!c->older && ls->oldest != c)
+		return; /* not in the list */
+	*(c->older ? &c->older->newer : &ls->oldest) = c->newer;
+	*(c->newer ? &c->newer->older : &ls->newest) = c->older;
+	c->older = c->newer = NULL;
 }
 
-/* A numeric host:port as a socket address. */
-socklen_t proxy_sockaddr(const struct proxy_hostport *hp, struct sockaddr_storage *ss)
+static void listener_ended(struct conn_owner *o, struct conn *c)
 {
-	memset(ss, 0, sizeof(*ss));
-	if (hp->ip.family == AF_INET6) {
-		struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)ss;
+	struct listener *ls = (struct listener *)((char *)o - offsetof(struct listener, owner));
 
-		s6->sin6_family = AF_INET6;
-		s6->sin6_addr = hp->ip.in6;
-		s6->sin6_port = htons(hp->port);
-		return sizeof(*s6);
+	listener_unlink(ls, c);
+}
+
+/* The oldest conn still waiting for its request, dropping the admitted
+ * ones met on the way (the list is cleaned lazily). */
+static struct conn *listener_oldest_waiting(struct listener *ls)
+{
+	while (ls->oldest && ls->oldest->admitted)
+		listener_unlink(ls, ls->oldest);
+	return ls->oldest;
+}
+
+static void listener_adopt(struct listener *ls, struct conn *c)
+{
+	if (!c || c->dead)
+		return;
+	c->owner = &ls->owner;
+	ls->owner.n++;
+	if (c->admitted)
+		return;
+	c->since_ms = zt_mono_ms();
+	c->older = ls->newest;
+	*(ls->newest ? &ls->newest->newer : &ls->oldest) = c;
+	ls->newest = c;
+}
+
+static struct conn *listener_dispatch(struct listener *ls, int fd)
+{
+	switch (ls->svc->kind) {
+	case PROXY_SOCKS5:
+		return socks_accepted(ls->px, fd, ls->svc);
+	case PROXY_HTTP:
+		return http_accepted(ls->px, fd, ls->svc);
+	default:
+		return forward_accepted(ls->px, fd, ls->svc);
 	}
-	struct sockaddr_in *s4 = (struct sockaddr_in *)ss;
-
-	s4->sin_family = AF_INET;
-	s4->sin_addr = hp->ip.in4;
-	s4->sin_port = htons(hp->port);
-	return sizeof(*s4);
 }
 
 static void listener_accept(struct loop *l, struct loop_handler *h, uint32_t events)
 {
 	struct listener *ls = (struct listener *)h;
 
-	(void)l;
 	(void)events;
-	for (int i = 0; i < 16; i++) {
+	for (int i = 0; i < PROXY_ACCEPT_BATCH; i++) {
 		int fd = accept4(ls->fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+		struct conn *oldest;
 
 		if (fd < 0) {
 			if (errno == EMFILE || errno == ENFILE) {
-				/* out of descriptors: the listener would stay readable
-				 * and spin the loop; it waits until a connection ends */
-				log_err("proxy: accept: %s; pausing %s:%u until a connection ends",
-					strerror(errno), ls->svc->bind.host, ls->svc->bind.port);
-				loop_mod(&ls->px->loop, ls->fd, &ls->h, 0);
-				ls->next_paused = ls->px->paused;
-				ls->px->paused = ls;
-			} else if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) {
-				log_debug("proxy: accept: %s", strerror(errno));
+				/* it would stay readable and spin the loop */
+				log_err("proxy: accept: %s; %s:%u pauses", strerror(errno),
+					ls->svc->bind.host, ls->svc->bind.port);
+				loop_mod(l, ls->fd, &ls->h, 0);
+				ls->retry_ms = zt_mono_ms() + PROXY_ACCEPT_RETRY_MS;
 			}
 			return;
 		}
-		switch (ls->svc->kind) {
-		case PROXY_SOCKS5:
-			socks_accepted(ls->px, fd, ls->svc);
-			break;
-		case PROXY_HTTP:
-			http_accepted(ls->px, fd, ls->svc);
-			break;
-		default:
-			forward_accepted(ls->px, fd, ls->svc);
-			break;
+		if (ls->owner.n >= ls->owner.cap) {
+			oldest = listener_oldest_waiting(ls);
+			if (!oldest) {
+				log_debug("proxy: %s:%u at its cap of %zu connections",
+					  ls->svc->bind.host, ls->svc->bind.port, ls->owner.cap);
+				close(fd);
+				continue;
+			}
+			conn_close(oldest, true);
 		}
+		listener_adopt(ls, listener_dispatch(ls, fd));
 	}
 }
 
-static int listener_open(struct proxy *px, const struct proxy_listener *svc)
+static int listener_open(struct proxy *px, const struct proxy_listener *svc, size_t cap)
 {
 	struct sockaddr_storage ss;
 	socklen_t len = proxy_sockaddr(&svc->bind, &ss);
@@ -117,9 +144,13 @@ static int listener_open(struct proxy *px, const struct proxy_listener *svc)
 		return ret;
 	}
 	ls->h.fn = listener_accept;
+	ls->owner.ended = listener_ended;
 	ls->px = px;
 	ls->svc = svc;
 	ls->fd = fd;
+	ls->owner.cap = cap ? cap : 1;
+	ls->next = px->listeners;
+	px->listeners = ls;
 	return loop_add(&px->loop, fd, &ls->h, EPOLLIN);
 }
 
@@ -135,21 +166,50 @@ static const char *kind_name(enum proxy_kind k)
 	return names[k];
 }
 
+/* Each connection-making service's share of the descriptor limit. */
+static size_t service_share(const struct proxy_conf *conf)
+{
+	struct rlimit rl = {.rlim_cur = 1024};
+	size_t n = 0, fds;
+
+	for (size_t i = 0; i < conf->n_listeners; i++)
+		n += conf->listeners[i].kind != PROXY_UDP;
+	getrlimit(RLIMIT_NOFILE, &rl);
+	fds = rl.rlim_cur > PROXY_FD_RESERVE + conf->n_listeners
+		  ? rl.rlim_cur - PROXY_FD_RESERVE - conf->n_listeners
+		  : 2;
+	return n ? fds / n : fds;
+}
+
+static void service_log(const struct proxy_listener *svc)
+{
+	if (svc->kind == PROXY_TCP_SERVER)
+		log_info("[%s] tunnel port %u -> %s:%u", kind_name(svc->kind), svc->listen_port,
+			 svc->target.host, svc->target.port);
+	else if (svc->target.port)
+		log_info("[%s] on %s:%u -> %s:%u", kind_name(svc->kind), svc->bind.host,
+			 svc->bind.port, svc->target.host, svc->target.port);
+	else
+		log_info("[%s] on %s:%u", kind_name(svc->kind), svc->bind.host, svc->bind.port);
+}
+
 int services_open(struct proxy *px, const char *file)
 {
+	size_t share = service_share(&px->conf);
+
 	for (size_t i = 0; i < px->conf.n_listeners; i++) {
 		const struct proxy_listener *svc = &px->conf.listeners[i];
 		int ret;
 
 		switch (svc->kind) {
 		case PROXY_TCP_SERVER:
-			ret = tcp_server_open(px, svc);
+			ret = tcp_server_open(px, svc, share);
 			break;
 		case PROXY_UDP:
 			ret = udp_tunnel_open(px, svc);
 			break;
 		default:
-			ret = listener_open(px, svc);
+			ret = listener_open(px, svc, svc->kind == PROXY_SOCKS5 ? share / 2 : share);
 			break;
 		}
 		if (ret) {
@@ -157,33 +217,39 @@ int services_open(struct proxy *px, const char *file)
 				kind_name(svc->kind), strerror(-ret));
 			return -1;
 		}
-		if (svc->kind == PROXY_TCP_SERVER)
-			log_info("[%s] tunnel port %u -> %s:%u", kind_name(svc->kind),
-				 svc->listen_port, svc->target.host, svc->target.port);
-		else if (svc->target.port)
-			log_info("[%s] on %s:%u -> %s:%u", kind_name(svc->kind), svc->bind.host,
-				 svc->bind.port, svc->target.host, svc->target.port);
-		else
-			log_info("[%s] on %s:%u", kind_name(svc->kind), svc->bind.host,
-				 svc->bind.port);
+		service_log(svc);
 	}
 	return 0;
 }
 
-void services_resume(struct proxy *px)
+/* Closes the connections past their deadline, listens again after a
+ * pause; returns the milliseconds until the next of either. */
+static uint64_t listener_tick(struct listener *ls, uint64_t now)
 {
-	while (px->paused) {
-		struct listener *ls = px->paused;
+	struct conn *c;
+	uint64_t next;
 
-		px->paused = ls->next_paused;
-		loop_mod(&px->loop, ls->fd, &ls->h, EPOLLIN);
+	if (ls->retry_ms && now >= ls->retry_ms) {
+		ls->retry_ms = 0;
+		loop_mod(&ls->px->loop, ls->fd, &ls->h, EPOLLIN);
 	}
+	while ((c = listener_oldest_waiting(ls)) &&
+	       now - c->since_ms >= PROXY_REQUEST_DEADLINE_MS) {
+		log_debug("proxy: a client on %s:%u sent no request in time", ls->svc->bind.host,
+			  ls->svc->bind.port);
+		conn_close(c, true);
+	}
+	next = c ? c->since_ms + PROXY_REQUEST_DEADLINE_MS - now : UINT64_MAX;
+	if (ls->retry_ms && ls->retry_ms - now < next)
+		next = ls->retry_ms - now;
+	return next;
 }
 
 uint64_t services_tick(void *arg)
 {
 	struct proxy *px = arg;
 	u32_t now = sys_now();
+	uint64_t next = udp_tunnel_sweep(px), mono = zt_mono_ms();
 
 	/* what the tunnel-side listeners' connections left in TIME_WAIT (the
 	 * connections the proxy opens are bounded at each connect); the
@@ -192,5 +258,11 @@ uint64_t services_tick(void *arg)
 		timewait_trim(TIMEWAIT_MAX);
 		px->timewait_trim_at = now + PROXY_TIMEWAIT_TRIM_MS;
 	}
-	return udp_tunnel_sweep(px);
+	for (struct listener *ls = px->listeners; ls; ls = ls->next) {
+		uint64_t ms = listener_tick(ls, mono);
+
+		if (ms < next)
+			next = ms;
+	}
+	return next;
 }

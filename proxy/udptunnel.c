@@ -1,27 +1,21 @@
-/* [UDPProxyTunnel]: datagrams from each local client address go out of
- * their own lwIP UDP pcb (their own port in the tunnel) to Target, and the
- * answers come back to that client; a flow idle for InactivityTimeout
- * seconds is forgotten. SOCKS5 UDP ASSOCIATE: one relay socket per
- * association, its datagrams carrying the RFC 1928 header. */
+/* [UDPProxyTunnel] (see udptunnel.h). */
+#include "udptunnel.h"
+
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/socket.h>
-#include <time.h>
 #include <unistd.h>
 
-#include "lwip/tcpip.h"
 #include "lwip/udp.h"
 
-#include "conn.h"
-#include "log.h"
+#include "addr.h"
+#include "clock.h"
 #include "proxy.h"
-#include "socks5.h"
+#include "resolve.h"
 
 enum {
-	UDP_DGRAM_MAX = 65535,
-	UDP_READS_PER_EVENT = 32,
 	UDP_MAX_FLOWS = 1024, /* per tunnel: then the least recently active goes */
 };
 
@@ -47,14 +41,6 @@ struct udp_tunnel {
 	struct udp_tunnel *next;
 };
 
-static uint64_t now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
-
 static void flow_recv(void *arg, struct udp_pcb *pcb, struct pbuf *p, const ip_addr_t *from,
 		      u16_t port)
 {
@@ -69,24 +55,30 @@ static void flow_recv(void *arg, struct udp_pcb *pcb, struct pbuf *p, const ip_a
 	}
 	len = pbuf_copy_partial(p, buf, p->tot_len, 0);
 	pbuf_free(p);
-	f->last_ms = now_ms();
+	f->last_ms = zt_mono_ms();
 	sendto(f->t->fd, buf, len, MSG_DONTWAIT, (struct sockaddr *)&f->from, f->from_len);
+}
+
+/* Forgets the flow *fp points to. */
+static void flow_drop(struct udp_tunnel *t, struct udp_flow **fp)
+{
+	struct udp_flow *f = *fp;
+
+	*fp = f->next;
+	udp_remove(f->pcb);
+	free(f);
+	t->n_flows--;
 }
 
 static void flow_evict_oldest(struct udp_tunnel *t)
 {
-	struct udp_flow **oldest = &t->flows, *f;
+	struct udp_flow **oldest = &t->flows;
 
 	for (struct udp_flow **fp = &t->flows; *fp; fp = &(*fp)->next)
 		if ((*fp)->last_ms < (*oldest)->last_ms)
 			oldest = fp;
-	f = *oldest;
-	if (!f)
-		return;
-	*oldest = f->next;
-	udp_remove(f->pcb);
-	free(f);
-	t->n_flows--;
+	if (*oldest)
+		flow_drop(t, oldest);
 }
 
 static struct udp_flow *flow_get(struct udp_tunnel *t, const struct sockaddr_storage *from,
@@ -137,10 +129,10 @@ static void udp_tunnel_event(struct loop *l, struct loop_handler *h, uint32_t ev
 
 	(void)l;
 	(void)events;
-	for (int i = 0; i < UDP_READS_PER_EVENT; i++) {
+	for (int i = 0; i < PROXY_UDP_READS; i++) {
 		struct sockaddr_storage from;
 		socklen_t len = sizeof(from);
-		ssize_t r = recvfrom(t->fd, buf, UDP_DGRAM_MAX, MSG_DONTWAIT,
+		ssize_t r = recvfrom(t->fd, buf, PROXY_UDP_DGRAM_MAX, MSG_DONTWAIT,
 				     (struct sockaddr *)&from, &len);
 		struct udp_flow *f;
 		struct pbuf *p;
@@ -160,7 +152,7 @@ static void udp_tunnel_event(struct loop *l, struct loop_handler *h, uint32_t ev
 		if (!p)
 			continue;
 		memcpy(p->payload, buf, (size_t)r);
-		f->last_ms = now_ms();
+		f->last_ms = zt_mono_ms();
 		udp_sendto(f->pcb, p, &t->target, t->svc->target.port);
 		pbuf_free(p);
 	}
@@ -197,7 +189,7 @@ int udp_tunnel_open(struct proxy *px, const struct proxy_listener *svc)
 
 uint64_t udp_tunnel_sweep(struct proxy *px)
 {
-	uint64_t now = now_ms(), next = UINT64_MAX;
+	uint64_t now = zt_mono_ms(), next = UINT64_MAX;
 
 	for (struct udp_tunnel *t = px->udp; t; t = t->next) {
 		uint64_t idle = (uint64_t)t->svc->inactivity_timeout * 1000;
@@ -205,183 +197,13 @@ uint64_t udp_tunnel_sweep(struct proxy *px)
 		if (!idle)
 			continue;
 		for (struct udp_flow **fp = &t->flows; *fp;) {
-			struct udp_flow *f = *fp;
-
-			if (now - f->last_ms >= idle) {
-				*fp = f->next;
-				udp_remove(f->pcb);
-				free(f);
-				t->n_flows--;
+			if (now - (*fp)->last_ms >= idle) {
+				flow_drop(t, fp);
 				continue;
 			}
-			if (PROXY_UDP_SWEEP_MS < next)
-				next = PROXY_UDP_SWEEP_MS;
-			fp = &f->next;
+			next = PROXY_UDP_SWEEP_MS;
+			fp = &(*fp)->next;
 		}
 	}
 	return next;
-}
-
-/* ---- SOCKS5 UDP ASSOCIATE ---- */
-
-struct udp_relay {
-	struct loop_handler h;
-	struct proxy *px;
-	int fd;
-	struct udp_pcb *pcb[2]; /* IPv4, IPv6: made at the first datagram of each */
-	struct sockaddr_storage client;
-	socklen_t client_len; /* 0 until its first datagram */
-};
-
-static void relay_from_tunnel(void *arg, struct udp_pcb *pcb, struct pbuf *p, const ip_addr_t *from,
-			      u16_t port)
-{
-	struct udp_relay *r = arg;
-	uint8_t *buf = r->px->io;
-	struct socks5_addr src = {.port = port};
-	size_t hl;
-
-	(void)pcb;
-	if (!r->client_len || p->tot_len > UDP_DGRAM_MAX - SOCKS5_UDP_HEADER_MAX) {
-		pbuf_free(p);
-		return;
-	}
-	if (IP_IS_V6(from)) {
-		src.atyp = SOCKS5_ATYP_IPV6;
-		memcpy(src.ipv6, ip_2_ip6(from)->addr, 16);
-	} else {
-		src.atyp = SOCKS5_ATYP_IPV4;
-		memcpy(src.ipv4, &ip_2_ip4(from)->addr, 4);
-	}
-	hl = socks5_udp_header(buf, &src);
-	hl += pbuf_copy_partial(p, buf + hl, p->tot_len, 0);
-	pbuf_free(p);
-	sendto(r->fd, buf, hl, MSG_DONTWAIT, (struct sockaddr *)&r->client, r->client_len);
-}
-
-static void relay_send(struct udp_relay *r, const ip_addr_t *to, uint16_t port, const uint8_t *data,
-		       size_t len)
-{
-	int v6 = IP_IS_V6(to);
-	struct pbuf *p;
-
-	if (!r->pcb[v6]) {
-		r->pcb[v6] = udp_new_ip_type(v6 ? IPADDR_TYPE_V6 : IPADDR_TYPE_V4);
-		if (!r->pcb[v6])
-			return;
-		udp_recv(r->pcb[v6], relay_from_tunnel, r);
-	}
-	p = pbuf_alloc(PBUF_TRANSPORT, (u16_t)len, PBUF_RAM);
-	if (!p)
-		return;
-	memcpy(p->payload, data, len);
-	udp_sendto(r->pcb[v6], p, to, port);
-	pbuf_free(p);
-}
-
-static void relay_event(struct loop *l, struct loop_handler *h, uint32_t events)
-{
-	struct udp_relay *r = (struct udp_relay *)h;
-	uint8_t *buf = r->px->io;
-
-	(void)l;
-	(void)events;
-	if (r->fd < 0)
-		return; /* released */
-	for (int i = 0; i < UDP_READS_PER_EVENT; i++) {
-		struct sockaddr_storage from;
-		socklen_t len = sizeof(from);
-		ssize_t n = recvfrom(r->fd, buf, UDP_DGRAM_MAX, MSG_DONTWAIT,
-				     (struct sockaddr *)&from, &len);
-		struct socks5_addr dst;
-		ip_addr_t to;
-		int hl;
-
-		if (n < 0)
-			return;
-		/* the first sender is the client; others are ignored */
-		if (!r->client_len) {
-			memcpy(&r->client, &from, len);
-			r->client_len = len;
-		} else if (len != r->client_len || memcmp(&from, &r->client, len)) {
-			continue;
-		}
-		hl = socks5_udp_parse(buf, (size_t)n, &dst);
-		if (hl < 0)
-			continue;
-		if (dst.atyp == SOCKS5_ATYP_IPV4) {
-			IP_ADDR4(&to, dst.ipv4[0], dst.ipv4[1], dst.ipv4[2], dst.ipv4[3]);
-		} else if (dst.atyp == SOCKS5_ATYP_IPV6) {
-			IP_ADDR6(&to, 0, 0, 0, 0);
-			memcpy(ip_2_ip6(&to)->addr, dst.ipv6, 16);
-			ip6_addr_clear_zone(ip_2_ip6(&to));
-		} else if (!ipaddr_aton(dst.domain, &to)) {
-			continue; /* names in datagrams are not looked up */
-		}
-		relay_send(r, &to, dst.port, buf + hl, (size_t)n - (size_t)hl);
-	}
-}
-
-static void relay_free(struct loop_handler *h)
-{
-	free(h);
-}
-
-int socks_udp_associate(struct conn *c, struct udp_relay **out)
-{
-	struct sockaddr_storage ss;
-	socklen_t len = sizeof(ss);
-	struct udp_relay *r;
-	struct socks5_addr bound = {0};
-	uint8_t reply[SOCKS5_REPLY_MAX];
-	size_t n;
-
-	/* the relay listens on the address the client reached us on */
-	if (getsockname(c->fd, (struct sockaddr *)&ss, &len) < 0)
-		return -1;
-	if (ss.ss_family == AF_INET6)
-		((struct sockaddr_in6 *)&ss)->sin6_port = 0;
-	else
-		((struct sockaddr_in *)&ss)->sin_port = 0;
-	r = calloc(1, sizeof(*r));
-	if (!r)
-		return -1;
-	r->h.fn = relay_event;
-	r->h.free = relay_free;
-	r->px = c->px;
-	r->fd = socket(ss.ss_family, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-	if (r->fd < 0 || bind(r->fd, (struct sockaddr *)&ss, len) < 0 ||
-	    getsockname(r->fd, (struct sockaddr *)&ss, &len) < 0)
-		goto fail;
-	if (loop_add(&c->px->loop, r->fd, &r->h, EPOLLIN))
-		goto fail;
-	if (ss.ss_family == AF_INET6) {
-		bound.atyp = SOCKS5_ATYP_IPV6;
-		memcpy(bound.ipv6, &((struct sockaddr_in6 *)&ss)->sin6_addr, 16);
-		bound.port = ntohs(((struct sockaddr_in6 *)&ss)->sin6_port);
-	} else {
-		bound.atyp = SOCKS5_ATYP_IPV4;
-		memcpy(bound.ipv4, &((struct sockaddr_in *)&ss)->sin_addr, 4);
-		bound.port = ntohs(((struct sockaddr_in *)&ss)->sin_port);
-	}
-	n = socks5_reply(reply, SOCKS5_REP_SUCCESS, &bound);
-	conn_send_host(c, reply, n);
-	*out = r;
-	return 0;
-fail:
-	log_debug("proxy: SOCKS5 UDP relay: %s", strerror(errno));
-	if (r->fd >= 0)
-		close(r->fd);
-	free(r);
-	return -1;
-}
-
-void socks_udp_release(struct udp_relay *r)
-{
-	for (int i = 0; i < 2; i++)
-		if (r->pcb[i])
-			udp_remove(r->pcb[i]);
-	close(r->fd);
-	r->fd = -1;
-	loop_retire(&r->px->loop, &r->h);
 }

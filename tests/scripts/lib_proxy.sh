@@ -16,6 +16,7 @@
 
 PROXY_TOOL="$TESTS_DIR/../tools/proxy_client.py"
 WEB_NAME=web.test
+LOOP_NAME=loop.test	# dnsmasq answers 127.0.0.1 (a destination the proxy refuses)
 WEB_PORT=8080
 IPERF_PORT=5201
 SOCKS_PORT=1080		# [Socks5], no credentials
@@ -90,6 +91,7 @@ peer_setup() {
 	spawn_in "$N1" dnsmasq dnsmasq -k -C /dev/null --no-resolv --no-hosts --bind-interfaces \
 		--listen-address="$(tun4 1)" --listen-address="$(tun6 1)" --port=53 \
 		--address="/$WEB_NAME/$(tun4 1)" --address="/$WEB_NAME/$(tun6 1)" \
+		--address="/$LOOP_NAME/127.0.0.1" \
 		--pid-file= --user=root --log-facility=-
 	spawn_in "$N1" iperf3-s iperf3 -s -B "$(tun4 1)" -p "$IPERF_PORT"
 	spawn_in "$N1" echo python3 "$PROXY_TOOL" echo-server "$(tun4 1)" "$ECHO_PORT"
@@ -198,13 +200,13 @@ unpriv() {
 }
 
 # start_proxy FILE: the proxy in the client namespace; PROXY_PID. Waits
-# for its SOCKS5 listener.
+# for its SOCKS5 listener. PROXY_PRE: words run before it (prlimit ...).
 start_proxy() {
 	# not through unpriv(): $! must be the proxy's PID (ip and setpriv exec)
 	# shellcheck disable=SC2086 # PROXY_CMD: the command's words
 	# (root's XDG_RUNTIME_DIR, if set, is not the unprivileged user's)
 	ip netns exec "$N2" env -u XDG_RUNTIME_DIR setpriv --reuid="$UNPRIV" --regid="$UNPRIV" \
-		--clear-groups --inh-caps=-all --bounding-set=-all $PROXY_CMD "$1" >>"$T/proxy.log" 2>&1 &
+		--clear-groups --inh-caps=-all --bounding-set=-all ${PROXY_PRE:-} $PROXY_CMD "$1" >>"$T/proxy.log" 2>&1 &
 	PROXY_PID=$!
 	PIDS="$PIDS $PROXY_PID"
 	wait_tcp "$N2" "$SOCKS_PORT" || fail "proxy: no SOCKS5 listener on port $SOCKS_PORT"

@@ -20,13 +20,25 @@
                                             echoed once; "ready", then held
   blast-server HOST PORT FILE               (bench) answers any HTTP request
                                             with FILE, by sendfile()
+  socks-reply PROXY PORT HOST TPORT         prints the reply code of CONNECT
+  udp-hijack PROXY PORT DNS NAME            another socket sends to a UDP
+                                            ASSOCIATE relay first: it gets
+                                            nothing, the client its answers
+  idle-flood PROXY SPORT HPORT N HOST TPORT SECS
+                                            N idle clients (SOCKS5, HTTP in
+                                            turn), then authenticated ones
+                                            must get through in 1 s each and
+                                            the idle ones be closed: those
+                                            left at SECS after their connect
 
 --user U --pass P (before the subcommand) authenticate to the SOCKS5 proxy.
 Exit 0 on success; on failure a message on stderr and exit 1.
 """
 import asyncio
+import base64
 import ipaddress
 import os
+import select
 import socket
 import struct
 import sys
@@ -191,6 +203,60 @@ def cmd_socks_udp_dns(proxy, port, dns, name, qtype="A"):
     ctl.close()
 
 
+def cmd_socks_reply(proxy, port, host, tport):
+    s = socket.create_connection((proxy, int(port)), timeout=TIMEOUT)
+    socks_hello(s)
+    s.sendall(bytes([5, 1, 0]) + socks_addr(host, int(tport)))
+    print(read_exact(s, 4)[1])
+
+
+def udp_dns_ask(u, relay, dns, name, tries=3):
+    """A query through the relay from u: its answers, or None."""
+    qid, q = dns_query(name, "A")
+    u.settimeout(1)
+    for _ in range(tries):
+        u.sendto(b"\0\0\0" + socks_addr(dns, 53) + q, relay)
+        try:
+            return dns_answers(qid, udp_payload(u.recv(4096)), "A")
+        except (socket.timeout, ConnectionRefusedError):
+            continue
+    return None
+
+
+def udp_socket(host, port=0):
+    u = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    u.bind((host, port))
+    return u
+
+
+def cmd_udp_hijack(proxy, port, dns, name):
+    # 1: the client declares nothing; a socket at another address is first
+    ctl = socket.create_connection((proxy, int(port)), timeout=TIMEOUT)
+    socks_hello(ctl)
+    relay = socks_request(ctl, 3, "0.0.0.0", 0)
+    if udp_dns_ask(udp_socket("127.0.0.2"), relay, dns, name, 2) is not None:
+        die("a socket at another address got an answer through the relay")
+    client = udp_socket(proxy)
+    if not udp_dns_ask(client, relay, dns, name):
+        die("the client got no answer after another socket sent first")
+    # 2: the client declares its port; a socket at its address is first
+    ctl2 = socket.create_connection((proxy, int(port)), timeout=TIMEOUT)
+    socks_hello(ctl2)
+    client2 = udp_socket(proxy)
+    relay2 = socks_request(ctl2, 3, proxy, client2.getsockname()[1])
+    if udp_dns_ask(udp_socket(proxy), relay2, dns, name, 2) is not None:
+        die("a socket at another port than the declared one got an answer")
+    if not udp_dns_ask(client2, relay2, dns, name):
+        die("the client at its declared port got no answer")
+    # 3: the association ends with its TCP connection
+    ctl.close()
+    time.sleep(0.5)
+    if udp_dns_ask(client, relay, dns, name, 2) is not None:
+        die("the relay still answers after its TCP connection closed")
+    print("UDP ASSOCIATE: other sockets get nothing, the client its answers,"
+          " the relay ends with its TCP connection")
+
+
 def socks_connect(proxy, port, host, tport):
     s = socket.create_connection((proxy, int(port)), timeout=TIMEOUT)
     socks_hello(s)
@@ -348,6 +414,113 @@ def cmd_blast_server(host, port, path):
         threading.Thread(target=serve, args=(c,), daemon=True).start()
 
 
+def idle_open(proxy, ports, n):
+    """n connections in turn to ports; half say part of a request."""
+    socks = []
+    for i in range(n):
+        s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        s.setblocking(False)
+        s.connect_ex((proxy, ports[i % 2]))
+        socks.append([s, time.monotonic(), None, i % 4 >= 2])
+    poll, by_fd = select.poll(), {}
+    for rec in socks:
+        poll.register(rec[0], select.POLLOUT)
+        by_fd[rec[0].fileno()] = rec
+    pending, until = len(socks), time.monotonic() + TIMEOUT
+    while pending and time.monotonic() < until:
+        for fd, _ev in poll.poll(1000):
+            by_fd[fd][1] = time.monotonic()  # connected: the deadline counts from here
+            poll.unregister(fd)
+            pending -= 1
+    for i, (s, _t, _c, partial) in enumerate(socks):
+        if partial:
+            try:
+                s.send(b"\x05\x01\x02" if i % 2 == 0 else b"CONNECT h:1 HTTP/1.1\r\n")
+            except OSError:
+                pass
+    return socks
+
+
+def timed_client(what, fn):
+    t0 = time.monotonic()
+    try:
+        fn()
+    except OSError as e:
+        die("%s beside the idle clients: %s after %.1f s" % (what, e, time.monotonic() - t0))
+    took = time.monotonic() - t0
+    if took > 1:
+        die("%s took %.2f s (> 1 s) beside the idle clients" % (what, took))
+    return "%s %.0f ms" % (what, took * 1000)
+
+
+def http_connect_echo(proxy, port, host, tport):
+    s = socket.create_connection((proxy, int(port)), timeout=TIMEOUT)
+    cred = base64.b64encode(("%s:%s" % (USER, PASSWORD)).encode()).decode()
+    s.sendall(("CONNECT %s:%s HTTP/1.1\r\nProxy-Authorization: Basic %s\r\n\r\n"
+               % (host, tport, cred)).encode())
+    head = b""
+    while b"\r\n\r\n" not in head:
+        chunk = s.recv(4096)
+        if not chunk:
+            die("HTTP proxy closed the connection: %r" % head)
+        head += chunk
+    if not head.startswith(b"HTTP/1.1 200"):
+        die("HTTP CONNECT: %r" % head)
+    echo_once(s)
+
+
+def echo_once(s):
+    s.sendall(b"ping")
+    if read_exact(s, 4) != b"ping":
+        die("no echo")
+    s.close()
+
+
+def idle_watch(socks, secs):
+    """Close times of the idle connections, after their connect."""
+    poll = select.poll()
+    by_fd = {}
+    for rec in socks:
+        poll.register(rec[0], select.POLLIN)
+        by_fd[rec[0].fileno()] = rec
+    left, until = len(socks), time.monotonic() + secs + 5
+    while left and time.monotonic() < until:
+        for fd, _ev in poll.poll(200):
+            rec = by_fd[fd]
+            try:
+                if rec[0].recv(4096):
+                    continue  # an answer to the partial request
+            except BlockingIOError:
+                continue
+            except OSError:
+                pass
+            rec[2] = time.monotonic() - rec[1]
+            poll.unregister(fd)
+            left -= 1
+    return [rec[2] for rec in socks]
+
+
+def cmd_idle_flood(proxy, sport, hport, n, host, tport, secs):
+    secs = float(secs)
+    socks = idle_open(proxy, (int(sport), int(hport)), int(n))
+    got = [timed_client("SOCKS5", lambda: echo_once(socks_connect(proxy, sport, host, tport))),
+           timed_client("HTTP", lambda: http_connect_echo(proxy, hport, host, tport))]
+    times = idle_watch(socks, secs)
+    early = [t for t in times if t is not None and t < secs / 2]
+    on_time = [t for t in times if t is not None and secs - 0.5 <= t <= secs + 3]
+    if None in times:
+        die("%d idle connections still open %.0f s after their connect"
+            % (times.count(None), secs + 5))
+    if len(early) + len(on_time) != len(times):
+        die("idle connections closed at other times: %s"
+            % sorted(t for t in times if t not in early and t not in on_time)[:10])
+    if len(on_time) < 50:
+        die("only %d idle connections lived to the deadline" % len(on_time))
+    print("authenticated clients beside %s idle ones: %s; %d idle closed to make room,"
+          " %d at the deadline (%.1f-%.1f s)" % (n, ", ".join(got), len(early), len(on_time),
+                                                  min(on_time), max(on_time)))
+
+
 COMMANDS = {
     "dns": cmd_dns,
     "socks-udp-dns": cmd_socks_udp_dns,
@@ -359,6 +532,9 @@ COMMANDS = {
     "fwd-count": cmd_fwd_count,
     "fwd-hold": cmd_fwd_hold,
     "blast-server": cmd_blast_server,
+    "socks-reply": cmd_socks_reply,
+    "udp-hijack": cmd_udp_hijack,
+    "idle-flood": cmd_idle_flood,
 }
 
 

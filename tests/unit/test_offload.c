@@ -335,7 +335,7 @@ static void test_roundtrip(bool v6, uint8_t proto, int count, size_t mss, size_t
 	struct gro_plan plan = {.items = items, .next = next};
 	struct iovec iov[GRO_MAX_SEGS + 2];
 	struct vnet_hdr h;
-	uint8_t saved[64];
+	uint8_t saved[GRO_SAVED_LEN];
 	size_t hdr = (v6 ? 40 : 20) + (proto == 6 ? 20 : 8), flen;
 	int n, done;
 
@@ -457,7 +457,7 @@ static void check_plan(struct pkts *ps, const struct pkts *orig, bool udp, int n
 	struct gro_plan plan = {.items = items, .next = next};
 	struct iovec iov[GRO_MAX_SEGS + 2];
 	struct vnet_hdr h;
-	uint8_t saved[64];
+	uint8_t saved[GRO_SAVED_LEN];
 	int done;
 
 	gro_plan_build(&plan, ps->p, ps->n, udp);

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: MIT
-/* The SOCKS5 server state machine (proxy/socks5.c): RFC 1928 negotiation,
+/* The SOCKS5 server state machine (proxy/socks_proto.c): RFC 1928 negotiation,
  * RFC 1929 authentication, requests, replies and UDP datagram headers. */
 #include "test.h"
 
 #include "../../proxy/cred.c"
-#include "../../proxy/socks5.c"
+#include "../../proxy/socks_proto.c"
 
 #define BYTES(...) ((const uint8_t[]){__VA_ARGS__}), sizeof((const uint8_t[]){__VA_ARGS__})
 

@@ -76,7 +76,7 @@ static size_t coalesce(bool v6, int n, struct vnet_hdr *h)
 	int next[SEGS];
 	struct gro_plan plan = {.items = items, .next = next};
 	struct iovec iov[GRO_MAX_SEGS + 2];
-	uint8_t saved[64];
+	uint8_t saved[GRO_SAVED_LEN];
 	size_t off = 0;
 	int nv;
 

@@ -28,8 +28,8 @@
  * status 0x01 and SOCKS5_CLOSE; the comparison takes the same time whatever
  * the bytes (and whatever the lengths, up to 255).
  */
-#ifndef ZT_SOCKS5_H
-#define ZT_SOCKS5_H
+#ifndef ZTP_SOCKS_PROTO_H
+#define ZTP_SOCKS_PROTO_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* HTTP proxy request heads, parsed and rewritten without I/O (see
- * httpproxy.h). */
-#include "httpproxy.h"
+ * http_proto.h). */
+#include "http_proto.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -96,22 +96,34 @@ static bool split_header(const struct line *l, struct line *name, struct line *v
 	return true;
 }
 
-/* True when the comma-separated list has name as one of its elements. */
-static bool list_has(const struct line *list, const char *name, size_t nlen)
+/* The header names the client's Connection headers list (the first
+ * HTTPP_CONN_TOKENS_MAX): checking a header against them costs the same
+ * whatever the lists' length. */
+struct conn_tokens {
+	struct line name[HTTPP_CONN_TOKENS_MAX];
+	size_t n;
+};
+
+static void conn_tokens_add(struct conn_tokens *t, const struct line *list)
 {
 	const char *s = list->s, *end = list->s + list->len;
 
-	while (s < end) {
+	while (s < end && t->n < HTTPP_CONN_TOKENS_MAX) {
 		const char *comma = memchr(s, ',', (size_t)(end - s));
-		const char *e = comma ? comma : end;
-		const char *t = s;
-		size_t tl = (size_t)(e - s);
+		struct line tok = {s, (size_t)((comma ? comma : end) - s)};
 
-		trim_ows(&t, &tl);
-		if (tl == nlen && !strncasecmp(t, name, nlen))
-			return true;
+		trim_ows(&tok.s, &tok.len);
+		if (tok.len)
+			t->name[t->n++] = tok;
 		s = comma ? comma + 1 : end;
 	}
+}
+
+static bool conn_tokens_has(const struct conn_tokens *t, const struct line *name)
+{
+	for (size_t i = 0; i < t->n; i++)
+		if (t->name[i].len == name->len && !strncasecmp(t->name[i].s, name->s, name->len))
+			return true;
 	return false;
 }
 
@@ -239,16 +251,15 @@ static bool rewrite(const char *buf, const struct headers *h, const struct line 
 		    const struct line *version, char *out, size_t cap, size_t *out_len)
 {
 	struct writer w = {.out = out, .cap = cap};
-	struct line l, name, value, conn[8];
-	size_t n_conn = 0;
+	struct line l, name, value;
+	struct conn_tokens conn = {.n = 0};
 
 	/* headers the client's Connection names are hop-by-hop too */
 	for (size_t pos = h->start; pos < h->end;) {
 		pos = next_line(buf, pos, h->end, &l);
 		if (l.len && split_header(&l, &name, &value) &&
-		    eq_nocase(name.s, name.len, "Connection") &&
-		    n_conn < sizeof(conn) / sizeof(conn[0]))
-			conn[n_conn++] = value;
+		    eq_nocase(name.s, name.len, "Connection"))
+			conn_tokens_add(&conn, &value);
 	}
 	put(&w, method->s, method->len);
 	puts_(&w, " ");
@@ -267,9 +278,7 @@ static bool rewrite(const char *buf, const struct headers *h, const struct line 
 		hop = eq_nocase(name.s, name.len, "Proxy-Connection") ||
 		      eq_nocase(name.s, name.len, "Proxy-Authorization") ||
 		      eq_nocase(name.s, name.len, "Connection") ||
-		      eq_nocase(name.s, name.len, "Keep-Alive");
-		for (size_t i = 0; i < n_conn && !hop; i++)
-			hop = list_has(&conn[i], name.s, name.len);
+		      eq_nocase(name.s, name.len, "Keep-Alive") || conn_tokens_has(&conn, &name);
 		if (hop)
 			continue;
 		put(&w, l.s, l.len);
@@ -285,17 +294,30 @@ static bool rewrite(const char *buf, const struct headers *h, const struct line 
 	return !w.full;
 }
 
-/* Where the head ends (after its blank line) in buf[from..limit), or 0. */
-static size_t head_end(const char *buf, size_t from, size_t limit)
+size_t http_proxy_head_end(const char *buf, size_t len, struct http_head_scan *scan)
 {
-	for (size_t i = from; i < limit; i++) {
-		if (buf[i] != '\n')
-			continue;
-		if (i + 1 < limit && buf[i + 1] == '\n')
-			return i + 2;
-		if (i + 2 < limit && buf[i + 1] == '\r' && buf[i + 2] == '\n')
-			return i + 3;
+	size_t i = scan->pos;
+
+	if (len > HTTPP_HEAD_MAX)
+		len = HTTPP_HEAD_MAX;
+	/* empty lines before the request line are allowed (RFC 9112 2.2) */
+	for (; !scan->started && i < len; i++) {
+		if (buf[i] != '\r' && buf[i] != '\n') {
+			scan->started = true;
+			scan->start = i;
+		}
 	}
+	/* i is the last byte of "\n\n" or "\n\r\n", the first LF past start */
+	for (; i < len; i++) {
+		if (buf[i] != '\n' || i < scan->start + 2)
+			continue;
+		if (buf[i - 1] == '\n' ||
+		    (buf[i - 1] == '\r' && buf[i - 2] == '\n' && i - 2 > scan->start)) {
+			scan->pos = len;
+			return i + 1;
+		}
+	}
+	scan->pos = i;
 	return 0;
 }
 
@@ -303,16 +325,14 @@ enum http_proxy_action http_proxy_parse(const char *buf, size_t len, const char 
 					const char *pass, struct http_proxy_req *req, char *out,
 					size_t out_cap)
 {
-	size_t start = 0, end, limit = len < HTTPP_HEAD_MAX ? len : HTTPP_HEAD_MAX;
+	struct http_head_scan scan = {0};
+	size_t start, end = http_proxy_head_end(buf, len, &scan);
 	struct line rl, method, target, version;
 	struct headers h;
 	const char *sp1, *sp2;
 
 	memset(req, 0, sizeof(*req));
-	/* empty lines before the request line are allowed (RFC 9112 2.2) */
-	while (start < limit && (buf[start] == '\r' || buf[start] == '\n'))
-		start++;
-	end = head_end(buf, start, limit);
+	start = scan.start;
 	if (!end) {
 		if (len >= HTTPP_HEAD_MAX)
 			return reject(req, 431);
@@ -381,8 +401,10 @@ const char *http_proxy_response(int status)
 		return "HTTP/1.1 200 Connection established\r\n\r\n";
 	case 400:
 		return "HTTP/1.1 400 Bad Request\r\n" CLOSING;
-	case 403:
-		return "HTTP/1.1 403 Forbidden\r\n" CLOSING;
+	case 403: /* a destination the proxy refuses (addr.h) */
+		return "HTTP/1.1 403 Forbidden\r\nContent-Type: text/plain\r\n"
+		       "Content-Length: 33\r\nConnection: close\r\n\r\n"
+		       "destination refused by the proxy\n";
 	case 407:
 		return "HTTP/1.1 407 Proxy Authentication Required\r\n"
 		       "Proxy-Authenticate: Basic realm=\"zinctun\"\r\n" CLOSING;

@@ -1,5 +1,7 @@
 /* [Socks5]: RFC 1928 CONNECT (and RFC 1929 authentication) through
- * proxy/socks5.h; UDP ASSOCIATE relays through udptunnel.c. */
+ * proxy/socks_proto.h; UDP ASSOCIATE relays through socks_udp.c. */
+#include "socks_front.h"
+
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -7,21 +9,25 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "addr.h"
 #include "conn.h"
 #include "log.h"
-#include "proxy.h"
-#include "socks5.h"
+#include "proxy_conf.h"
+#include "socks_proto.h"
+#include "socks_udp.h"
 
 enum { SOCKS_READ = 1024 };
 
 struct socks_fe {
 	struct socks5 s;
-	struct udp_relay *relay; /* UDP ASSOCIATE */
+	struct socks_udp *relay; /* UDP ASSOCIATE */
 };
 
 static enum socks5_rep socks_rep_for(err_t err)
 {
 	switch (err) {
+	case CONN_ERR_FORBIDDEN:
+		return SOCKS5_REP_NOT_ALLOWED;
 	case ERR_RST:
 		return SOCKS5_REP_CONN_REFUSED;
 	case ERR_VAL: /* the name did not resolve */
@@ -45,14 +51,7 @@ static void socks_connected(struct conn *c, bool ok, err_t err)
 		conn_send_host(c, reply, n);
 		return;
 	}
-	if (IP_IS_V6(&c->pcb->local_ip)) {
-		bound.atyp = SOCKS5_ATYP_IPV6;
-		memcpy(bound.ipv6, ip_2_ip6(&c->pcb->local_ip)->addr, 16);
-	} else {
-		bound.atyp = SOCKS5_ATYP_IPV4;
-		memcpy(bound.ipv4, &ip_2_ip4(&c->pcb->local_ip)->addr, 4);
-	}
-	bound.port = c->pcb->local_port;
+	addr_to_socks(&c->pcb->local_ip, c->pcb->local_port, &bound);
 	n = socks5_reply(reply, SOCKS5_REP_SUCCESS, &bound);
 	if (!conn_send_host(c, reply, n)) {
 		conn_close(c, true);
@@ -65,21 +64,10 @@ static void socks_connect(struct conn *c, const struct socks5_addr *dst)
 {
 	ip_addr_t addr;
 
-	switch (dst->atyp) {
-	case SOCKS5_ATYP_IPV4:
-		IP_ADDR4(&addr, dst->ipv4[0], dst->ipv4[1], dst->ipv4[2], dst->ipv4[3]);
-		conn_connect(c, &addr, dst->port);
-		break;
-	case SOCKS5_ATYP_IPV6:
-		IP_ADDR6(&addr, 0, 0, 0, 0);
-		memcpy(ip_2_ip6(&addr)->addr, dst->ipv6, 16);
-		ip6_addr_clear_zone(ip_2_ip6(&addr));
-		conn_connect(c, &addr, dst->port);
-		break;
-	default:
+	if (dst->atyp == SOCKS5_ATYP_DOMAIN)
 		conn_connect_host(c, dst->domain, dst->port);
-		break;
-	}
+	else if (addr_from_socks(dst, &addr))
+		conn_connect(c, &addr, dst->port);
 }
 
 static void socks_readable(struct conn *c)
@@ -109,6 +97,7 @@ static void socks_readable(struct conn *c)
 		conn_close(c, false);
 		break;
 	case SOCKS5_CONNECT:
+		c->admitted = true;
 		socks5_wipe(&fe->s);
 		if (conn_set_early(c, buf + step.used, (size_t)r - step.used)) {
 			conn_close(c, true);
@@ -118,8 +107,9 @@ static void socks_readable(struct conn *c)
 		socks_connect(c, &step.dst);
 		break;
 	case SOCKS5_UDP_ASSOCIATE:
+		c->admitted = true;
 		socks5_wipe(&fe->s);
-		if (socks_udp_associate(c, &fe->relay)) {
+		if (socks_udp_open(c, &step.dst, &fe->relay)) {
 			uint8_t reply[SOCKS5_REPLY_MAX];
 			size_t n = socks5_reply(reply, SOCKS5_REP_GENERAL_FAILURE, NULL);
 
@@ -135,7 +125,7 @@ static void socks_closed(struct conn *c)
 	struct socks_fe *fe = c->fe;
 
 	if (fe->relay)
-		socks_udp_release(fe->relay);
+		socks_udp_close(fe->relay);
 	fe->relay = NULL;
 }
 
@@ -145,21 +135,22 @@ static const struct conn_front socks_front = {
     .closed = socks_closed,
 };
 
-void socks_accepted(struct proxy *px, int fd, const struct proxy_listener *svc)
+struct conn *socks_accepted(struct proxy *px, int fd, const struct proxy_listener *svc)
 {
 	struct socks_fe *fe = calloc(1, sizeof(*fe));
 	struct conn *c;
 
 	if (!fe) {
 		close(fd);
-		return;
+		return NULL;
 	}
 	c = conn_new(px, fd, &socks_front, svc);
 	if (!c) {
 		free(fe);
-		return;
+		return NULL;
 	}
 	c->fe = fe;
 	socks5_init(&fe->s, svc->has_auth ? svc->username : NULL,
 		    svc->has_auth ? svc->password : NULL);
+	return c;
 }

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
-/* SOCKS5 server side, RFC 1928 and RFC 1929, without I/O (see socks5.h). */
-#include "socks5.h"
+/* SOCKS5 server side, RFC 1928 and RFC 1929, without I/O (see socks_proto.h). */
+#include "socks_proto.h"
 
 #include <string.h>
 
