@@ -292,7 +292,7 @@ static int uapi_set(void *ctx, const char *body, size_t len)
 }
 
 /* SIGUSR1: each peer's endpoint, last handshake and transfer, then the
- * engine's counters. */
+ * engine's counters and the packets lwIP did not take. */
 static void log_peers(struct proxy_main *m)
 {
 	struct wg_device_stats st;
@@ -339,12 +339,13 @@ static void log_peers(struct proxy_main *m)
 	wg_device_get_stats(m->zt.dev, &st);
 	zt_engine_unlock(&m->zt);
 	log_info("stats: handshakes_completed=%llu handshakes_responded=%llu "
-		 "handshakes_timed_out=%llu packets_invalid=%llu cookie_replies_sent=%llu",
+		 "handshakes_timed_out=%llu packets_invalid=%llu cookie_replies_sent=%llu "
+		 "stack_refused=%llu",
 		 (unsigned long long)st.handshakes_completed,
 		 (unsigned long long)st.handshakes_responded,
 		 (unsigned long long)st.handshakes_timed_out,
-		 (unsigned long long)st.packets_invalid,
-		 (unsigned long long)st.cookie_replies_sent);
+		 (unsigned long long)st.packets_invalid, (unsigned long long)st.cookie_replies_sent,
+		 (unsigned long long)zt_drops_read(&m->zt.drops.stack_refused));
 }
 
 static void log_peers_signal(void *arg)
