@@ -29,19 +29,26 @@ static void ipv4_fix_csum(uint8_t *ip)
 	csum_put(ip + IP4_OFF_CSUM, csum_add(0, ip, ihl));
 }
 
+/* The pseudo header's sum of a TCP/UDP packet with len - l4 bytes from
+ * l4 on. */
+static uint64_t l4_pseudo(const uint8_t *p, bool v6, bool udp, size_t len, size_t l4)
+{
+	return csum_pseudo(v6 ? 6 : 4, p + (v6 ? IP6_OFF_SRC : IP4_OFF_SRC),
+			   p + (v6 ? IP6_OFF_DST : IP4_OFF_DST), udp ? IP_PROTO_UDP : IP_PROTO_TCP,
+			   (uint32_t)(len - l4));
+}
+
 /* Full L4 checksum of a complete packet whose L4 header starts at l4. */
 static void l4_fix_csum(uint8_t *pkt, size_t len, size_t l4, uint8_t proto)
 {
-	int fam = ip_version(pkt);
-	const uint8_t *src = pkt + (fam == 4 ? IP4_OFF_SRC : IP6_OFF_SRC);
-	const uint8_t *dst = pkt + (fam == 4 ? IP4_OFF_DST : IP6_OFF_DST);
-	size_t off = proto == IP_PROTO_TCP ? 16 : 6;
+	bool udp = proto == IP_PROTO_UDP;
+	size_t off = udp ? 6 : 16;
 	uint16_t c;
 
 	pkt[l4 + off] = pkt[l4 + off + 1] = 0;
 	c = (uint16_t)~csum_fold(
-	    csum_add(csum_pseudo(fam, src, dst, proto, (uint32_t)(len - l4)), pkt + l4, len - l4));
-	if (proto == IP_PROTO_UDP && c == 0)
+	    csum_add(l4_pseudo(pkt, ip_version(pkt) == 6, udp, len, l4), pkt + l4, len - l4));
+	if (udp && c == 0)
 		c = 0xffff;
 	memcpy(pkt + l4 + off, &c, 2);
 }
@@ -283,9 +290,7 @@ static bool gro_csum_ok(const struct gro_pkt *g, const struct gro_info *in, enum
 		return true; /* the whole's TCP sum carries each member's */
 	if (in->udp && !p[l4 + 6] && !p[l4 + 7])
 		return false;
-	sum = csum_pseudo(in->v6 ? 6 : 4, p + (in->v6 ? IP6_OFF_SRC : IP4_OFF_SRC),
-			  p + (in->v6 ? IP6_OFF_DST : IP4_OFF_DST),
-			  in->udp ? IP_PROTO_UDP : IP_PROTO_TCP, (uint32_t)(g->len - l4));
+	sum = l4_pseudo(p, in->v6, in->udp, g->len, l4);
 	return csum_fold(csum_add(sum, p + l4, g->len - l4)) == 0xffff;
 }
 
@@ -375,15 +380,6 @@ void gro_plan_build(struct gro_plan *plan, const struct gro_pkt *pkts, int n,
 		}
 		plan->n_items++;
 	}
-}
-
-/* The pseudo header's sum of a TCP/UDP packet with len - l4 bytes from
- * l4 on. */
-static uint64_t l4_pseudo(const uint8_t *p, bool v6, bool udp, size_t len, size_t l4)
-{
-	return csum_pseudo(v6 ? 6 : 4, p + (v6 ? IP6_OFF_SRC : IP4_OFF_SRC),
-			   p + (v6 ? IP6_OFF_DST : IP4_OFF_DST), udp ? IP_PROTO_UDP : IP_PROTO_TCP,
-			   (uint32_t)(len - l4));
 }
 
 /* The sum of a run's payloads as laid end to end behind the head's
