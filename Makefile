@@ -150,7 +150,7 @@ $(BUILD)/obj/tests/%.o: tests/%.c $(GEN_H)
 
 # a proxy module's test that reads the daemon's headers (as proxy/ does),
 # and one on lwIP itself
-$(BUILD)/obj/tests/unit/test_vnet_packet.o $(BUILD)/obj/tests/unit/test_synscale.o: ALLCFLAGS += -Idaemon
+$(BUILD)/obj/tests/unit/test_synscale.o: ALLCFLAGS += -Idaemon
 $(BUILD)/obj/tests/unit/test_rcvwnd.o $(BUILD)/obj/tests/unit/test_timewait.o: ALLCFLAGS += $(LWIP_CFLAGS)
 $(BUILD)/tests/test_rcvwnd $(BUILD)/tests/test_timewait: LDLIBS_T += $(LWIP_LIBS)
 

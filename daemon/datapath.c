@@ -61,8 +61,8 @@ int zt_datapath_init_sink(struct zt *zt, const struct tun_sink *sink)
 
 	dp->tun.sink = sink;
 	dp->tun.n_queues = 0;
-	dp->tun.vnet_hdr = true;
-	dp->tun.uso = false; /* no coalesced UDP: a userspace stack has none */
+	dp->tun.vnet_hdr = false; /* whole IP packets */
+	dp->tun.uso = false;	  /* no coalesced UDP: a userspace stack has none */
 	open_icmp(dp);
 	atomic_init(&dp->tun_gro, zt->opt.tun_gro);
 	log_info("offloads: in-process device, coalesced TCP writes %s, UDP GSO %s, UDP GRO %s",
@@ -180,9 +180,14 @@ void zt_tun_write(struct zt *zt, const uint8_t *pkt, size_t len)
 
 	/* a failure means a full queue: drop */
 	if (ret) {
-		zt_drops_add(&zt->drops.tun_full, 1);
+		zt_tun_refused(zt, 1);
 		log_debug("tun write (%zu bytes): %s", len, strerror(-ret));
 	}
+}
+
+void zt_tun_refused(struct zt *zt, uint64_t n)
+{
+	zt_drops_add(zt->dp.tun.sink ? &zt->drops.stack_refused : &zt->drops.tun_full, n);
 }
 
 int zt_datapath_slice(int n, size_t bytes)

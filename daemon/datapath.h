@@ -53,7 +53,7 @@ enum {
 int zt_datapath_init(struct zt *zt, int tun_fd);
 /* The same with an in-process device (tun.h's struct tun_sink, which must
  * outlive the data path) instead of a TUN: no queue to read, writes go to
- * the sink behind a virtio-net header, coalesced as zt->opt allows. */
+ * the sink as whole IP packets, coalesced as zt->opt allows. */
 int zt_datapath_init_sink(struct zt *zt, const struct tun_sink *sink);
 /* Starts the crypto workers, then the UDP and TUN threads (after zt_start). */
 int zt_datapath_start(struct zt *zt);
@@ -77,8 +77,11 @@ void zt_tx_send(struct tx *t);
 /* For tx.c, rx.c and their helpers. */
 void *zt_tun_main(void *arg); /* arg: the struct zt_tunq of its queue */
 void *zt_udp_main(void *arg);
-/* One IP packet to TUN; a refusal is counted in drops.tun_full. */
+/* One IP packet to TUN; a refusal is counted (zt_tun_refused). */
 void zt_tun_write(struct zt *zt, const uint8_t *pkt, size_t len);
+/* Counts n packets the device refused: drops.tun_full for the kernel's
+ * TUN, drops.stack_refused for a sink. */
+void zt_tun_refused(struct zt *zt, uint64_t n);
 /* wpool_run's min_slice for a batch of n packets, bytes in all: the whole
  * batch (inline) when it is small. */
 int zt_datapath_slice(int n, size_t bytes);

@@ -8,8 +8,9 @@
 #include <stdint.h>
 
 struct zt_drops {
-	atomic_uint_least64_t tun_full;	    /* a TUN write refused (queue full, link down) */
-	atomic_uint_least64_t socket_error; /* datagrams the UDP socket did not send */
+	atomic_uint_least64_t tun_full;	     /* a TUN write refused (queue full, link down) */
+	atomic_uint_least64_t stack_refused; /* packets an in-process stack did not take */
+	atomic_uint_least64_t socket_error;  /* datagrams the UDP socket did not send */
 	atomic_uint_least64_t
 	    handshake_queue_full; /* handshake messages the queue had no room for */
 };

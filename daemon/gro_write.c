@@ -8,6 +8,15 @@
 #include "log.h"
 #include "runtime.h"
 
+/* An in-process stack takes whole packets; the kernel's TUN takes a
+ * partial checksum, and coalesced UDP if it took USO. */
+static enum gro_target gro_target_of(const struct tun_dev *t)
+{
+	if (t->sink)
+		return GRO_STACK;
+	return t->uso ? GRO_TUN_USO : GRO_TUN;
+}
+
 void gro_write(struct zt *zt, struct gro_writer *w, const struct gro_pkt *pkts, int n)
 {
 	struct zt_datapath *dp = &zt->dp;
@@ -20,7 +29,7 @@ void gro_write(struct zt *zt, struct gro_writer *w, const struct gro_pkt *pkts, 
 		tun_batch_end(&dp->tun);
 		return;
 	}
-	gro_plan_build(&plan, pkts, n, dp->tun.uso);
+	gro_plan_build(&plan, pkts, n, gro_target_of(&dp->tun));
 	for (int k = 0; k < plan.n_items; k++) {
 		struct gro_item *it = &plan.items[k];
 		struct vnet_hdr h;
@@ -37,7 +46,7 @@ void gro_write(struct zt *zt, struct gro_writer *w, const struct gro_pkt *pkts, 
 		if (!ret)
 			continue;
 		if (ret != -EINVAL) {
-			zt_drops_add(&zt->drops.tun_full, (uint64_t)it->nseg);
+			zt_tun_refused(zt, (uint64_t)it->nseg);
 			log_debug("tun write (%u bytes, %d segments): %s", it->len, it->nseg,
 				  strerror(-ret));
 			continue;

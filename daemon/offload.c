@@ -29,19 +29,26 @@ static void ipv4_fix_csum(uint8_t *ip)
 	csum_put(ip + IP4_OFF_CSUM, csum_add(0, ip, ihl));
 }
 
+/* The pseudo header's sum of a TCP/UDP packet with len - l4 bytes from
+ * l4 on. */
+static uint64_t l4_pseudo(const uint8_t *p, bool v6, bool udp, size_t len, size_t l4)
+{
+	return csum_pseudo(v6 ? 6 : 4, p + (v6 ? IP6_OFF_SRC : IP4_OFF_SRC),
+			   p + (v6 ? IP6_OFF_DST : IP4_OFF_DST), udp ? IP_PROTO_UDP : IP_PROTO_TCP,
+			   (uint32_t)(len - l4));
+}
+
 /* Full L4 checksum of a complete packet whose L4 header starts at l4. */
 static void l4_fix_csum(uint8_t *pkt, size_t len, size_t l4, uint8_t proto)
 {
-	int fam = ip_version(pkt);
-	const uint8_t *src = pkt + (fam == 4 ? IP4_OFF_SRC : IP6_OFF_SRC);
-	const uint8_t *dst = pkt + (fam == 4 ? IP4_OFF_DST : IP6_OFF_DST);
-	size_t off = proto == IP_PROTO_TCP ? 16 : 6;
+	bool udp = proto == IP_PROTO_UDP;
+	size_t off = udp ? 6 : 16;
 	uint16_t c;
 
 	pkt[l4 + off] = pkt[l4 + off + 1] = 0;
 	c = (uint16_t)~csum_fold(
-	    csum_add(csum_pseudo(fam, src, dst, proto, (uint32_t)(len - l4)), pkt + l4, len - l4));
-	if (proto == IP_PROTO_UDP && c == 0)
+	    csum_add(l4_pseudo(pkt, ip_version(pkt) == 6, udp, len, l4), pkt + l4, len - l4));
+	if (udp && c == 0)
 		c = 0xffff;
 	memcpy(pkt + l4 + off, &c, 2);
 }
@@ -267,10 +274,11 @@ static void flow_close(struct gro_flows *fl, int f)
 	fl->next_seq[f] = fl->next_seq[fl->n];
 }
 
-/* The packet's own checksums verify: the IPv4 header's, and TCP/UDP's
- * over the pseudo header (a valid sum folds to all ones). A UDP datagram
- * without a checksum (0) has nothing to verify and is not coalesced. */
-static bool gro_csum_ok(const struct gro_pkt *g, const struct gro_info *in)
+/* The packet's own checksums verify: the IPv4 header's, and for TUN
+ * TCP/UDP's over the pseudo header (a valid sum folds to all ones). A UDP
+ * datagram without a checksum (0) has nothing to verify and is not
+ * coalesced. */
+static bool gro_csum_ok(const struct gro_pkt *g, const struct gro_info *in, enum gro_target target)
 {
 	const uint8_t *p = g->p;
 	size_t l4 = in->l4;
@@ -278,11 +286,11 @@ static bool gro_csum_ok(const struct gro_pkt *g, const struct gro_info *in)
 
 	if (!in->v6 && csum_fold(csum_add(0, p, l4)) != 0xffff)
 		return false;
+	if (target == GRO_STACK)
+		return true; /* the whole's TCP sum carries each member's */
 	if (in->udp && !p[l4 + 6] && !p[l4 + 7])
 		return false;
-	sum = csum_pseudo(in->v6 ? 6 : 4, p + (in->v6 ? IP6_OFF_SRC : IP4_OFF_SRC),
-			  p + (in->v6 ? IP6_OFF_DST : IP4_OFF_DST),
-			  in->udp ? IP_PROTO_UDP : IP_PROTO_TCP, (uint32_t)(g->len - l4));
+	sum = l4_pseudo(p, in->v6, in->udp, g->len, l4);
 	return csum_fold(csum_add(sum, p + l4, g->len - l4)) == 0xffff;
 }
 
@@ -292,7 +300,8 @@ static bool gro_csum_ok(const struct gro_pkt *g, const struct gro_info *in)
  * checksums are verified first, only for segments that would join a run
  * (a packet written alone reaches the kernel as it arrived, and is
  * checked there). A packet that fails is marked not ok: it is written
- * alone and starts no run. */
+ * alone and starts no run. For GRO_STACK only the IPv4 header's is: the
+ * head's is rewritten, the others' are dropped. */
 static bool try_append(struct gro_plan *plan, const struct gro_pkt *pkts, struct gro_flows *fl,
 		       int f, int i, struct gro_info *in)
 {
@@ -302,9 +311,9 @@ static bool try_append(struct gro_plan *plan, const struct gro_pkt *pkts, struct
 	    pkts[it->tail].len - fl->info[f].hdr != it->gso_size ||
 	    it->len + in->plen > 65535 - 40 || it->nseg >= GRO_MAX_SEGS)
 		return false;
-	if (it->nseg == 1 && !gro_csum_ok(&pkts[it->head], &fl->info[f]))
+	if (it->nseg == 1 && !gro_csum_ok(&pkts[it->head], &fl->info[f], plan->target))
 		return false;
-	if (!gro_csum_ok(&pkts[i], in)) {
+	if (!gro_csum_ok(&pkts[i], in, plan->target)) {
 		in->ok = false;
 		return false;
 	}
@@ -318,18 +327,20 @@ static bool try_append(struct gro_plan *plan, const struct gro_pkt *pkts, struct
 	return true;
 }
 
-void gro_plan_build(struct gro_plan *plan, const struct gro_pkt *pkts, int n, bool udp)
+void gro_plan_build(struct gro_plan *plan, const struct gro_pkt *pkts, int n,
+		    enum gro_target target)
 {
 	struct gro_flows fl = {.n = 0};
 
 	plan->n_items = 0;
+	plan->target = target;
 	for (int i = 0; i < n; i++) {
 		struct gro_info in;
 		struct gro_item *it;
 		int f;
 
 		plan->next[i] = -1;
-		gro_parse(&pkts[i], &in, udp);
+		gro_parse(&pkts[i], &in, target == GRO_TUN_USO);
 		if (in.tcp) {
 			/* at most one open run per tuple */
 			for (f = 0; f < fl.n; f++) {
@@ -371,12 +382,55 @@ void gro_plan_build(struct gro_plan *plan, const struct gro_pkt *pkts, int n, bo
 	}
 }
 
+/* The sum of a run's payloads as laid end to end behind the head's
+ * header, each member's taken from its own checksum (what its pseudo and
+ * TCP headers, checksum included, lack to sum to all ones): a member that
+ * would fail its check makes the whole fail it. */
+static uint64_t run_payload_sum(const struct gro_item *it, const struct gro_plan *plan,
+				const struct gro_pkt *pkts)
+{
+	size_t l4 = it->v6 ? IP6_HDR_LEN : IP4_HDR_MIN, off = it->hdr_len;
+	uint64_t sum = 0;
+
+	for (int i = it->head; i >= 0; i = plan->next[i]) {
+		const uint8_t *p = pkts[i].p;
+		uint64_t s = l4_pseudo(p, it->v6, false, pkts[i].len, l4);
+		uint16_t c = (uint16_t)~csum_fold(csum_add(s, p + l4, it->hdr_len - l4));
+
+		/* a payload at an odd offset adds its words byte-swapped */
+		sum += off & 1 ? (uint16_t)(c << 8 | c >> 8) : c;
+		off += pkts[i].len - it->hdr_len;
+	}
+	return sum;
+}
+
+/* The head's TCP/UDP checksum for the coalesced packet: partial (the
+ * pseudo header's sum, for TUN to complete) or, for GRO_STACK, complete. */
+static void run_csum(const struct gro_item *it, uint8_t *p, enum gro_target target,
+		     uint64_t payload)
+{
+	size_t l4 = it->v6 ? IP6_HDR_LEN : IP4_HDR_MIN;
+	uint8_t *field = p + l4 + (it->udp ? 6 : 16);
+	uint64_t sum = l4_pseudo(p, it->v6, it->udp, it->len, l4);
+	uint16_t c;
+
+	if (target != GRO_STACK) {
+		c = csum_fold(sum);
+		memcpy(field, &c, 2);
+		return;
+	}
+	field[0] = field[1] = 0;
+	csum_put(field, csum_add(sum + payload, p + l4, it->hdr_len - l4));
+}
+
 int gro_item_prepare(const struct gro_item *it, const struct gro_plan *plan,
 		     const struct gro_pkt *pkts, struct vnet_hdr *h, struct iovec *iov,
 		     uint8_t saved[GRO_SAVED_LEN])
 {
 	uint8_t *p = pkts[it->head].p;
 	size_t l4 = it->v6 ? IP6_HDR_LEN : IP4_HDR_MIN;
+	/* before the head's header changes */
+	uint64_t payload = plan->target == GRO_STACK ? run_payload_sum(it, plan, pkts) : 0;
 	int n = 2;
 
 	memcpy(saved, p, pkts[it->head].len < GRO_SAVED_LEN ? pkts[it->head].len : GRO_SAVED_LEN);
@@ -390,17 +444,9 @@ int gro_item_prepare(const struct gro_item *it, const struct gro_plan *plan,
 		p[l4 + 13] |= TCP_PSH;
 	if (it->udp)
 		put_be16(p + l4 + 4, (uint16_t)(it->len - l4));
-	/* partial checksum: the pseudo header sum, not complemented */
-	{
-		uint16_t c = csum_fold(
-		    csum_pseudo(it->v6 ? 6 : 4, p + (it->v6 ? IP6_OFF_SRC : IP4_OFF_SRC),
-				p + (it->v6 ? IP6_OFF_DST : IP4_OFF_DST),
-				it->udp ? IP_PROTO_UDP : IP_PROTO_TCP, (uint32_t)(it->len - l4)));
-
-		memcpy(p + l4 + (it->udp ? 6 : 16), &c, 2);
-	}
+	run_csum(it, p, plan->target, payload);
 	memset(h, 0, sizeof(*h));
-	h->flags = VNET_F_NEEDS_CSUM;
+	h->flags = plan->target == GRO_STACK ? 0 : VNET_F_NEEDS_CSUM;
 	if (it->udp)
 		h->gso_type = VNET_GSO_UDP_L4;
 	else

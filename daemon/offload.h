@@ -72,24 +72,38 @@ struct gro_item {
 	bool push;
 };
 
+/* Where a plan's coalesced packets go. */
+enum gro_target {
+	/* the kernel's TUN: TCP runs with a partial checksum, which the
+	 * kernel trusts, so each member's own checksums are verified first */
+	GRO_TUN,
+	GRO_TUN_USO, /* the same, UDP runs too (the device took TUN_F_USO*) */
+	/* an in-process stack: TCP runs as whole IP packets whose TCP
+	 * checksum is built from the members' own, without a pass over the
+	 * data; the stack's check of the whole fails if a member's would */
+	GRO_STACK,
+};
+
 struct gro_plan {
 	struct gro_item *items;
 	int *next; /* member chain, -1 ends */
 	int n_items;
+	enum gro_target target;
 };
 
 /* Groups pkts[0..n) into items (in order of first appearance; per-flow
- * order is kept): TCP segments, and UDP datagrams too when udp is set
- * (the device took TUN_F_USO*). A packet joins a run only once its own
- * IPv4 header and TCP/UDP checksums verified (the kernel trusts a
- * coalesced packet's partial checksum); one that fails is an item of its
- * own, to be written as it arrived. items and next need n entries each. */
-void gro_plan_build(struct gro_plan *plan, const struct gro_pkt *pkts, int n, bool udp);
+ * order is kept): TCP segments, and UDP datagrams too for GRO_TUN_USO. A
+ * packet joins a run only once its own IPv4 header checksum verified, and
+ * for TUN its TCP/UDP checksum too; one that fails is an item of its own,
+ * to be written as it arrived. items and next need n entries each. */
+void gro_plan_build(struct gro_plan *plan, const struct gro_pkt *pkts, int n,
+		    enum gro_target target);
 
 /* For an item with nseg > 1: rewrites the head's IP/TCP header for the
  * coalesced packet (saving the original to restore), fills h and iov
- * (GRO_MAX_SEGS + 2 entries: header, head, members' payloads). Returns the
- * iov count. */
+ * (GRO_MAX_SEGS + 2 entries: header, head, members' payloads). The TCP/UDP
+ * checksum is partial (h says so) for TUN, complete for GRO_STACK (h then
+ * unused). Returns the iov count. */
 int gro_item_prepare(const struct gro_item *it, const struct gro_plan *plan,
 		     const struct gro_pkt *pkts, struct vnet_hdr *h, struct iovec *iov,
 		     uint8_t saved[GRO_SAVED_LEN]);

@@ -319,7 +319,7 @@ int tun_write(const struct tun_dev *t, const uint8_t *pkt, size_t len)
 	ssize_t r;
 
 	if (t->sink)
-		return t->sink->write(t->sink->ctx, iov, 2);
+		return t->sink->write(t->sink->ctx, &iov[1], 1);
 	/* TUN writes do not block */
 	if (t->vnet_hdr)
 		r = writev(tun_fd_for(t, pkt, len), iov, 2);
@@ -332,8 +332,8 @@ int tun_write_gro(const struct tun_dev *t, const struct iovec *iov, int n)
 {
 	int fd;
 
-	if (t->sink)
-		return t->sink->write(t->sink->ctx, iov, n);
+	if (t->sink) /* the packet without its virtio-net header */
+		return t->sink->write(t->sink->ctx, iov + 1, n - 1);
 	/* the head's addresses and ports pick the queue, as for its segments */
 	fd = tun_fd_for(t, iov[1].iov_base, iov[1].iov_len);
 	return writev(fd, iov, n) < 0 ? -errno : 0;

@@ -44,13 +44,16 @@ int tun_setup_offload(int fd, bool *vnet_hdr, unsigned int *offloads);
 
 /* An in-process device in place of the kernel's TUN: a userspace IP stack
  * (zinctun-proxy's lwIP). The receive thread hands it each batch of
- * decrypted packets between begin and end, calling write once per packet,
- * without a system call or a thread in between; the stack sends its own
- * packets through a transmit batch of its own (zt_tx_open), so no queue
- * is read. Writes outside a batch may be refused (-EAGAIN: dropped). */
+ * decrypted packets between begin and end, calling write once per whole
+ * IP packet, without a system call or a thread in between; the stack
+ * sends its own packets through a transmit batch of its own (zt_tx_open),
+ * so no queue is read. A packet is plain IP with complete checksums: a
+ * run of one flow's TCP segments comes as one packet (GRO_STACK), whose
+ * TCP checksum fails if a member's would. Writes outside a batch may be
+ * refused (-EAGAIN: dropped). */
 struct tun_sink {
 	void (*begin)(void *ctx);
-	/* iov[0] the virtio-net header, then the packet in pieces; 0 or -errno */
+	/* one IP packet in pieces; 0, or -errno (never -EINVAL) when refused */
 	int (*write)(void *ctx, const struct iovec *iov, int n);
 	void (*end)(void *ctx);
 	void *ctx;
@@ -82,11 +85,12 @@ int tun_queue_of(const uint8_t *pkt, size_t len, int n_queues);
  * header first when vnet_hdr; 0 if nothing), or -errno (-EAGAIN: empty). */
 ssize_t tun_read(const struct tun_dev *t, int q, uint8_t *buf, size_t len);
 /* Writes one IP packet (behind an empty virtio-net header when vnet_hdr)
- * to the queue of its flow. 0, or -errno (a full queue: drop). */
+ * to the queue of its flow, or to the sink. 0, or -errno (a full queue, a
+ * sink's refusal: drop). */
 int tun_write(const struct tun_dev *t, const uint8_t *pkt, size_t len);
 /* Writes one coalesced packet (gro_item_prepare): iov[0] its virtio-net
- * header, iov[1] the head packet, then the other members' payloads. 0, or
- * -errno (-EINVAL: the kernel takes no coalesced packets). */
+ * header (not for a sink), iov[1] the head packet, then the other members'
+ * payloads. 0, or -errno (-EINVAL: the kernel takes no coalesced packets). */
 int tun_write_gro(const struct tun_dev *t, const struct iovec *iov, int n);
 /* Bracket a receive batch's writes (a sink takes them as one batch; the
  * kernel's TUN needs nothing). */

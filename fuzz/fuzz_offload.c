@@ -4,7 +4,8 @@
  * queue hash in daemon/tun.c): what a
  * TUN read hands the segmenter (a virtio-net header and a packet, which a
  * local program shapes), and the decrypted packets a peer sends, which the
- * receive side groups for coalesced TUN writes (GRO).
+ * receive side groups for coalesced TUN writes (GRO), or for an in-process
+ * stack (GRO_STACK: planned again).
  *
  * Input: byte 0 sets the output room for the segmenter (in 64-byte units)
  * and whether GRO may group UDP; then a 10-byte virtio-net header, a 2-byte
@@ -17,9 +18,10 @@
  * allocated nothing; segments fill only what was allocated and carry
  * valid IP and TCP/UDP checksums (by an independent RFC 1071 sum); every
  * packet is in exactly one GRO item; a coalesced item holds only packets
- * whose own checksums verify; a prepared item's header and iovec describe
- * exactly the item's length; restoring the head gives back its original
- * bytes. */
+ * whose own checksums verify (for the stack: IPv4 header checksums); a
+ * prepared item's header and iovec describe exactly the item's length; a
+ * stack's whole packet verifies when its members do; restoring the head
+ * gives back its original bytes. */
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -118,9 +120,29 @@ static void fuzz_segment(const uint8_t *d, size_t n, size_t room)
 	free(pkt);
 }
 
+static bool member_l4_ok(const struct gro_pkt *g);
+
+/* A whole packet for the stack (iov[1..n), no header): its IP and TCP
+ * checksums verify when every member's own did. */
+static void check_whole(const struct iovec *iov, int n, size_t len, bool members_ok)
+{
+	uint8_t *flat = malloc(len), *at = flat;
+
+	for (int i = 1; i < n; i++) {
+		memcpy(at, iov[i].iov_base, iov[i].iov_len);
+		at += iov[i].iov_len;
+	}
+	if (flat[0] >> 4 == 4)
+		CHECK(rfc1071_ipv4_hdr_ok(flat));
+	if (members_ok)
+		CHECK(rfc1071_l4_ok(flat, len, flat[0] >> 4 == 4 ? 20 : 40, 6));
+	free(flat);
+}
+
 static void check_item(const struct gro_item *it, const struct gro_plan *plan,
 		       const struct gro_pkt *pkts)
 {
+	bool members_ok = true;
 	struct iovec iov[GRO_MAX_SEGS + 2];
 	struct vnet_hdr h;
 	uint8_t saved[GRO_SAVED_LEN], *head = pkts[it->head].p;
@@ -129,6 +151,8 @@ static void check_item(const struct gro_item *it, const struct gro_plan *plan,
 	int n;
 
 	memcpy(orig, head, head_len);
+	for (int i = it->head; i >= 0; i = plan->next[i])
+		members_ok = members_ok && member_l4_ok(&pkts[i]);
 	n = gro_item_prepare(it, plan, pkts, &h, iov, saved);
 	CHECK(n >= 3 && n <= it->nseg + 1 && n <= GRO_MAX_SEGS + 2);
 	CHECK(iov[0].iov_len == VNET_HDR_LEN && iov[1].iov_base == head);
@@ -140,6 +164,8 @@ static void check_item(const struct gro_item *it, const struct gro_plan *plan,
 		CHECK(get16(head + 4) == it->len - 40);
 	else
 		CHECK(get16(head + 2) == it->len);
+	if (plan->target == GRO_STACK)
+		check_whole(iov, n, it->len, members_ok);
 	gro_item_restore(it, pkts, saved);
 	CHECK(!memcmp(orig, head, head_len));
 	free(orig);
@@ -185,8 +211,17 @@ static void fill_sums(uint8_t *p, size_t len)
 	}
 }
 
-/* A member of a coalesced item: its own checksums verified. */
-static void check_member(const struct gro_pkt *g)
+static bool member_l4_ok(const struct gro_pkt *g)
+{
+	uint8_t proto;
+	size_t l4 = l4_of(g->p, g->len, &proto);
+
+	return l4 && rfc1071_l4_ok(g->p, g->len, l4, proto) && (proto == 6 || get16(g->p + l4 + 6));
+}
+
+/* A member of a coalesced item: its own checksums verified (for the
+ * stack, the IPv4 header's). */
+static void check_member(const struct gro_pkt *g, enum gro_target target)
 {
 	uint8_t proto;
 	size_t l4 = l4_of(g->p, g->len, &proto);
@@ -194,11 +229,10 @@ static void check_member(const struct gro_pkt *g)
 	CHECK(l4);
 	if (l4 == 20)
 		CHECK(rfc1071_ipv4_hdr_ok(g->p));
-	CHECK(rfc1071_l4_ok(g->p, g->len, l4, proto));
-	CHECK(proto == 6 || get16(g->p + l4 + 6));
+	CHECK(target == GRO_STACK ? proto == 6 : member_l4_ok(g));
 }
 
-static void fuzz_gro(const uint8_t *d, size_t n, bool udp)
+static void fuzz_gro(const uint8_t *d, size_t n, enum gro_target target)
 {
 	struct gro_pkt pkts[MAX_PKTS];
 	struct gro_item items[MAX_PKTS];
@@ -219,7 +253,7 @@ static void fuzz_gro(const uint8_t *d, size_t n, bool udp)
 		d += 1 + len;
 		n -= 1 + len;
 	}
-	gro_plan_build(&plan, pkts, np, udp);
+	gro_plan_build(&plan, pkts, np, target);
 	CHECK(plan.n_items >= 0 && plan.n_items <= np);
 	for (int k = 0; k < plan.n_items; k++) {
 		const struct gro_item *it = &items[k];
@@ -231,12 +265,12 @@ static void fuzz_gro(const uint8_t *d, size_t n, bool udp)
 			CHECK(i < np && !seen[i]);
 			seen[i] = 1;
 			if (it->nseg > 1)
-				check_member(&pkts[i]);
+				check_member(&pkts[i], target);
 			last = i;
 			count++;
 		}
 		CHECK(count == it->nseg && last == it->tail);
-		CHECK(!it->udp || udp);
+		CHECK(!it->udp || target == GRO_TUN_USO);
 		members += count;
 		if (it->nseg > 1)
 			check_item(it, &plan, pkts);
@@ -259,7 +293,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *d, size_t n)
 	if (n < 1 + VNET_HDR_LEN + 2)
 		return 0;
 	first = 1 + VNET_HDR_LEN + 2 + get16(d + 1 + VNET_HDR_LEN);
-	if (first < n)
-		fuzz_gro(d + first, n - first, d[0] & 0x80);
+	if (first < n) {
+		fuzz_gro(d + first, n - first, d[0] & 0x80 ? GRO_TUN_USO : GRO_TUN);
+		fuzz_gro(d + first, n - first, GRO_STACK);
+	}
 	return 0;
 }

@@ -172,7 +172,7 @@ static int socket_path(struct proxy_main *m, const char *given)
 }
 
 /* SIGUSR1: each peer's endpoint, last handshake and transfer, then the
- * engine's counters. */
+ * engine's counters and the packets lwIP did not take. */
 static void log_peers(struct host *h)
 {
 	struct wg_device_stats st;
@@ -203,12 +203,13 @@ static void log_peers(struct host *h)
 	wg_device_get_stats(h->zt.dev, &st);
 	zt_engine_unlock(&h->zt);
 	log_info("stats: handshakes_completed=%llu handshakes_responded=%llu "
-		 "handshakes_timed_out=%llu packets_invalid=%llu cookie_replies_sent=%llu",
+		 "handshakes_timed_out=%llu packets_invalid=%llu cookie_replies_sent=%llu "
+		 "stack_refused=%llu",
 		 (unsigned long long)st.handshakes_completed,
 		 (unsigned long long)st.handshakes_responded,
 		 (unsigned long long)st.handshakes_timed_out,
-		 (unsigned long long)st.packets_invalid,
-		 (unsigned long long)st.cookie_replies_sent);
+		 (unsigned long long)st.packets_invalid, (unsigned long long)st.cookie_replies_sent,
+		 (unsigned long long)zt_drops_read(&h->zt.drops.stack_refused));
 }
 
 static void *loop_main(void *arg)

@@ -1,5 +1,5 @@
 /* Sizes and limits shared by the proxy mode's pure modules (proxy_conf,
- * socks5, httpproxy, dns, vnet_packet). One place, so a limit and its documentation in
+ * socks5, httpproxy, dns, stack). One place, so a limit and its documentation in
  * zinctun.8 stay in step. */
 #ifndef ZT_PROXY_LIMITS_H
 #define ZT_PROXY_LIMITS_H
@@ -32,8 +32,8 @@ enum {
 	DNS_MAX_CNAME_HOPS = 8,
 	DNS_MAX_POINTER_HOPS = 32, /* compression pointers followed in one name */
 
-	/* a packet between the data path and lwIP (vnet_packet): a coalesced
-	 * one is at most an IP datagram, a pbuf at most 64 KiB - 1 */
+	/* a packet from the data path into lwIP: a coalesced one is at most
+	 * an IP datagram, a pbuf at most 64 KiB - 1 */
 	PROXY_STACK_PACKET_MAX = 65535,
 	TCP_HDR_MIN = 20,
 	TCP_OFF_CSUM = 16,

@@ -15,7 +15,6 @@
 #include "proxy_limits.h"
 #include "rcvwnd.h"
 #include "synscale.h"
-#include "vnet_packet.h"
 
 /* Seals and sends what lwIP queued; a packet the data path writes back
  * meanwhile (an ICMP error for a packet with no peer) is dropped rather
@@ -104,39 +103,30 @@ static void sink_begin(void *ctx)
 	s->in_batch = true;
 }
 
-/* One packet behind its virtio-net header: a run of one flow's TCP
- * segments arrives coalesced (vnet_packet.h) and goes in as one segment.
- * It is copied into a pbuf of its size: lwIP's heap cannot shrink a pbuf
- * (mem_trim is a no-op over malloc), and a queued pbuf of 64 KiB per
- * small segment would blow the memory a connection may hold. Never
- * -EINVAL: gro_write would take that for a refusal of coalescing. */
+/* One IP packet: a run of one flow's TCP segments arrives coalesced, its
+ * checksum complete (GRO_STACK), and goes in as one segment: lwIP checks
+ * it once and acknowledges it once. It is copied into a pbuf of its size:
+ * lwIP's heap cannot shrink a pbuf (mem_trim is a no-op over malloc), and
+ * a queued pbuf of 64 KiB per small segment would blow the memory a
+ * connection may hold. A refusal is counted as drops.stack_refused. */
 static int sink_write(void *ctx, const struct iovec *iov, int n)
 {
 	struct stack *s = ctx;
-	struct vnet_hdr h;
 	struct pbuf *p;
 	size_t len = 0, off = 0;
 
 	if (!s->in_batch || s->sending)
 		return -EAGAIN;
-	if (n < 2 || iov[0].iov_len != VNET_HDR_LEN)
-		return -EBADMSG;
-	for (int i = 1; i < n; i++)
+	for (int i = 0; i < n; i++)
 		len += iov[i].iov_len;
 	if (!len || len > PROXY_STACK_PACKET_MAX)
 		return -EMSGSIZE;
 	p = pbuf_alloc(PBUF_RAW, (u16_t)len, PBUF_RAM);
 	if (!p)
 		return -ENOMEM; /* dropped: TCP retransmits */
-	for (int i = 1; i < n; i++) {
+	for (int i = 0; i < n; i++) {
 		memcpy((uint8_t *)p->payload + off, iov[i].iov_base, iov[i].iov_len);
 		off += iov[i].iov_len;
-	}
-	memcpy(&h, iov[0].iov_base, VNET_HDR_LEN);
-	if (vnet_packet_finish(&h, p->payload, len)) {
-		pbuf_free(p);
-		log_debug("proxy: malformed packet from the tunnel dropped");
-		return -EBADMSG;
 	}
 	if (s->netif.input(p, &s->netif) != ERR_OK)
 		pbuf_free(p);

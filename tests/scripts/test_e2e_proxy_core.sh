@@ -13,7 +13,8 @@
 #   [UDPProxyTunnel]   a UDP echo; a client's flow keeps its tunnel port
 #                      while active and is forgotten after InactivityTimeout
 #   a config error     FILE:LINE message, exit 1
-#   SIGUSR1            logs the peer's handshake and transfer
+#   SIGUSR1            logs the peer's handshake and transfer, and the
+#                      packets lwIP did not take (stack_refused)
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 set -u
 . "$(dirname "$0")/lib_netns.sh"
@@ -253,6 +254,17 @@ kill -USR1 "$PID_proxy"
 sleep 0.3
 grep -q "peer .*latest handshake [0-9]* s ago transfer [1-9][0-9]* B received" "$T/proxy.log" ||
 	fail "SIGUSR1: no peer line"
+# every packet of the transfers above went into lwIP
+grep 'stats:' "$T/proxy.log" | tail -n 1 | grep -q ' stack_refused=0' ||
+	fail "SIGUSR1: $(grep 'stats:' "$T/proxy.log" | tail -n 1)"
+# a SYN to an address no peer has: the data path's ICMP error for it comes
+# back while lwIP is still sending, which lwIP cannot take then
+ip netns exec "$N2" curl -sS --max-time 3 -o /dev/null --socks5 127.0.0.1:11080 \
+	"http://192.0.2.1/" 2>/dev/null && fail "SOCKS5: 192.0.2.1 answered"
+kill -USR1 "$PID_proxy"
+sleep 0.3
+refused=$(grep 'stats:' "$T/proxy.log" | tail -n 1 | sed -n 's/.* stack_refused=\([0-9]*\).*/\1/p')
+[ "${refused:-0}" -ge 1 ] || fail "the refused ICMP error is not counted: '$refused'"
 ok "SIGUSR1"
 
 log "wg show through /var/run/wireguard"

@@ -1,11 +1,13 @@
 /* TUN offload code (daemon/offload.c): splitting TSO/USO super-packets
  * into segments with correct headers and checksums, and coalescing
- * decrypted segments into super-packets for TUN. Checksums are verified
+ * decrypted segments into super-packets for TUN, or into whole IP packets
+ * for an in-process stack (through tun.c's sink). Checksums are verified
  * with an independent RFC 1071 sum (tests/rfc1071.h). */
 #include "rfc1071.h"
 #include "test.h"
 #include "../../daemon/csum.c"
 #include "../../daemon/offload.c"
+#include "../../daemon/tun.c"
 
 enum { MAX_OUT = 128, OUT_SIZE = 2048 };
 
@@ -344,7 +346,7 @@ static void test_roundtrip(bool v6, uint8_t proto, int count, size_t mss, size_t
 		add(&ps, v6, proto, i == count - 1 ? last : mss, 5000 + (uint32_t)(i * mss),
 		    (uint8_t)(0x10 | (i == count - 1 ? 0x08 : 0)), (uint16_t)(7 + i));
 	memcpy(&orig, &ps, sizeof(ps)); /* compare with orig.buf: orig.p points into ps */
-	gro_plan_build(&plan, ps.p, ps.n, true);
+	gro_plan_build(&plan, ps.p, ps.n, GRO_TUN_USO);
 	CHECK(plan.n_items == 1);
 	CHECK(items[0].nseg == count);
 	CHECK(items[0].len == hdr + (size_t)(count - 1) * mss + last);
@@ -390,7 +392,7 @@ static void test_plan(void)
 	add(&ps, false, 6, 1000, 1100, 0x10, 2);
 	add(&ps, true, 6, 1000, 1100, 0x10, 0);
 	add(&ps, false, 6, 1000, 2100, 0x10, 3);
-	gro_plan_build(&plan, ps.p, ps.n, false);
+	gro_plan_build(&plan, ps.p, ps.n, GRO_TUN);
 	CHECK(plan.n_items == 2);
 	CHECK(items[0].head == 0 && items[0].nseg == 3 && next[0] == 2 && next[2] == 4 &&
 	      next[4] == -1);
@@ -408,20 +410,22 @@ static void test_plan(void)
 	add(&ps, false, 6, 500, 11600, 0x10, 7);  /* 6: after PSH -> F */
 	add(&ps, false, 6, 400, 12100, 0x10, 8);  /* 7: F (shorter: last) */
 	add(&ps, false, 6, 400, 12500, 0x10, 9);  /* 8: after a short one -> G */
-	gro_plan_build(&plan, ps.p, ps.n, false);
+	gro_plan_build(&plan, ps.p, ps.n, GRO_TUN);
 	CHECK(plan.n_items == 7);
 	CHECK(items[0].nseg == 2);
 	for (int k = 1; k < plan.n_items; k++)
 		CHECK(items[k].nseg == (k == 5 ? 2 : 1));
 	CHECK(items[5].head == 6 && next[6] == 7);
 
-	/* UDP: coalesced only when the device takes USO */
+	/* UDP: coalesced only when the device takes USO (a stack does not) */
 	memset(&ps, 0, sizeof(ps));
 	for (int i = 0; i < 4; i++)
 		add(&ps, false, 17, 64, 0, 0, (uint16_t)i);
-	gro_plan_build(&plan, ps.p, ps.n, false);
+	gro_plan_build(&plan, ps.p, ps.n, GRO_TUN);
 	CHECK(plan.n_items == 4);
-	gro_plan_build(&plan, ps.p, ps.n, true);
+	gro_plan_build(&plan, ps.p, ps.n, GRO_STACK);
+	CHECK(plan.n_items == 4);
+	gro_plan_build(&plan, ps.p, ps.n, GRO_TUN_USO);
 	CHECK(plan.n_items == 1 && items[0].nseg == 4 && items[0].udp);
 
 	/* a fragment or IPv4 options: never coalesced */
@@ -429,7 +433,7 @@ static void test_plan(void)
 	add(&ps, false, 6, 1000, 100, 0x10, 1);
 	add(&ps, false, 6, 1000, 1100, 0x10, 2);
 	ps.p[1].p[6] |= 0x20; /* MF */
-	gro_plan_build(&plan, ps.p, ps.n, true);
+	gro_plan_build(&plan, ps.p, ps.n, GRO_TUN_USO);
 	CHECK(plan.n_items == 2);
 }
 
@@ -447,8 +451,8 @@ static uint64_t members(const struct gro_plan *plan, int k)
 /* Checks the plan's items (as packet masks) and that every coalesced item
  * splits back into the original segments; single packets stay as they
  * arrived (orig). */
-static void check_plan(struct pkts *ps, const struct pkts *orig, bool udp, int n_items,
-		       const uint64_t *want)
+static void check_plan(struct pkts *ps, const struct pkts *orig, enum gro_target target,
+		       int n_items, const uint64_t *want)
 {
 	static struct out o;
 	static uint8_t flat[70000];
@@ -460,7 +464,7 @@ static void check_plan(struct pkts *ps, const struct pkts *orig, bool udp, int n
 	uint8_t saved[GRO_SAVED_LEN];
 	int done;
 
-	gro_plan_build(&plan, ps->p, ps->n, udp);
+	gro_plan_build(&plan, ps->p, ps->n, target);
 	CHECK(plan.n_items == n_items);
 	for (int k = 0; k < plan.n_items && k < n_items; k++) {
 		int n, seg = 0;
@@ -495,7 +499,7 @@ static void test_plan_csum(void)
 		add(&ps, false, 6, 1000, 100 + 1000 * (uint32_t)i, 0x10, (uint16_t)(1 + i));
 	ps.p[2].p[hdr4 + 10] ^= 0x04;
 	memcpy(&orig, &ps, sizeof(ps));
-	check_plan(&ps, &orig, false, 3, (const uint64_t[]){0x03, 0x04, 0x18});
+	check_plan(&ps, &orig, GRO_TUN, 3, (const uint64_t[]){0x03, 0x04, 0x18});
 
 	/* a bad IPv4 header checksum (the id changed: GRO ignores the id) */
 	memset(&ps, 0, sizeof(ps));
@@ -503,7 +507,9 @@ static void test_plan_csum(void)
 		add(&ps, false, 6, 1000, 100 + 1000 * (uint32_t)i, 0x10, (uint16_t)(1 + i));
 	ps.p[1].p[5] ^= 0x01;
 	memcpy(&orig, &ps, sizeof(ps));
-	check_plan(&ps, &orig, false, 3, (const uint64_t[]){0x01, 0x02, 0x1c});
+	check_plan(&ps, &orig, GRO_TUN, 3, (const uint64_t[]){0x01, 0x02, 0x1c});
+	/* for the stack too: the members' IPv4 headers are not passed on */
+	check_plan(&ps, &orig, GRO_STACK, 3, (const uint64_t[]){0x01, 0x02, 0x1c});
 
 	/* the run's head corrupted (IPv6: no header checksum) */
 	memset(&ps, 0, sizeof(ps));
@@ -511,7 +517,7 @@ static void test_plan_csum(void)
 		add(&ps, true, 6, 1000, 100 + 1000 * (uint32_t)i, 0x10, 0);
 	ps.p[0].p[40 + 20 + 999] ^= 0x80;
 	memcpy(&orig, &ps, sizeof(ps));
-	check_plan(&ps, &orig, false, 2, (const uint64_t[]){0x01, 0x0e});
+	check_plan(&ps, &orig, GRO_TUN, 2, (const uint64_t[]){0x01, 0x0e});
 
 	/* the last member corrupted: the run before it still coalesces */
 	memset(&ps, 0, sizeof(ps));
@@ -519,7 +525,7 @@ static void test_plan_csum(void)
 		add(&ps, true, 6, 1000, 100 + 1000 * (uint32_t)i, 0x10, 0);
 	ps.p[3].p[40 + 20] ^= 0x01;
 	memcpy(&orig, &ps, sizeof(ps));
-	check_plan(&ps, &orig, false, 2, (const uint64_t[]){0x07, 0x08});
+	check_plan(&ps, &orig, GRO_TUN, 2, (const uint64_t[]){0x07, 0x08});
 
 	/* UDP (USO): a corrupted datagram, and one without a checksum (0:
 	 * nothing to verify, so not coalesced either) */
@@ -529,7 +535,94 @@ static void test_plan_csum(void)
 	ps.p[1].p[20 + 8 + 3] ^= 0x10;
 	put_csum(ps.p[5].p + 40 + 6, 0);
 	memcpy(&orig, &ps, sizeof(ps));
-	check_plan(&ps, &orig, true, 6, (const uint64_t[]){0x01, 0x02, 0x0c, 0x10, 0x20, 0xc0});
+	check_plan(&ps, &orig, GRO_TUN_USO, 6,
+		   (const uint64_t[]){0x01, 0x02, 0x0c, 0x10, 0x20, 0xc0});
+}
+
+/* ---- whole packets for an in-process stack (GRO_STACK, tun_sink) ---- */
+
+/* What a sink was given last, flattened, and how many pieces it came in. */
+struct seen {
+	uint8_t pkt[70000];
+	size_t len;
+	int pieces;
+};
+
+static void sink_nop(void *ctx)
+{
+	(void)ctx;
+}
+
+static int sink_keep(void *ctx, const struct iovec *iov, int n)
+{
+	struct seen *s = ctx;
+
+	s->len = 0;
+	s->pieces = n;
+	for (int i = 0; i < n; i++) {
+		memcpy(s->pkt + s->len, iov[i].iov_base, iov[i].iov_len);
+		s->len += iov[i].iov_len;
+	}
+	return 0;
+}
+
+static struct seen seen;
+static const struct tun_sink keeper = {sink_nop, sink_keep, sink_nop, &seen};
+
+/* A run coalesced for the stack reaches the sink as one IP packet, with
+ * no virtio-net header: IP and TCP checksums that verify with the
+ * independent sum, the head's sequence number, the last member's PSH and
+ * the members' payloads in order (an odd mss puts every other one at an
+ * odd offset). Its TCP checksum is built from the members' own, unread:
+ * with member `corrupt` (or none, -1) altered, the whole fails the check,
+ * so the stack drops it as it would have dropped the member. */
+static void test_stack_run(bool v6, int count, size_t mss, size_t last, int corrupt)
+{
+	static struct pkts ps, orig;
+	struct tun_dev dev = {.sink = &keeper};
+	struct gro_item items[MAX_OUT];
+	int next[MAX_OUT];
+	struct gro_plan plan = {.items = items, .next = next};
+	struct iovec iov[GRO_MAX_SEGS + 2];
+	struct vnet_hdr h;
+	uint8_t saved[64];
+	size_t l4 = v6 ? 40 : 20, hdr = l4 + 20, off = hdr;
+
+	memset(&ps, 0, sizeof(ps));
+	for (int i = 0; i < count; i++)
+		add(&ps, v6, 6, i == count - 1 ? last : mss, 5000 + (uint32_t)(i * mss),
+		    (uint8_t)(0x10 | (i == count - 1 ? 0x08 : 0)), (uint16_t)(7 + i));
+	if (corrupt >= 0)
+		ps.p[corrupt].p[hdr + 5] ^= 0x21;
+	memcpy(&orig, &ps, sizeof(ps));
+	gro_plan_build(&plan, ps.p, ps.n, GRO_STACK);
+	CHECK(plan.n_items == 1 && items[0].nseg == count);
+	CHECK(tun_write_gro(&dev, iov, gro_item_prepare(&items[0], &plan, ps.p, &h, iov, saved)) ==
+	      0);
+	CHECK(seen.len == items[0].len && seen.pieces == count);
+	if (v6)
+		CHECK(get_be16(seen.pkt + 4) == seen.len - 40);
+	else
+		CHECK(rfc1071_ipv4_hdr_ok(seen.pkt) && get_be16(seen.pkt + 2) == seen.len);
+	CHECK(l4_ok(seen.pkt, seen.len) == (corrupt < 0));
+	CHECK(get_be32(seen.pkt + l4 + 4) == 5000 && seen.pkt[l4 + 13] == 0x18);
+	for (int i = 0; i < count; i++) {
+		CHECK_MEM(seen.pkt + off, orig.buf[i] + hdr, orig.p[i].len - hdr, "payload");
+		off += orig.p[i].len - hdr;
+	}
+}
+
+/* A packet written alone reaches the sink as it is, in one piece. */
+static void test_stack_single(void)
+{
+	static struct pkts ps;
+	struct tun_dev dev = {.sink = &keeper};
+
+	memset(&ps, 0, sizeof(ps));
+	add(&ps, false, 17, 300, 0, 0, 9);
+	CHECK(tun_write(&dev, ps.p[0].p, ps.p[0].len) == 0);
+	CHECK(seen.len == ps.p[0].len && seen.pieces == 1);
+	CHECK_MEM(seen.pkt, ps.p[0].p, ps.p[0].len, "single packet");
 }
 
 int main(void)
@@ -547,5 +640,13 @@ int main(void)
 	test_roundtrip(true, 17, 3, 1000, 10);
 	test_plan();
 	test_plan_csum();
+	test_stack_run(false, 5, 1380, 700, -1);
+	test_stack_run(true, 47, 1380, 1380, -1);
+	test_stack_run(false, 9, 1379, 3, -1); /* odd offsets */
+	test_stack_run(true, 4, 1001, 1001, -1);
+	test_stack_run(false, 5, 1380, 700, 0); /* the head */
+	test_stack_run(false, 9, 1379, 3, 4);
+	test_stack_run(true, 4, 1001, 1001, 3); /* the last */
+	test_stack_single();
 	return test_finish("test_offload");
 }
