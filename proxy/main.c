@@ -17,7 +17,6 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
-#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -28,6 +27,7 @@
 #include "datapath.h"
 #include "log.h"
 #include "proxy.h"
+#include "rundir.h"
 #include "runtime.h"
 #include "signals.h"
 #include "uapi.h"
@@ -191,55 +191,6 @@ static int apply_conf(struct proxy_main *m, const char *file)
 	if (ret)
 		fprintf(stderr, "%s: the configuration was refused: %s\n", file, strerror(-ret));
 	return ret ? -1 : 0;
-}
-
-/* A directory only we can use: created 0700, or one that is ours and 0700. */
-static int own_dir(const char *dir)
-{
-	struct stat st;
-
-	if (mkdir(dir, 0700) < 0 && errno != EEXIST)
-		return -errno;
-	if (lstat(dir, &st) < 0)
-		return -errno;
-	if (!S_ISDIR(st.st_mode) || st.st_uid != getuid() || (st.st_mode & 077))
-		return -EPERM;
-	return 0;
-}
-
-/* XDG_RUNTIME_DIR is used only when it is ours: one inherited from another
- * user (setpriv or su from a root shell) is not writable. */
-static bool owned_dir(const char *dir)
-{
-	struct stat st;
-
-	return stat(dir, &st) == 0 && S_ISDIR(st.st_mode) && st.st_uid == getuid();
-}
-
-static int socket_path(struct proxy_main *m, const char *given)
-{
-	const char *xdg = getenv("XDG_RUNTIME_DIR");
-	char dir[sizeof(m->sock_path)];
-	int ret;
-
-	if (given) {
-		if ((size_t)snprintf(m->sock_path, sizeof(m->sock_path), "%s", given) >=
-		    sizeof(m->sock_path))
-			return -ENAMETOOLONG;
-		return 0;
-	}
-	if (xdg && *xdg && owned_dir(xdg)) {
-		snprintf(dir, sizeof(dir), "%s/zinctun", xdg);
-	} else {
-		snprintf(dir, sizeof(dir), "/tmp/zinctun-%u", (unsigned)getuid());
-	}
-	ret = own_dir(dir);
-	if (ret)
-		return ret;
-	if ((size_t)snprintf(m->sock_path, sizeof(m->sock_path), "%s/%s.sock", dir, m->name) >=
-	    sizeof(m->sock_path))
-		return -ENAMETOOLONG;
-	return 0;
 }
 
 static void default_name(struct proxy_main *m, const char *file)
@@ -513,7 +464,7 @@ int main(int argc, char **argv)
 	m.px.loop.lock_ctx = &m.px.stack;
 	if (services_open(&m.px, file))
 		return 1;
-	ret = socket_path(&m, sock);
+	ret = rundir_socket_path(m.sock_path, sizeof(m.sock_path), m.name, sock);
 	ops = (struct uapi_ops){.get = uapi_get, .set = uapi_set, .ctx = &m.zt};
 	if (!ret)
 		ret = uapi_open_path(&m.uapi, m.sock_path, &ops);
