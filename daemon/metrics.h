@@ -25,8 +25,8 @@ enum {
 	METRICS_MAX_CLIENTS = 64,	   /* more wait in the listen backlog */
 	METRICS_MAX_REQUEST = 4096,	   /* a request head longer than this: 400 */
 	METRICS_IDLE_TIMEOUT_MS = 5000,	   /* a client that neither sends nor reads */
-	METRICS_REQUEST_TIMEOUT_MS = 5000, /* its whole request head, from accept */
 	METRICS_BUSY_TIMEOUT_MS = 1000,	   /* the same, when a new client needs its slot */
+	METRICS_REQUEST_TIMEOUT_MS = 5000, /* its whole request head, from accept */
 	METRICS_BACKLOG = 1024,
 	METRICS_MAX_RESPONSE = 1024u << 20,
 };
