@@ -350,9 +350,12 @@ static void detach_stdio(int null)
 
 /* Least privilege once the TUN, the sockets and the config socket exist,
  * and before any thread starts (see sandbox.h). */
-static int enter_sandbox(const struct zt_options *opt)
+static int enter_sandbox(const struct zt_options *opt, const struct linkmon *lm)
 {
 	struct zt_sandbox_config cfg = {
+	    .profile = ZT_SANDBOX_DAEMON,
+	    .netlink_fds = {lm->fd, lm->peer_fd},
+	    .n_netlink_fds = ZT_SANDBOX_NETLINK_MAX,
 	    .user = opt->user,
 	    .need_bind_service = opt->bind_service,
 	    .seccomp = opt->seccomp,
@@ -400,7 +403,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "zinctun: %s (see zinctun --help)\n", opt.err);
 		return 1;
 	case ZT_CLI_PROXY:
-		return proxy_exec(opt.proxy);
+		return proxy_exec(opt.proxy, opt.user);
 	case ZT_CLI_RUN:
 		break;
 	}
@@ -466,7 +469,7 @@ int main(int argc, char **argv)
 	}
 	if (opt.metrics)
 		metrics_open_proc(&d.metrics); /* /proc/self is the child's now */
-	if (enter_sandbox(&opt)) {
+	if (enter_sandbox(&opt, &d.link)) {
 		uapi_close(&d.uapi);
 		return 1;
 	}
