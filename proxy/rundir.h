@@ -5,8 +5,12 @@
 
 #include <stddef.h>
 
-/* path (len bytes) = given, else a NAME.sock in a directory that only we
- * can use, made if needed. 0 or a negative errno. */
+/* path (len bytes) = given, else NAME.sock in $XDG_RUNTIME_DIR/zinctun
+ * (when XDG_RUNTIME_DIR is ours) or /tmp/zinctun-UID, made 0700 if needed.
+ * When that directory exists but is not ours alone (another user made it
+ * first, or it is a symlink), it is not used: the socket goes to a new
+ * directory made by mkdtemp beside it (/tmp/zinctun-UID.XXXXXX), and a
+ * line on stderr says so. 0 or a negative errno. */
 int rundir_socket_path(char *path, size_t len, const char *name, const char *given);
 
 #endif
