@@ -48,13 +48,14 @@ static void usage(FILE *f, const char *prog)
 	fprintf(
 	    f,
 	    "Usage: %s [-f/--foreground] [--user NAME] [--metrics [ADDR:]PORT] INTERFACE-NAME\n"
-	    "       %s --proxy FILE\n"
+	    "       %s --proxy FILE [--user NAME]\n"
 	    "       %s --version\n"
 	    "\n"
 	    "Creates the TUN interface INTERFACE-NAME and serves the WireGuard\n"
 	    "configuration socket /var/run/wireguard/INTERFACE-NAME.sock for wg(8).\n"
 	    "--proxy FILE runs the rootless proxy zinctun-proxy, installed beside\n"
-	    "zinctun, on the configuration FILE instead (no TUN device, no root).\n"
+	    "zinctun, on the configuration FILE instead (no TUN device; started by\n"
+	    "root it runs as nobody or --user NAME, without capabilities).\n"
 	    "Environment: LOG_LEVEL=silent|error|info|debug (verbose = debug; to stderr\n"
 	    "with -f, else to syslog), WG_PROCESS_FOREGROUND=1,\n"
 	    "WG_TUN_FD and WG_UAPI_FD (inherited descriptors).\n"

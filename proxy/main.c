@@ -26,6 +26,7 @@
 #include "conn.h"
 #include "datapath.h"
 #include "log.h"
+#include "privs.h"
 #include "proxy.h"
 #include "rundir.h"
 #include "runtime.h"
@@ -50,18 +51,22 @@ struct proxy_main {
 
 static void usage(FILE *f)
 {
-	fprintf(f, "Usage: zinctun-proxy [-f] [--socket PATH] [--name NAME] [--] FILE\n"
-		   "       zinctun-proxy --version\n"
-		   "\n"
-		   "A WireGuard client without root, TUN device or capabilities: its IP\n"
-		   "stack is lwIP, and the [Socks5], [http], [TCPClientTunnel],\n"
-		   "[TCPServerTunnel] and [UDPProxyTunnel] sections of FILE (wireproxy's\n"
-		   "format) expose the tunnel to local programs. Runs in the foreground,\n"
-		   "logs to stderr (LOG_LEVEL=silent|error|info|debug, default info).\n"
-		   "The configuration socket (wg(8)'s protocol) is PATH, else\n"
-		   "$XDG_RUNTIME_DIR/zinctun/NAME.sock (when that directory is the user's),\n"
-		   "else /tmp/zinctun-UID/NAME.sock; NAME defaults to FILE's name up to\n"
-		   "its first '.'.\n");
+	fprintf(f,
+		"Usage: zinctun-proxy [-f] [--socket PATH] [--name NAME] [--user NAME] [--] FILE\n"
+		"       zinctun-proxy --version\n"
+		"\n"
+		"A WireGuard client without root, TUN device or capabilities: its IP\n"
+		"stack is lwIP, and the [Socks5], [http], [TCPClientTunnel],\n"
+		"[TCPServerTunnel] and [UDPProxyTunnel] sections of FILE (wireproxy's\n"
+		"format) expose the tunnel to local programs. Runs in the foreground,\n"
+		"logs to stderr (LOG_LEVEL=silent|error|info|debug, default info).\n"
+		"The configuration socket (wg(8)'s protocol) is PATH, else\n"
+		"$XDG_RUNTIME_DIR/zinctun/NAME.sock (when that directory is the user's),\n"
+		"else /tmp/zinctun-UID/NAME.sock; NAME defaults to FILE's name up to\n"
+		"its first '.'.\n"
+		"Started as root, it runs as nobody (or --user NAME, ZINCTUN_USER)\n"
+		"without capabilities, and always under a seccomp filter\n"
+		"(ZINCTUN_SECCOMP=0|1|kill): see zinctun(8).\n");
 }
 
 static int read_text(const char *path, char **text, size_t *len)
@@ -379,7 +384,7 @@ static void raise_fd_limit(void)
 int main(int argc, char **argv)
 {
 	static struct proxy_main m;
-	const char *file = NULL, *sock = NULL, *name = NULL;
+	const char *file = NULL, *sock = NULL, *name = NULL, *user = NULL;
 	char err[PROXY_CONF_ERR_LEN], *text;
 	struct uapi_ops ops;
 	pthread_t loop_thread;
@@ -399,6 +404,8 @@ int main(int argc, char **argv)
 			sock = argv[++i];
 		} else if (!strcmp(argv[i], "--name") && i + 1 < argc) {
 			name = argv[++i];
+		} else if (!strcmp(argv[i], "--user") && i + 1 < argc) {
+			user = argv[++i];
 		} else if (!strcmp(argv[i], "--") && i + 2 == argc && !file) {
 			file = argv[++i]; /* a FILE that may start with '-' */
 		} else if (argv[i][0] != '-' && !file) {
@@ -419,6 +426,8 @@ int main(int argc, char **argv)
 	if (!getenv("LOG_LEVEL"))
 		setenv("LOG_LEVEL", "info", 0);
 	daemon_options(&m);
+	if (user)
+		m.opt.user = user;
 	log_init(m.name, m.opt.log_level);
 
 	ret = read_text(file, &text, &len);
@@ -451,7 +460,18 @@ int main(int argc, char **argv)
 	zt_set_mtu(&m.zt, m.px.conf.iface.mtu);
 	if (apply_conf(&m, file))
 		return 1;
-	if (loop_init(&m.px.loop) || stack_addrs(&m)) {
+	ret = rundir_socket_path(m.sock_path, sizeof(m.sock_path), m.name, sock);
+	ops = (struct uapi_ops){.get = uapi_get, .set = uapi_set, .ctx = &m.zt};
+	if (!ret)
+		ret = uapi_open_path(&m.uapi, m.sock_path, &ops);
+	if (ret) {
+		fprintf(stderr, "zinctun-proxy: cannot open the configuration socket %s: %s\n",
+			m.sock_path, strerror(-ret));
+		return 1;
+	}
+	/* lwIP's thread starts in stack_addrs */
+	if (privs_drop(&m.px.conf, &m.opt) || loop_init(&m.px.loop) || stack_addrs(&m)) {
+		uapi_close(&m.uapi);
 		fprintf(stderr, "zinctun-proxy: cannot start lwIP\n");
 		return 1;
 	}
@@ -462,15 +482,8 @@ int main(int argc, char **argv)
 	m.px.loop.lock = stack_lock;
 	m.px.loop.unlock = stack_unlock;
 	m.px.loop.lock_ctx = &m.px.stack;
-	if (services_open(&m.px, file))
-		return 1;
-	ret = rundir_socket_path(m.sock_path, sizeof(m.sock_path), m.name, sock);
-	ops = (struct uapi_ops){.get = uapi_get, .set = uapi_set, .ctx = &m.zt};
-	if (!ret)
-		ret = uapi_open_path(&m.uapi, m.sock_path, &ops);
-	if (ret) {
-		fprintf(stderr, "zinctun-proxy: cannot open the configuration socket %s: %s\n",
-			m.sock_path, strerror(-ret));
+	if (services_open(&m.px, file) || privs_filter()) {
+		uapi_close(&m.uapi);
 		return 1;
 	}
 	ret = zt_start(&m.zt);
