@@ -121,7 +121,8 @@ $(ZT_PROXY): $(PROXY_OBJ) $(PROXY_DAEMON_OBJ) $(LIBWG_A) $(LIBZINC_A)
 #    binary and tool links it (their objects see the seams' declarations);
 #  - zinctun-testhooks: the daemon on that library plus daemon/testhook.c's
 #    escape attempts (ZINCTUN_TEST_HOOKS, see testhook.h), for the
-#    end-to-end tests that use a hook (test_e2e_sandbox, test_e2e_rng).
+#    end-to-end tests that use a hook (test_e2e_sandbox, test_e2e_rng);
+#  - zinctun-proxy-testhooks: zinctun-proxy with that hook.
 TEST_HOOKS := -DZINC_TEST_HOOKS -DZINCTUN_TEST_HOOKS
 HOOK_SRC := daemon/sandbox.c daemon/testhook.c
 HOOK_OBJ := $(patsubst %.c,$(BUILD)/obj-testhooks/%.o,$(HOOK_SRC))
@@ -138,6 +139,12 @@ $(LIBZINC_T): $(filter-out $(call obj,$(ZINC_HOOK_SRC)),$(ZINC_OBJ)) $(ZINC_HOOK
 
 $(ZINCTUN)-testhooks: $(filter-out $(call obj,$(HOOK_SRC)),$(DAEMON_OBJ)) $(HOOK_OBJ) $(LIBWG_A) $(LIBZINC_T)
 	$(CC) $(ALLCFLAGS) $(DAEMON_LDFLAGS) $^ -lpthread -o $@
+
+# zinctun-proxy-testhooks: the proxy with the same escape attempts
+# (test_e2e_proxy_sandbox)
+$(ZT_PROXY)-testhooks: $(PROXY_OBJ) $(filter-out $(patsubst %.c,$(BUILD)/obj-proxy/%.o,$(HOOK_SRC)),$(PROXY_DAEMON_OBJ)) \
+		       $(HOOK_OBJ) $(LIBWG_A) $(LIBZINC_A)
+	$(CC) $(ALLCFLAGS) $^ $(LWIP_LIBS) -lpthread -o $@
 
 # Generated test data: tests/gen/NAME.py writes a C header to stdout.
 $(BUILD)/gen/%.h: tests/gen/%.py $(wildcard tests/vectors/*/*)
@@ -184,7 +191,7 @@ $(BUILD)/bench/%: $(BUILD)/obj/bench/%.o $(IMPL_ENV) $(LIBWG_A) $(LIBZINC_A)
 deps:
 	@scripts/install-deps
 
-tests: all $(UNIT_BIN) $(TOOL_BIN) $(ZINCTUN)-testhooks
+tests: all $(UNIT_BIN) $(TOOL_BIN) $(ZINCTUN)-testhooks $(if $(PROXY_SRC),$(ZT_PROXY)-testhooks)
 
 # Naming the generated headers in an explicit rule makes them "ought to
 # exist", so make picks the tests/ pattern rule (which lists them) for test objects.

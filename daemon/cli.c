@@ -174,11 +174,14 @@ static bool parse_args(int argc, char *const argv[], struct zt_options *out)
 			out->proxy = v;
 			continue;
 		}
+		/* the one option the proxy takes too */
+		if ((v = flag_value(argc, argv, &i, "--user", &missing))) {
+			out->user = v;
+			continue;
+		}
 		others++;
 		if (is(a, "-f") || is(a, "--foreground"))
 			out->foreground = true;
-		else if ((v = flag_value(argc, argv, &i, "--user", &missing)))
-			out->user = v;
 		else if ((v = flag_value(argc, argv, &i, "--metrics", &missing)))
 			out->metrics = v;
 		else if (missing)
@@ -195,8 +198,8 @@ static bool parse_args(int argc, char *const argv[], struct zt_options *out)
 		if (!*out->proxy)
 			return fail(out, "option '--proxy' needs a file");
 		if (others)
-			return fail(out,
-				    "'--proxy FILE' takes no interface name and no other option");
+			return fail(
+			    out, "'--proxy FILE' takes no interface name and no option but --user");
 		out->action = ZT_CLI_PROXY;
 	}
 	return true;
@@ -363,6 +366,8 @@ static bool parse_proxy_args(int argc, char *const argv[], struct zt_options *ou
 			out->socket = v;
 		else if ((v = flag_value(argc, argv, &i, "--name", &missing)))
 			name = v;
+		else if ((v = flag_value(argc, argv, &i, "--user", &missing)))
+			out->user = v;
 		else if (is(a, "--") && i + 2 == argc && !out->proxy)
 			out->proxy = argv[++i]; /* a FILE that may start with '-' */
 		else if (!missing && a[0] != '-' && !out->proxy)

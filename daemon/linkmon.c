@@ -3,15 +3,20 @@
 #include "linkmon.h"
 
 #include <errno.h>
+#include <linux/capability.h>
+#include <linux/if_tun.h>
+#include <linux/net_namespace.h>
 #include <linux/netlink.h>
 #include <linux/rtnetlink.h>
 #include <net/if.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "log.h"
+#include "sandbox.h"
 #include "tun.h"
 
 #ifndef SOL_NETLINK /* <sys/socket.h> has it only with newer C libraries */
@@ -33,10 +38,15 @@ struct link_msg {
 	uint32_t mtu;
 };
 
-static int nl_socket(void)
+/* Opened with no capability but keep in effect: the kernel refuses every
+ * change (route, link, address) sent on it without a destination, and the
+ * sandbox forbids sends with one (sandbox.h). keep: CAP_NET_BROADCAST for
+ * peer_fd, which other namespaces' events reach only through it. */
+static int nl_socket(uint64_t keep)
 {
 	struct sockaddr_nl sa = {.nl_family = AF_NETLINK};
-	int fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC | SOCK_NONBLOCK, NETLINK_ROUTE);
+	int fd = zt_sandbox_socket_unprivileged(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC | SOCK_NONBLOCK,
+						NETLINK_ROUTE, keep);
 
 	if (fd < 0)
 		return -errno;
@@ -140,7 +150,7 @@ int linkmon_open(struct linkmon *lm, int tun_fd, int ifindex)
 	lm->tun_fd = tun_fd;
 	lm->nsid = LINKMON_HERE;
 	lm->ifindex = ifindex;
-	lm->peer_fd = nl_socket();
+	lm->peer_fd = nl_socket(1ULL << CAP_NET_BROADCAST);
 	if (lm->peer_fd >= 0 &&
 	    setsockopt(lm->peer_fd, SOL_NETLINK, NETLINK_LISTEN_ALL_NSID, &one, sizeof(one)) < 0) {
 		log_info("netlink: %s (MTU changes after a move to another network "
@@ -153,7 +163,7 @@ int linkmon_open(struct linkmon *lm, int tun_fd, int ifindex)
 		lm->home_dev = st.st_dev;
 		lm->home_ino = st.st_ino;
 	}
-	lm->fd = nl_socket();
+	lm->fd = nl_socket(0);
 	if (lm->fd < 0)
 		return lm->fd;
 	ret = set_group(lm->fd, NETLINK_ADD_MEMBERSHIP);
@@ -178,29 +188,61 @@ void linkmon_close(struct linkmon *lm)
 	lm->fd = lm->peer_fd = -1;
 }
 
-/* Asks for the link in namespace lm->nsid; the answer (RTM_NEWLINK naming
- * that namespace, or an error) comes through peer_fd like an event. */
-static void query_peer_link(struct linkmon *lm)
+static void relocate(struct linkmon *lm, struct link_event *ev);
+
+/* Asks on fd which id our namespace has for the TUN's (RTM_GETNSID names
+ * it by descriptor, a query any socket may make): the answer, on fd with
+ * seq nsid_seq, shows a link that left the namespace we follow before we
+ * joined its events. Asking for the link itself there (RTM_GETLINK with
+ * IFLA_TARGET_NETNSID) would need CAP_NET_ADMIN in the socket's opener,
+ * with which a compromised daemon could change routes and links. */
+static void check_nsid(struct linkmon *lm)
 {
 	struct {
 		struct nlmsghdr nh;
-		struct ifinfomsg ifi;
+		struct rtgenmsg g;
+		uint8_t pad[NLMSG_ALIGN(sizeof(struct rtgenmsg)) - sizeof(struct rtgenmsg)];
 		struct rtattr rta;
-		int32_t nsid;
+		int32_t fd;
 	} req;
+	int ns = ioctl(lm->tun_fd, TUNGETDEVNETNS);
 
+	if (ns < 0 || lm->fd < 0) {
+		if (ns >= 0)
+			close(ns);
+		return;
+	}
 	memset(&req, 0, sizeof(req));
 	req.nh.nlmsg_len = sizeof(req);
-	req.nh.nlmsg_type = RTM_GETLINK;
+	req.nh.nlmsg_type = RTM_GETNSID;
 	req.nh.nlmsg_flags = NLM_F_REQUEST;
-	req.nh.nlmsg_seq = ++lm->seq;
-	req.ifi.ifi_family = AF_UNSPEC;
-	req.ifi.ifi_index = lm->ifindex;
-	req.rta.rta_type = IFLA_TARGET_NETNSID;
-	req.rta.rta_len = RTA_LENGTH(sizeof(req.nsid));
-	req.nsid = lm->nsid;
-	if (send(lm->peer_fd, &req, sizeof(req), 0) < 0)
-		log_debug("netlink: link query: %s", strerror(errno));
+	req.nh.nlmsg_seq = ++lm->nsid_seq;
+	req.g.rtgen_family = AF_UNSPEC;
+	req.rta.rta_type = NETNSA_FD;
+	req.rta.rta_len = RTA_LENGTH(sizeof(req.fd));
+	req.fd = ns;
+	if (send(lm->fd, &req, sizeof(req), 0) < 0)
+		log_debug("netlink: namespace id query: %s", strerror(errno));
+	close(ns); /* the kernel took it during send */
+}
+
+/* The answer to check_nsid: a link no longer where we follow it is looked
+ * for again. */
+static void handle_nsid(struct linkmon *lm, const struct nlmsghdr *nh, struct link_event *ev)
+{
+	const struct rtgenmsg *g = NLMSG_DATA(nh);
+	const struct rtattr *rta =
+	    (const struct rtattr *)((const char *)g + NLMSG_ALIGN(sizeof(*g)));
+	int len = (int)nh->nlmsg_len - (int)NLMSG_LENGTH(NLMSG_ALIGN(sizeof(*g)));
+	int32_t nsid = LINKMON_LOST;
+
+	for (; RTA_OK(rta, len); rta = RTA_NEXT(rta, len))
+		if (rta->rta_type == NETNSA_NSID && RTA_PAYLOAD(rta) >= sizeof(nsid))
+			memcpy(&nsid, RTA_DATA(rta), sizeof(nsid));
+	if (lm->nsid >= 0 && nsid != lm->nsid) {
+		relocate(lm, ev);
+		ev->moved = true;
+	}
 }
 
 /* Follows the link to (nsid, ifindex): the link group of every namespace
@@ -218,9 +260,10 @@ static void set_location(struct linkmon *lm, int nsid, int ifindex)
 		lm->peer_joined = set_group(lm->peer_fd, NETLINK_DROP_MEMBERSHIP) != 0;
 	if (nsid >= 0 && !lm->peer_joined)
 		lm->nsid = LINKMON_LOST;
-	/* events may have come and gone before we joined: ask once */
+	/* it may have moved on before we joined (an MTU set there meanwhile
+	 * is seen at its next change) */
 	if (lm->nsid >= 0)
-		query_peer_link(lm);
+		check_nsid(lm);
 }
 
 /* The link is not where we watched it. The TUN says whether it exists; if
@@ -294,9 +337,6 @@ static void parse_link(const struct nlmsghdr *nh, int nsid, struct link_msg *m)
 			m->mtu = (uint32_t)v;
 			m->has_mtu = true;
 			break;
-		case IFLA_TARGET_NETNSID: /* the answer to query_peer_link */
-			m->nsid = v;
-			break;
 		case IFLA_NEW_NETNSID:
 			m->new_nsid = v;
 			break;
@@ -334,8 +374,9 @@ static void recheck(struct linkmon *lm, int fd, struct link_event *ev)
 		relocate(lm, ev);
 		lm->dumping = false; /* its answer may be what was lost */
 		dump_addrs(lm);
-	} else if (fd == lm->peer_fd && lm->nsid >= 0)
-		query_peer_link(lm);
+	} else if (fd == lm->peer_fd && lm->nsid >= 0) {
+		check_nsid(lm);
+	}
 }
 
 /* Addresses do not move with a link: gone when it leaves, asked for again
@@ -362,7 +403,10 @@ int linkmon_read(struct linkmon *lm, int fd, struct link_event *ev)
 	memset(ev, 0, sizeof(*ev));
 	while (!ev->deleted) {
 		struct iovec iov = {.iov_base = buf, .iov_len = sizeof(buf)};
-		struct msghdr mh = {.msg_iov = &iov,
+		struct sockaddr_nl from;
+		struct msghdr mh = {.msg_name = &from,
+				    .msg_namelen = sizeof(from),
+				    .msg_iov = &iov,
 				    .msg_iovlen = 1,
 				    .msg_control = cbuf,
 				    .msg_controllen = sizeof(cbuf)};
@@ -385,6 +429,11 @@ int linkmon_read(struct linkmon *lm, int fd, struct link_event *ev)
 		}
 		if (n == 0)
 			break;
+		/* only the kernel speaks here (a process with CAP_NET_ADMIN
+		 * could unicast to us): what it says about namespaces is the
+		 * control message, never an attribute */
+		if (mh.msg_namelen < sizeof(from) || from.nl_family != AF_NETLINK || from.nl_pid)
+			continue;
 		nsid = msg_nsid(lm, fd, &mh);
 		len = (int)n;
 		for (nh = (struct nlmsghdr *)buf; NLMSG_OK(nh, (unsigned int)len) && !ev->deleted;
@@ -398,16 +447,14 @@ int linkmon_read(struct linkmon *lm, int fd, struct link_event *ev)
 				   fd == lm->fd &&
 				   nh->nlmsg_len >= NLMSG_LENGTH(sizeof(struct ifaddrmsg))) {
 				handle_addr(lm, nh);
+			} else if (nh->nlmsg_type == RTM_NEWNSID && fd == lm->fd &&
+				   nh->nlmsg_seq == lm->nsid_seq &&
+				   nh->nlmsg_len >= NLMSG_LENGTH(sizeof(struct rtgenmsg))) {
+				handle_nsid(lm, nh, ev);
 			} else if ((nh->nlmsg_type == NLMSG_DONE ||
 				    nh->nlmsg_type == NLMSG_ERROR) &&
 				   fd == lm->fd && lm->dumping && nh->nlmsg_seq == lm->addr_seq) {
 				addrs_done(lm, ev);
-			} else if (nh->nlmsg_type == NLMSG_ERROR && fd == lm->peer_fd &&
-				   nh->nlmsg_seq == lm->seq && lm->nsid >= 0 &&
-				   nh->nlmsg_len >= NLMSG_LENGTH(sizeof(struct nlmsgerr)) &&
-				   ((struct nlmsgerr *)NLMSG_DATA(nh))->error) {
-				/* the query found no such link there any more */
-				relocate(lm, ev);
 			}
 		}
 	}

@@ -23,7 +23,7 @@ struct linkmon {
 	int nsid;    /* LINKMON_HERE, LINKMON_LOST or a namespace id */
 	int ifindex; /* the link's index in that namespace */
 	bool peer_joined;
-	uint32_t seq;
+	uint32_t nsid_seq;	 /* of the last check_nsid */
 	uint32_t addr_seq;	 /* of the last address dump asked for on fd */
 	bool dumping, redump;	 /* a dump is under way; ask again after it */
 	struct if_addrs pending; /* what the dump under way found so far */

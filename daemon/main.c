@@ -40,13 +40,14 @@ static void usage(FILE *f, const char *prog)
 	fprintf(
 	    f,
 	    "Usage: %s [-f/--foreground] [--user NAME] [--metrics [ADDR:]PORT] INTERFACE-NAME\n"
-	    "       %s --proxy FILE\n"
+	    "       %s --proxy FILE [--user NAME]\n"
 	    "       %s --version\n"
 	    "\n"
 	    "Creates the TUN interface INTERFACE-NAME and serves the WireGuard\n"
 	    "configuration socket /var/run/wireguard/INTERFACE-NAME.sock for wg(8).\n"
 	    "--proxy FILE runs the rootless proxy zinctun-proxy, installed beside\n"
-	    "zinctun, on the configuration FILE instead (no TUN device, no root).\n"
+	    "zinctun, on the configuration FILE instead (no TUN device; started by\n"
+	    "root it runs as nobody or --user NAME, without capabilities).\n"
 	    "Environment: LOG_LEVEL=silent|error|info|debug (verbose = debug; to stderr\n"
 	    "with -f, else to syslog), WG_PROCESS_FOREGROUND=1,\n"
 	    "WG_TUN_FD and WG_UAPI_FD (inherited descriptors).\n"
@@ -300,7 +301,11 @@ static void detach_stdio(int null)
  * and before any thread starts (see sandbox.h). */
 static int enter_sandbox(struct host *h)
 {
+	const struct linkmon *lm = &((struct daemon *)h)->link;
 	struct zt_sandbox_config cfg = {
+	    .profile = ZT_SANDBOX_DAEMON,
+	    .netlink_fds = {lm->fd, lm->peer_fd},
+	    .n_netlink_fds = ZT_SANDBOX_NETLINK_MAX,
 	    .user = h->opt->user,
 	    .need_bind_service = h->opt->bind_service,
 	    .seccomp = h->opt->seccomp,
@@ -435,7 +440,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "zinctun: %s (see zinctun --help)\n", d.opt.err);
 		return 1;
 	case ZT_CLI_PROXY:
-		return proxy_exec(d.opt.proxy);
+		return proxy_exec(d.opt.proxy, d.opt.user);
 	case ZT_CLI_RUN:
 		break;
 	}

@@ -22,10 +22,11 @@
 struct zt;
 
 enum {
-	METRICS_MAX_CLIENTS = 64,	/* more wait in the listen backlog */
-	METRICS_MAX_REQUEST = 4096,	/* a request head longer than this: 400 */
-	METRICS_IDLE_TIMEOUT_MS = 5000, /* a client that neither sends nor reads */
-	METRICS_BUSY_TIMEOUT_MS = 1000, /* the same, when a new client needs its slot */
+	METRICS_MAX_CLIENTS = 64,	   /* more wait in the listen backlog */
+	METRICS_MAX_REQUEST = 4096,	   /* a request head longer than this: 400 */
+	METRICS_IDLE_TIMEOUT_MS = 5000,	   /* a client that neither sends nor reads */
+	METRICS_BUSY_TIMEOUT_MS = 1000,	   /* the same, when a new client needs its slot */
+	METRICS_REQUEST_TIMEOUT_MS = 5000, /* its whole request head, from accept */
 	METRICS_BACKLOG = 1024,
 	METRICS_MAX_RESPONSE = 1024u << 20,
 };
@@ -37,7 +38,8 @@ struct metrics_client {
 	struct buf out;
 	size_t out_off;
 	bool writing;
-	uint64_t last_ms; /* last progress */
+	uint64_t start_ms; /* accepted */
+	uint64_t last_ms;  /* last progress */
 };
 
 /* What the process figures are read from, opened before the sandbox. */

@@ -114,13 +114,26 @@ static void drop_client(struct metrics *m, size_t i)
 	}
 }
 
-/* The client that made no progress for the longest time. */
+/* When c loses its slot: after METRICS_IDLE_TIMEOUT_MS without progress,
+ * and while its request is incomplete, METRICS_REQUEST_TIMEOUT_MS after
+ * it came, however it trickles (one byte a second would else hold the slot
+ * for an hour). */
+static uint64_t client_due(const struct metrics_client *c)
+{
+	uint64_t due = c->last_ms + METRICS_IDLE_TIMEOUT_MS;
+
+	if (!c->writing && c->start_ms + METRICS_REQUEST_TIMEOUT_MS < due)
+		due = c->start_ms + METRICS_REQUEST_TIMEOUT_MS;
+	return due;
+}
+
+/* The client closest to its deadline. */
 static size_t stalest(const struct metrics *m)
 {
 	size_t best = 0;
 
 	for (size_t i = 1; i < m->n_clients; i++)
-		if (m->clients[i].last_ms < m->clients[best].last_ms)
+		if (client_due(&m->clients[i]) < client_due(&m->clients[best]))
 			best = i;
 	return best;
 }
@@ -133,7 +146,9 @@ static uint64_t evict_wait_ms(const struct metrics *m, uint64_t now)
 
 	if (m->n_clients < METRICS_MAX_CLIENTS)
 		return 0;
-	due = m->clients[stalest(m)].last_ms + METRICS_BUSY_TIMEOUT_MS;
+	/* its deadline, shortened from the idle timeout to the busy one */
+	due = client_due(&m->clients[stalest(m)]) + METRICS_BUSY_TIMEOUT_MS;
+	due = due > METRICS_IDLE_TIMEOUT_MS ? due - METRICS_IDLE_TIMEOUT_MS : 0;
 	return due > now ? due - now : 0;
 }
 
@@ -159,7 +174,7 @@ static void accept_clients(struct metrics *m, uint64_t now)
 		c->in_len = 0;
 		c->out_off = 0;
 		c->writing = false;
-		c->last_ms = now;
+		c->start_ms = c->last_ms = now;
 		buf_init(&c->out, METRICS_MAX_RESPONSE);
 	}
 }
@@ -212,7 +227,7 @@ static void *metrics_main(void *arg)
 		pfd[1] = (struct pollfd){.fd = busy ? -1 : m->listen_fd, .events = POLLIN};
 		for (size_t i = 0; i < n; i++) {
 			struct metrics_client *c = &m->clients[i];
-			uint64_t due = c->last_ms + METRICS_IDLE_TIMEOUT_MS;
+			uint64_t due = client_due(c);
 			int left = due > now ? (int)(due - now) : 0;
 
 			pfd[2 + i] =
@@ -235,7 +250,7 @@ static void *metrics_main(void *arg)
 
 			if (ret > 0 && pfd[2 + i].revents)
 				keep = serve(m, c, now);
-			if (keep && now - c->last_ms >= METRICS_IDLE_TIMEOUT_MS)
+			if (keep && now >= client_due(c))
 				keep = false;
 			if (!keep)
 				drop_client(m, i);

@@ -7,7 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
-int proxy_exec(const char *file)
+int proxy_exec(const char *file, const char *user)
 {
 	char path[PATH_MAX];
 	ssize_t n = readlink("/proc/self/exe", path, sizeof(path) - 1);
@@ -28,7 +28,11 @@ int proxy_exec(const char *file)
 	memcpy(slash + 1, ZT_PROXY_BINARY, sizeof(ZT_PROXY_BINARY));
 	/* the environment passes through (execv) */
 	/* "--": FILE is never taken for an option, whatever it starts with */
-	execv(path, (char *const[]){path, "--", (char *)file, NULL});
+	if (user)
+		execv(path,
+		      (char *const[]){path, "--user", (char *)user, "--", (char *)file, NULL});
+	else
+		execv(path, (char *const[]){path, "--", (char *)file, NULL});
 	if (errno == ENOENT)
 		fprintf(stderr, "zinctun: --proxy needs %s, which is not installed (%s missing)\n",
 			ZT_PROXY_BINARY, path);

@@ -5,9 +5,9 @@
 
 #define ZT_PROXY_BINARY "zinctun-proxy"
 
-/* Execs ZT_PROXY_BINARY beside /proc/self/exe with file as its argument and
- * this process's environment. Returns only on failure, 1, after one line
- * on stderr saying what is missing. */
-int proxy_exec(const char *file);
+/* Execs ZT_PROXY_BINARY beside /proc/self/exe with file as its argument
+ * (and --user user, unless NULL) and this process's environment. Returns only on failure, 1, after
+ * one line on stderr saying what is missing. */
+int proxy_exec(const char *file, const char *user);
 
 #endif

@@ -10,6 +10,8 @@
 #include <linux/audit.h>
 #include <linux/capability.h>
 #include <linux/filter.h>
+#include <linux/if_tun.h>
+#include <linux/sockios.h>
 #include <linux/seccomp.h>
 #include <sched.h>
 #include <stdarg.h>
@@ -20,6 +22,7 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
+#include <fcntl.h>
 #include <sys/ioctl.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -343,6 +346,9 @@ static const uint32_t allowed_syscalls[] = {
 #endif
 };
 
+/* The proxy's own: it connects host sockets to [TCPServerTunnel] targets. */
+static const uint32_t proxy_syscalls[] = {__NR_connect};
+
 /* Refused with EPERM even in kill mode: calls libc or our own exit path
  * makes and copes with their failure. glibc's malloc opens
  * /proc/sys/vm/overcommit_memory when it first trims a thread arena;
@@ -363,16 +369,20 @@ static const uint32_t allowed_families[] = {AF_INET, AF_INET6};
  * first and falls back to AF_INET: refused, never killed. */
 static const uint32_t refused_families[] = {AF_UNIX};
 
-/* ioctl requests refused (all others pass: TUN, interface queries):
- * typing into a terminal, which a foreground daemon may share with a root
- * shell. */
-static const uint32_t refused_ioctls[] = {TIOCSTI, TIOCLINUX};
+/* ioctl requests the daemon makes once running (the TUN's name and
+ * namespace, a link's MTU and index: linkmon, if_nametoindex for link-local
+ * endpoints) and libc's isatty; nothing that changes an interface, a
+ * terminal or a TUN. */
+static const uint32_t allowed_ioctls[] = {TUNGETIFF, TUNGETDEVNETNS, SIOCGIFMTU, SIOCGIFINDEX,
+					  TCGETS};
 
 /* prctl options that only read state or name threads. */
 static const uint32_t allowed_prctls[] = {
     PR_SET_NAME,     PR_GET_NAME,    PR_GET_DUMPABLE,	  PR_GET_KEEPCAPS,
     PR_CAPBSET_READ, PR_GET_SECCOMP, PR_GET_NO_NEW_PRIVS,
 };
+
+#define N_OF(a) ((unsigned)(sizeof(a) / sizeof((a)[0])))
 
 enum { FILTER_MAX = 512 };
 
@@ -422,24 +432,74 @@ static void allow_if_arg_in(struct filter *f, uint32_t nr, unsigned arg, const u
 	ret(f, SECCOMP_RET_ALLOW);
 }
 
-/* nr allowed unless the low 32 bits of argument arg are in values. */
-static void allow_unless_arg_in(struct filter *f, uint32_t nr, unsigned arg, const uint32_t *values,
-				unsigned n, uint32_t deny)
+/* nr on one of the descriptors fds (argument 0) is denied when the low
+ * 32 bits of argument arg are (deny_if_in) or are not (!deny_if_in) in
+ * values; n_values 0 with deny_if_in false: always. Anything else falls
+ * through to what follows, with A reloaded with the syscall number. */
+static void deny_on_fds(struct filter *f, uint32_t nr, const int *fds, unsigned n_fds, unsigned arg,
+			const uint32_t *values, unsigned n_values, bool deny_if_in, uint32_t deny)
 {
-	emit(f, BPF_JMP | BPF_JEQ | BPF_K, nr, 0, (uint8_t)(n + 3));
-	emit(f, BPF_LD | BPF_W | BPF_ABS, ARG_LO(arg), 0, 0);
-	for (unsigned i = 0; i < n; i++)
-		emit(f, BPF_JMP | BPF_JEQ | BPF_K, values[i], (uint8_t)(n - i), 0);
-	ret(f, SECCOMP_RET_ALLOW);
+	const unsigned chk = 2 + n_fds + 1; /* index of the check, from the JEQ nr */
+	const unsigned deny_at = chk + (n_values ? 1 + n_values + 1 : 0), ok_at = deny_at + 1;
+	const unsigned start = f->n;
+
+	emit(f, BPF_JMP | BPF_JEQ | BPF_K, nr, 0, (uint8_t)(ok_at + 1 - 1));
+	emit(f, BPF_LD | BPF_W | BPF_ABS, ARG_LO(0), 0, 0);
+	for (unsigned i = 0; i < n_fds; i++)
+		emit(f, BPF_JMP | BPF_JEQ | BPF_K, (uint32_t)fds[i], (uint8_t)(chk - (2 + i) - 1),
+		     0);
+	emit(f, BPF_JMP | BPF_JA | BPF_K, ok_at - (chk - 1) - 1, 0, 0);
+	if (n_values) {
+		emit(f, BPF_LD | BPF_W | BPF_ABS, ARG_LO(arg), 0, 0);
+		for (unsigned i = 0; i < n_values; i++) {
+			unsigned at = chk + 1 + i, hit = deny_if_in ? deny_at : ok_at;
+
+			emit(f, BPF_JMP | BPF_JEQ | BPF_K, values[i], (uint8_t)(hit - at - 1), 0);
+		}
+		emit(f, BPF_JMP | BPF_JA | BPF_K,
+		     (deny_if_in ? ok_at : deny_at) - (chk + 1 + n_values) - 1, 0, 0);
+	}
 	ret(f, deny);
+	emit(f, BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr), 0, 0);
+	if (!f->overflow && f->n - start != ok_at + 1)
+		f->overflow = true; /* a layout bug: refuse the filter */
 }
 
-#define N_OF(a) ((unsigned)(sizeof(a) / sizeof((a)[0])))
+/* The rtnetlink sockets were made without capabilities in their opener's
+ * credentials (zt_sandbox_socket_unprivileged), so the kernel refuses every
+ * change sent on them, unless the message names its destination: then only
+ * the sender's CAP_NET_ADMIN is checked. So, on those descriptors: sendto
+ * only without an address (its length argument 0), no sendmsg/sendmmsg
+ * (the filter cannot read a msghdr), and no copy under another number. */
+static void netlink_rules(struct filter *f, const struct zt_sandbox_config *cfg, uint32_t deny)
+{
+	static const uint32_t no_address[] = {0};
+	static const uint32_t dup_cmds[] = {F_DUPFD, F_DUPFD_CLOEXEC};
+	static const uint32_t every_nr[] = {
+		__NR_sendmsg,
+		__NR_sendmmsg,
+		__NR_dup,
+		__NR_dup3,
+#if defined(__x86_64__)
+		__NR_dup2,
+#endif
+	};
+	const int *fds = cfg->netlink_fds;
+	unsigned n = cfg->n_netlink_fds;
 
-static int build_filter(struct filter *f, uint32_t deny)
+	if (!n)
+		return;
+	deny_on_fds(f, __NR_sendto, fds, n, 5, no_address, 1, false, deny);
+	deny_on_fds(f, __NR_fcntl, fds, n, 1, dup_cmds, N_OF(dup_cmds), true, deny);
+	for (unsigned i = 0; i < N_OF(every_nr); i++)
+		deny_on_fds(f, every_nr[i], fds, n, 0, NULL, 0, false, deny);
+}
+
+static int build_filter(struct filter *f, const struct zt_sandbox_config *cfg, uint32_t deny)
 {
 #ifndef ZT_AUDIT_ARCH
 	(void)f;
+	(void)cfg;
 	(void)deny;
 	return -1;
 #else
@@ -458,15 +518,20 @@ static int build_filter(struct filter *f, uint32_t deny)
 	emit(f, BPF_JMP | BPF_JGE | BPF_K, 0x40000000U, 0, 1);
 	ret(f, deny);
 #endif
+	netlink_rules(f, cfg, deny);
 	for (unsigned i = 0; i < N_OF(allowed_syscalls); i++) {
 		emit(f, BPF_JMP | BPF_JEQ | BPF_K, allowed_syscalls[i], 0, 1);
+		ret(f, SECCOMP_RET_ALLOW);
+	}
+	for (unsigned i = 0; cfg->profile == ZT_SANDBOX_PROXY && i < N_OF(proxy_syscalls); i++) {
+		emit(f, BPF_JMP | BPF_JEQ | BPF_K, proxy_syscalls[i], 0, 1);
 		ret(f, SECCOMP_RET_ALLOW);
 	}
 	allow_if_arg_in(f, __NR_socket, 0, allowed_families, N_OF(allowed_families),
 			refused_families, N_OF(refused_families), deny);
 	allow_if_arg_in(f, __NR_prctl, 0, allowed_prctls, N_OF(allowed_prctls), NULL, 0, deny);
 	/* the request is an unsigned int to the kernel: 32 bits are all of it */
-	allow_unless_arg_in(f, __NR_ioctl, 1, refused_ioctls, N_OF(refused_ioctls), deny);
+	allow_if_arg_in(f, __NR_ioctl, 1, allowed_ioctls, N_OF(allowed_ioctls), NULL, 0, deny);
 	/* signals and resource limits of this process only (raise, abort,
 	 * getrlimit; no kill() at all): not of others running as nobody */
 	allow_if_arg_in(f, __NR_tgkill, 0, &self, 1, NULL, 0, deny);
@@ -491,26 +556,36 @@ static int build_filter(struct filter *f, uint32_t deny)
 #endif
 }
 
-static int install_filter(bool kill, char *err, size_t errlen)
+#ifndef SECCOMP_FILTER_FLAG_TSYNC
+#define SECCOMP_FILTER_FLAG_TSYNC 1
+#endif
+
+/* On every thread of the process (TSYNC): the proxy installs it after
+ * lwIP's thread started. */
+static int install_filter(const struct zt_sandbox_config *cfg, char *err, size_t errlen)
 {
 	static struct filter f;
-	uint32_t deny = kill ? SECCOMP_RET_KILL_PROCESS : SECCOMP_RET_ERRNO | EPERM;
+	uint32_t deny = cfg->seccomp_kill ? SECCOMP_RET_KILL_PROCESS : SECCOMP_RET_ERRNO | EPERM;
 	struct sock_fprog prog;
+	long r;
 
-	if (build_filter(&f, deny))
+	if (build_filter(&f, cfg, deny))
 		return fail(err, errlen, "seccomp filter not available on this architecture");
 	prog.len = (unsigned short)f.n;
 	prog.filter = f.ins;
-	if (prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog, 0, 0))
-		return fail(err, errlen, "PR_SET_SECCOMP: %s", strerror(errno));
+	r = syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_TSYNC, &prog);
+	if (r < 0)
+		return fail(err, errlen, "seccomp: %s", strerror(errno));
+	if (r > 0)
+		return fail(err, errlen, "seccomp: thread %ld cannot take the filter", r);
 	return 0;
 }
 
 /* ---- entry ---- */
 
-int zt_sandbox_enter(const struct zt_sandbox_config *cfg, char *err, size_t errlen)
+int zt_sandbox_drop(const struct zt_sandbox_config *cfg, char *err, size_t errlen)
 {
-	uint64_t keep = CAP_BIT(CAP_NET_ADMIN);
+	uint64_t keep = cfg->profile == ZT_SANDBOX_DAEMON ? CAP_BIT(CAP_NET_ADMIN) : 0;
 	struct caps have, now;
 	int threads = count_own_threads();
 	bool change_user;
@@ -540,16 +615,49 @@ int zt_sandbox_enter(const struct zt_sandbox_config *cfg, char *err, size_t errl
 		return fail(err, errlen, "capset: %s", strerror(errno));
 	if (caps_get(&now) || now.effective != keep || now.permitted != keep || now.inheritable)
 		return fail(err, errlen, "capabilities were not reduced");
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))
+		return fail(err, errlen, "PR_SET_NO_NEW_PRIVS: %s", strerror(errno));
+	return 0;
+}
 
+int zt_sandbox_filter(const struct zt_sandbox_config *cfg, char *err, size_t errlen)
+{
 	/* libc reads the time zone file on first use: do it while open()
 	 * still works, so log time stamps stay local. */
 	tzset();
 #ifdef ZINCTUN_TEST_HOOKS
 	zt_testhook_arm();
 #endif
-	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))
-		return fail(err, errlen, "PR_SET_NO_NEW_PRIVS: %s", strerror(errno));
-	if (cfg->seccomp && install_filter(cfg->seccomp_kill, err, errlen))
+	if (!prctl(PR_GET_NO_NEW_PRIVS, 0, 0, 0, 0))
+		return fail(err, errlen, "the filter comes after zt_sandbox_drop");
+	return cfg->seccomp ? install_filter(cfg, err, errlen) : 0;
+}
+
+int zt_sandbox_enter(const struct zt_sandbox_config *cfg, char *err, size_t errlen)
+{
+	if (zt_sandbox_drop(cfg, err, errlen))
 		return -1;
-	return 0;
+	return zt_sandbox_filter(cfg, err, errlen);
+}
+
+int zt_sandbox_socket_unprivileged(int domain, int type, int protocol, uint64_t keep)
+{
+	struct caps have, lowered;
+	int fd, saved;
+
+	if (caps_get(&have))
+		return -1;
+	lowered = have;
+	lowered.effective &= keep;
+	if (lowered.effective != have.effective && caps_set(&lowered))
+		return -1;
+	fd = socket(domain, type, protocol);
+	saved = errno;
+	if (lowered.effective != have.effective && caps_set(&have)) {
+		if (fd >= 0)
+			close(fd);
+		return -1; /* cannot happen: effective back within permitted */
+	}
+	errno = saved;
+	return fd;
 }

@@ -1,25 +1,30 @@
 /* Least privilege after start-up: capabilities, user and a seccomp filter.
  *
- * Call once, after the TUN device, the UDP sockets, the netlink link monitor
- * and the config socket exist, and BEFORE starting any thread: capabilities,
- * user ids and no_new_privs are per thread on Linux, so a thread created
- * earlier would keep its privileges. zt_sandbox_enter() refuses (returns -1)
- * when the process already has more than one thread. Threads created
- * afterwards inherit everything.
+ * The daemon calls zt_sandbox_enter() once, after the TUN device, the UDP sockets, the netlink link
+ * monitor and the config socket exist, and BEFORE starting any thread: capabilities, user ids and
+ * no_new_privs are per thread on Linux, so a thread created earlier would keep its privileges.
+ * zt_sandbox_enter() refuses (returns -1) when the process already has more than one thread.
+ * Threads created afterwards inherit everything.
  *
  * What remains: CAP_NET_ADMIN (SO_MARK for fwmark, interface ioctls) and,
  * when asked, CAP_NET_BIND_SERVICE (listen ports < 1024), permitted and
  * effective; every other capability is dropped from all sets, including the
- * bounding set; the user becomes nobody unless told otherwise (a user that
+ * bounding set (the proxy profile keeps none of the two, but
+ * CAP_NET_BIND_SERVICE when asked); the user becomes nobody unless told otherwise (a user that
  * is root keeps uid 0); no_new_privs is set; then a syscall allowlist is
  * installed: anything else fails with EPERM, or kills the process (SIGSYS)
  * with seccomp_kill. Only AF_INET and AF_INET6 sockets can still be made
- * (listen port changes); connect, execve, fork, ptrace, mount, module
+ * (listen port changes); connect (but in the proxy profile: it connects
+ * to [TCPServerTunnel] targets), execve, fork, ptrace, mount, module
  * loading, raw packet sockets and every call that names a file (open,
  * chmod, chown, unlink, mkdir, rename, link, symlink, ...) are gone; signals
- * and resource limits concern this process only; ioctl cannot type into a
- * terminal (TIOCSTI). clone3 fails with ENOSYS so that libc falls back
- * to clone, whose flags the filter can check (threads only); open/openat,
+ * and resource limits concern this process only; ioctl is limited to the
+ * queries the daemon makes (TUNGETIFF, TUNGETDEVNETNS, SIOCGIFMTU,
+ * SIOCGIFINDEX, TCGETS); on the rtnetlink descriptors given, nothing can be
+ * sent with a destination address, by sendmsg/sendmmsg or through a copy
+ * (dup, F_DUPFD), so the kernel judges every message by the socket's
+ * opener, which had no capability (zt_sandbox_socket_unprivileged). clone3 fails with ENOSYS so
+ * that libc falls back to clone, whose flags the filter can check (threads only); open/openat,
  * unlink/unlinkat and socket(AF_UNIX) fail with EPERM even in kill mode
  * (libc and the exit path try them and cope).
  */
@@ -28,6 +33,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 /* The user by default. nobody owns no files; the daemon, holding
  * capabilities that other nobody processes lack, cannot be traced by them
@@ -37,16 +43,40 @@
 #define ZT_SANDBOX_DEFAULT_USER "nobody"
 #define ZT_SANDBOX_DEFAULT_ID 65534
 
+enum zt_sandbox_profile {
+	ZT_SANDBOX_DAEMON, /* keeps CAP_NET_ADMIN; no connect */
+	ZT_SANDBOX_PROXY,  /* zinctun-proxy: no capability; connect allowed */
+};
+
+enum { ZT_SANDBOX_NETLINK_MAX = 2 };
+
 struct zt_sandbox_config {
-	const char *user;	/* NULL: ZT_SANDBOX_DEFAULT_USER when root; a name
-				 * or number; one with uid 0 stays root */
-	bool need_bind_service; /* keep CAP_NET_BIND_SERVICE */
-	bool seccomp;		/* install the syscall filter */
-	bool seccomp_kill;	/* forbidden syscall kills instead of EPERM */
+	enum zt_sandbox_profile profile;
+	const char *user;			 /* NULL: ZT_SANDBOX_DEFAULT_USER when root; a name
+						  * or number; one with uid 0 stays root */
+	bool need_bind_service;			 /* keep CAP_NET_BIND_SERVICE */
+	bool seccomp;				 /* install the syscall filter */
+	bool seccomp_kill;			 /* forbidden syscall kills instead of EPERM */
+	int netlink_fds[ZT_SANDBOX_NETLINK_MAX]; /* rtnetlink sockets (linkmon) */
+	unsigned n_netlink_fds;
 };
 
 /* 0 on success; -1 with a message in err on failure, in which case the
  * caller should exit: the process may be half-restricted. */
 int zt_sandbox_enter(const struct zt_sandbox_config *cfg, char *err, size_t errlen);
+
+/* zt_sandbox_enter in two steps, for a start-up whose threads begin before
+ * it is done (the proxy: lwIP's thread): zt_sandbox_drop (user,
+ * capabilities, no_new_privs) while there is one thread; later, once the
+ * listeners and the config socket exist, zt_sandbox_filter, which installs
+ * the filter on every thread (SECCOMP_FILTER_FLAG_TSYNC). */
+int zt_sandbox_drop(const struct zt_sandbox_config *cfg, char *err, size_t errlen);
+int zt_sandbox_filter(const struct zt_sandbox_config *cfg, char *err, size_t errlen);
+
+/* socket() with only the capabilities in keep (a mask of 1 << CAP_*)
+ * effective for the call: the kernel checks the opener's credentials,
+ * besides the sender's, for rtnetlink changes (none on such a socket) and
+ * for events of other namespaces (CAP_NET_BROADCAST). */
+int zt_sandbox_socket_unprivileged(int domain, int type, int protocol, uint64_t keep);
 
 #endif

@@ -12,7 +12,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <zinc/memzero.h>
@@ -23,7 +22,9 @@
 #include "conn.h"
 #include "host.h"
 #include "log.h"
+#include "privs.h"
 #include "proxy.h"
+#include "rundir.h"
 #include "services.h"
 #include "uapi_parse.h"
 #include "version.h"
@@ -39,18 +40,22 @@ struct proxy_main {
 
 static void usage(FILE *f)
 {
-	fprintf(f, "Usage: zinctun-proxy [-f] [--socket PATH] [--name NAME] [--] FILE\n"
-		   "       zinctun-proxy --version\n"
-		   "\n"
-		   "A WireGuard client without root, TUN device or capabilities: its IP\n"
-		   "stack is lwIP, and the [Socks5], [http], [TCPClientTunnel],\n"
-		   "[TCPServerTunnel] and [UDPProxyTunnel] sections of FILE (wireproxy's\n"
-		   "format) expose the tunnel to local programs. Runs in the foreground,\n"
-		   "logs to stderr (LOG_LEVEL=silent|error|info|debug, default info).\n"
-		   "The configuration socket (wg(8)'s protocol) is PATH, else\n"
-		   "$XDG_RUNTIME_DIR/zinctun/NAME.sock (when that directory is the user's),\n"
-		   "else /tmp/zinctun-UID/NAME.sock; NAME defaults to FILE's name up to\n"
-		   "its first '.'.\n");
+	fprintf(f,
+		"Usage: zinctun-proxy [-f] [--socket PATH] [--name NAME] [--user NAME] [--] FILE\n"
+		"       zinctun-proxy --version\n"
+		"\n"
+		"A WireGuard client without root, TUN device or capabilities: its IP\n"
+		"stack is lwIP, and the [Socks5], [http], [TCPClientTunnel],\n"
+		"[TCPServerTunnel] and [UDPProxyTunnel] sections of FILE (wireproxy's\n"
+		"format) expose the tunnel to local programs. Runs in the foreground,\n"
+		"logs to stderr (LOG_LEVEL=silent|error|info|debug, default info).\n"
+		"The configuration socket (wg(8)'s protocol) is PATH, else\n"
+		"$XDG_RUNTIME_DIR/zinctun/NAME.sock (when that directory is the user's),\n"
+		"else /tmp/zinctun-UID/NAME.sock; NAME defaults to FILE's name up to\n"
+		"its first '.'.\n"
+		"Started as root, it runs as nobody (or --user NAME, ZINCTUN_USER)\n"
+		"without capabilities, and always under a seccomp filter\n"
+		"(ZINCTUN_SECCOMP=0|1|kill): see zinctun(8).\n");
 }
 
 /* The whole file in one allocation of the largest size allowed: no
@@ -120,55 +125,6 @@ static int apply_conf(struct proxy_main *m)
 		fprintf(stderr, "%s: the configuration was refused: %s\n", m->opt.proxy,
 			strerror(-ret));
 	return ret ? 1 : 0;
-}
-
-/* A directory only we can use: created 0700, or one that is ours and 0700. */
-static int own_dir(const char *dir)
-{
-	struct stat st;
-
-	if (mkdir(dir, 0700) < 0 && errno != EEXIST)
-		return -errno;
-	if (lstat(dir, &st) < 0)
-		return -errno;
-	if (!S_ISDIR(st.st_mode) || st.st_uid != getuid() || (st.st_mode & 077))
-		return -EPERM;
-	return 0;
-}
-
-/* XDG_RUNTIME_DIR is used only when it is ours: one inherited from another
- * user (setpriv or su from a root shell) is not writable. */
-static bool owned_dir(const char *dir)
-{
-	struct stat st;
-
-	return stat(dir, &st) == 0 && S_ISDIR(st.st_mode) && st.st_uid == getuid();
-}
-
-static int socket_path(struct proxy_main *m, const char *given)
-{
-	const char *xdg = getenv("XDG_RUNTIME_DIR");
-	char dir[sizeof(m->sock_path)];
-	int ret;
-
-	if (given) {
-		if ((size_t)snprintf(m->sock_path, sizeof(m->sock_path), "%s", given) >=
-		    sizeof(m->sock_path))
-			return -ENAMETOOLONG;
-		return 0;
-	}
-	if (xdg && *xdg && owned_dir(xdg)) {
-		snprintf(dir, sizeof(dir), "%s/zinctun", xdg);
-	} else {
-		snprintf(dir, sizeof(dir), "/tmp/zinctun-%u", (unsigned)getuid());
-	}
-	ret = own_dir(dir);
-	if (ret)
-		return ret;
-	if ((size_t)snprintf(m->sock_path, sizeof(m->sock_path), "%s/%s.sock", dir, m->name) >=
-	    sizeof(m->sock_path))
-		return -ENAMETOOLONG;
-	return 0;
 }
 
 /* SIGUSR1: each peer's endpoint, last handshake and transfer, then the
@@ -284,8 +240,7 @@ static int open_proxy(struct host *h)
 	return 0;
 }
 
-/* The configuration applied, lwIP on the tunnel's addresses, the
- * configuration socket's path. */
+/* The configuration applied, the configuration socket's path. */
 static int configure(struct host *h)
 {
 	struct proxy_main *m = (struct proxy_main *)h;
@@ -293,6 +248,23 @@ static int configure(struct host *h)
 
 	zt_set_mtu(&h->zt, m->px.conf.iface.mtu);
 	if (apply_conf(m))
+		return 1;
+	ret = rundir_socket_path(m->sock_path, sizeof(m->sock_path), m->name, m->opt.socket);
+	if (ret)
+		return host_fail(h, "cannot open the configuration socket %s: %s", m->sock_path,
+				 strerror(-ret));
+	h->uapi_path = m->sock_path;
+	return 0;
+}
+
+/* Once the configuration socket exists: the user and capabilities go
+ * before lwIP's first thread starts (they are per thread), then lwIP on
+ * the tunnel's addresses and the services' listeners. */
+static int prepare(struct host *h)
+{
+	struct proxy_main *m = (struct proxy_main *)h;
+
+	if (privs_drop(&m->px.conf, h->opt))
 		return 1;
 	if (loop_init(&m->px.loop) || stack_addrs(m))
 		return host_fail(h, "cannot start lwIP");
@@ -303,17 +275,14 @@ static int configure(struct host *h)
 	m->px.loop.lock = stack_lock;
 	m->px.loop.unlock = stack_unlock;
 	m->px.loop.lock_ctx = &m->px.stack;
-	ret = socket_path(m, m->opt.socket);
-	if (ret)
-		return host_fail(h, "cannot open the configuration socket %s: %s", m->sock_path,
-				 strerror(-ret));
-	h->uapi_path = m->sock_path;
-	return 0;
+	return services_open(&m->px, h->opt->proxy) ? 1 : 0;
 }
 
-static int prepare(struct host *h)
+/* Every listener bound: the seccomp filter, on every thread. */
+static int sandbox(struct host *h)
 {
-	return services_open(&((struct proxy_main *)h)->px, h->opt->proxy) ? 1 : 0;
+	(void)h;
+	return privs_filter() ? 1 : 0;
 }
 
 static int start(struct host *h)
@@ -341,6 +310,7 @@ static const struct host_ops proxy_ops = {
     .open = open_proxy,
     .configure = configure,
     .prepare = prepare,
+    .sandbox = sandbox,
     .start = start,
     .stop = stop,
     .on_usr1 = log_peers,

@@ -39,7 +39,9 @@ ZT_PROXY_TEST=passed "$T/bin/zinctun" --proxy "$T/p.conf" >"$T/out" 2>&1
 rc=$?
 [ $rc = 7 ] && [ "$(cat "$T/out")" = "proxy 2 [--] [$T/p.conf] passed" ] ||
 	fail "--proxy: exit status $rc, '$(cat "$T/out")'"
-ok "--proxy runs zinctun-proxy beside zinctun, on FILE (after --), with the environment"
+"$T/bin/zinctun" --proxy "$T/p.conf" --user bob >"$T/out" 2>&1
+[ "$(cat "$T/out")" = "proxy 4 [--user] [bob] " ] || fail "--proxy --user: '$(cat "$T/out")'"
+ok "--proxy runs zinctun-proxy beside zinctun, on FILE (after --), with the environment; --user NAME passed on"
 
 ns_setup 2
 N1=$(ns_name 1) N2=$(ns_name 2)

@@ -3,7 +3,8 @@
 # alone; 200 for GET /metrics (valid exposition text, promtool agrees), 400
 # for garbage, 404/405 for other paths and methods; 200 concurrent scrapes
 # all answered; clients that never read a large answer (15000 peers) or
-# never finish their request stall neither the endpoint nor the tunnel.
+# never finish their request stall neither the endpoint nor the tunnel; one
+# trickling its request a byte a second is dropped 5 s after it came.
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 set -u
 . "$(dirname "$0")/lib_netns.sh"
@@ -75,6 +76,34 @@ st=$(http "$N1" 127.0.0.1 'b"GET /other HTTP/1.0\r\n\r\n"')
 st=$(http "$N1" 127.0.0.1 'b"GET /metrics?x=1 HTTP/1.0\r\nHost: a\r\n\r\n"')
 [ "${st#HTTP/1.1 200}" != "$st" ] || fail "GET /metrics?x=1: '$st'"
 ok "garbage: 400; POST: 405; other path: 404; query string: 200"
+
+# a client that trickles its request head one byte a second (each byte is
+# progress) loses its slot when the whole head is not in within the
+# request deadline (5 s from accept), not after an hour of trickling
+ip netns exec "$N1" python3 - "$MPORT" >"$T/trickle.out" 2>&1 <<'PY'
+import socket, sys, time
+s = socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=5)
+start = time.time()
+s.sendall(b"GET /metrics HTTP/1.1\r\n")
+try:
+    while time.time() - start < 15:
+        s.sendall(b"X")
+        time.sleep(1)
+        s.setblocking(False)
+        try:
+            if s.recv(1024) == b"":
+                break
+        except BlockingIOError:
+            pass
+        s.setblocking(True)
+except OSError:
+    pass
+print("%.1f" % (time.time() - start))
+PY
+held=$(tail -1 "$T/trickle.out")
+awk -v h="$held" 'BEGIN { exit !(h + 0 > 0 && h + 0 <= 9) }' ||
+	fail "a trickling client held its slot $held s (request deadline 5 s): $(cat "$T/trickle.out")"
+ok "a client trickling its request a byte a second is dropped after $held s"
 
 ip netns exec "$N1" python3 - "$MPORT" <<'PY' || fail "concurrent scrapes"
 import socket, sys, threading

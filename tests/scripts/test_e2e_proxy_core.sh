@@ -289,8 +289,12 @@ for _ in $(seq 50); do [ -S "$sock" ] && break; sleep 0.1; done
 [ -S "$sock" ] || fail "no socket at $sock: $(cat "$T/bare.log")"
 [ "$(stat -c %a /tmp/zinctun-65534)" = 700 ] || fail "/tmp/zinctun-65534 is not 0700"
 kill "$PID_bare"
-for _ in $(seq 50); do [ -e "$sock" ] || break; sleep 0.1; done
-[ -e "$sock" ] && fail "$sock left behind"
+wait_gone "$PID_bare" || fail "the proxy did not stop"
+# the seccomp filter forbids unlink: the file may stay, answering nothing
+# (a later start takes it over, like the daemon's)
+python3 -c 'import socket, sys; socket.socket(socket.AF_UNIX).connect(sys.argv[1])' "$sock" \
+	2>/dev/null && fail "$sock still answers"
+rm -f "$sock"
 ok "default socket path"
 
 log "a config error"

@@ -4,10 +4,15 @@
 # once running, what an attacker with code execution in it would: open,
 # create, chmod (setuid), chown, truncate, unlink, mkdir, rename, link,
 # symlink and mknod on root's files, connect to a root-only unix socket,
-# signal init or read its limits. In the default mode (no user given, as wg-quick starts it)
+# signal init or read its limits, exec, ptrace a root process, make an
+# AF_PACKET socket, change lo's address (SIOCSIFADDR), and add a route or
+# delete a link through its rtnetlink sockets (plainly, naming the kernel,
+# or through a dup). In the default mode (no user given, as wg-quick starts it)
 # every attempt fails and every file is untouched; each layer alone (the
 # filter with --user root, the user nobody with the filter off) refuses
-# too; with both off the same attempts succeed (so the hook can tell).
+# too, but for what only the filter stops (exec, the ioctl and netlink
+# sends naming the kernel: CAP_NET_ADMIN stays); with both off the same
+# attempts succeed (so the hook can tell).
 # The shipped build/zinctun has no hook. fwmark, a listen port below 1024
 # and a link-local endpoint still work in the default mode.
 # sanitize: skip (the filter is on here: LeakSanitizer's exit check needs ptrace)
@@ -27,13 +32,18 @@ ok "hook in zinctun-testhooks only, not in the shipped zinctun"
 # root's files, in a directory of root's that others may search
 ESC=$(mktemp -d /tmp/zt-esc.XXXXXX)
 LISTENER=""
-trap 'kill $LISTENER 2>/dev/null; rm -rf "$ESC"; cleanup' EXIT
+# a root process to ptrace, without capabilities: root in the control run
+# (also without any but CAP_NET_ADMIN) may then trace it
+command -v setpriv >/dev/null || fail "setpriv (util-linux) missing"
+setpriv --inh-caps=-all --bounding-set=-all -- sleep 600 </dev/null >/dev/null 2>&1 &
+TRACEE=$!
+trap 'kill $LISTENER $TRACEE 2>/dev/null; rm -rf "$ESC"; cleanup' EXIT
 chmod 0755 "$ESC"
 NOBODY=$(id -u nobody)
 
 make_targets() {
-	kill $LISTENER 2>/dev/null
-	wait $LISTENER 2>/dev/null
+	# (a bare wait would wait for the tracee too)
+	[ -z "$LISTENER" ] || { kill $LISTENER 2>/dev/null; wait $LISTENER 2>/dev/null; }
 	find "$ESC" -mindepth 1 -delete
 	printf 'tool\n' >"$ESC/tool" && chmod 0755 "$ESC/tool"
 	printf 'secret\n' >"$ESC/secret" && chmod 0600 "$ESC/secret"
@@ -55,6 +65,16 @@ PY
 	LISTENER=$!
 	for _ in $(seq 1 50); do [ -S "$ESC/root.sock" ] && break; sleep 0.1; done
 	[ -S "$ESC/root.sock" ] || fail "root.sock listener"
+	# the hook's netlink targets: a link to delete, a route not to add
+	ip -n "$N" link del ztvictim0 2>/dev/null
+	ip -n "$N" route del 198.51.100.0/24 2>/dev/null
+	ip -n "$N" link add ztvictim0 type veth peer name ztvictim1 || fail "veth link ztvictim0"
+}
+
+# the route and the link as made: no netlink change got through
+netlink_untouched() {
+	ip -n "$N" route show 198.51.100.0/24 | grep -q . && fail "$1: a route was added through netlink"
+	ip -n "$N" link show ztvictim0 >/dev/null 2>&1 || fail "$1: a link was deleted through netlink"
 }
 
 # every target as made, nothing new, no connection
@@ -82,7 +102,8 @@ run_hook() {
 	shift
 	ifn=$(ifname "$name")
 	make_targets
-	ZINCTUN=$HOOKED start_daemon zinctun "$N" "$ifn" ZINCTUN_TEST_ESCAPE="$ESC" "$@"
+	ZINCTUN=$HOOKED start_daemon zinctun "$N" "$ifn" ZINCTUN_TEST_ESCAPE="$ESC" \
+		ZINCTUN_TEST_TRACEE="$TRACEE" "$@"
 	ip netns exec "$N" wg set "$ifn" listen-port 0 || fail "$name: wg set"
 	kill -USR2 "$LAST_PID"
 	for _ in $(seq 1 50); do
@@ -98,9 +119,14 @@ run_hook() {
 ATTEMPTS="open-read open-write open-create fchmodat fchownat truncate mkdirat unlinkat
 renameat2 linkat symlinkat mknodat unix-connect unix-socket kill-init tgkill-init prlimit-init"
 [ "$(uname -m)" = x86_64 ] && ATTEMPTS="$ATTEMPTS open chmod chown mkdir unlink rename link symlink"
+# refused by the user too (no CAP_SYS_PTRACE, CAP_NET_RAW: the latter is
+# never kept, so even the control run cannot make an AF_PACKET socket)
+ATTEMPTS="$ATTEMPTS ptrace packet-socket"
+# refused by the filter only
+FILTERED="exec ioctl-sifaddr netlink-newroute-to netlink-dellink-to netlink-dup"
 
-all_refused() { # NAME
-	for a in $ATTEMPTS; do
+all_refused() { # NAME [ATTEMPTS]
+	for a in ${2:-$ATTEMPTS}; do
 		grep -q "^zinctun-testhook: $a refused errno=" "$T/$1.hook" ||
 			fail "$1: $a not refused: $(grep "testhook: $a " "$T/$1.hook")"
 	done
@@ -111,14 +137,19 @@ uid_of_hook() { sed -n 's/^zinctun-testhook: done uid=//p' "$T/$1.hook"; }
 
 # the hook's errnos: 1 EPERM (the filter), 13 EACCES (the user)
 run_hook default
-all_refused default
+all_refused default "$ATTEMPTS $FILTERED"
+netlink_untouched default
 [ "$(uid_of_hook default)" = "$NOBODY" ] || fail "default: uid $(uid_of_hook default), not nobody"
-ok "default (nobody + filter): $(echo $ATTEMPTS | wc -w) escapes refused, files untouched"
+ok "default (nobody + filter): $(echo $ATTEMPTS $FILTERED | wc -w) escapes refused, files, routes and links untouched"
 
 run_hook filter ZINCTUN_USER=root
-all_refused filter
+all_refused filter "$ATTEMPTS $FILTERED"
+netlink_untouched filter
 [ "$(uid_of_hook filter)" = 0 ] || fail "filter: --user root did not stay root"
-grep -v "done" "$T/filter.hook" | grep -qv "errno=1$" && fail "filter: refused other than by EPERM"
+for a in $ATTEMPTS $FILTERED; do
+	grep -q "^zinctun-testhook: $a refused errno=1$" "$T/filter.hook" ||
+		fail "filter: $a refused other than by EPERM: $(grep "testhook: $a " "$T/filter.hook")"
+done
 ok "--user root (filter alone): every escape refused with EPERM"
 
 run_hook user ZINCTUN_SECCOMP=0
@@ -127,12 +158,15 @@ ok "filter off (user nobody alone): every escape refused"
 
 # control: neither layer; the same attempts now do harm
 run_hook open ZINCTUN_USER=root ZINCTUN_SECCOMP=0
-for a in open-read chmod fchmodat mkdirat unlinkat unix-connect kill-init tgkill-init prlimit-init; do
+for a in open-read chmod fchmodat mkdirat unlinkat unix-connect kill-init tgkill-init prlimit-init \
+	exec ptrace ioctl-sifaddr netlink-newroute-to netlink-dellink-to netlink-dup; do
 	case " $(echo $ATTEMPTS) " in *" $a "*) ;; *) continue ;; esac
 	grep -q "^zinctun-testhook: $a ALLOWED" "$T/open.hook" || fail "control: $a was refused"
 done
 [ -s "$T/accepted" ] || fail "control: no connection reached root.sock"
 [ ! -e "$ESC/victim2" ] || fail "control: unlinkat left victim2"
+ip -n "$N" route show 198.51.100.0/24 | grep -q blackhole || fail "control: no route added"
+ip -n "$N" link show ztvictim0 >/dev/null 2>&1 && fail "control: ztvictim0 not deleted"
 ok "control (root, no filter): the same attempts succeed"
 
 # the default mode still does its job: fwmark, a port below 1024, and a

@@ -2,7 +2,7 @@
 # The shipped binaries carry no test hook (issue: test knobs in the product):
 # zinctun, zinctun-proxy, libzinc.a and libzinc.so must not contain the RNG seams, the
 # forced self-test failure or the daemon's escape-attempt hook; the test
-# builds (libzinc-testhooks.a, zinctun-testhooks) must, so the check itself
+# builds (libzinc-testhooks.a, zinctun-testhooks, zinctun-proxy-testhooks) must, so the check itself
 # can fail. libzinc calls no getenv at all.
 set -u
 BUILD=${BUILD:-build}
@@ -27,6 +27,8 @@ for h in ZINC_RNG_UNSEEDED_FILE ZINCTUN_TEST_ESCAPE; do
 	strings -a "$BUILD/zinctun-testhooks" | grep -q "$h" ||
 		{ echo "FAIL: zinctun-testhooks lacks $h"; fail=1; }
 done
+strings -a "$BUILD/zinctun-proxy-testhooks" | grep -q ZINCTUN_TEST_ESCAPE ||
+	{ echo "FAIL: zinctun-proxy-testhooks lacks ZINCTUN_TEST_ESCAPE"; fail=1; }
 # the library reads no environment: a program passes its switches
 # (zinc_impl_select; zinctun's ZINC_IMPL is an option of the daemon)
 command -v nm >/dev/null || { echo "FAIL: nm (binutils) missing"; exit 1; }

@@ -187,6 +187,9 @@ static void proxy(void)
 	CHECK(parse(&c, NULL, "--proxy", "p.conf", "wg0") == ZT_CLI_ERROR);
 	CHECK(strstr(c.err, "--proxy FILE' takes no interface name") != NULL);
 	CHECK(parse(&c, NULL, "-f", "--proxy", "p.conf") == ZT_CLI_ERROR);
+	/* --user passes to the proxy (who it runs as when started by root) */
+	CHECK(parse(&c, NULL, "--proxy=p.conf", "--user", "bob") == ZT_CLI_PROXY);
+	CHECK(c.user && !strcmp(c.user, "bob") && !strcmp(c.proxy, "p.conf"));
 	CHECK(parse(&c, NULL, "--proxy", "p.conf", "--help") == ZT_CLI_HELP);
 	CHECK(parse(&c, NULL, "--proxyx", "p.conf", NULL) == ZT_CLI_ERROR);
 	CHECK(strstr(c.err, "unknown option '--proxyx'") != NULL);

@@ -23,6 +23,7 @@
 #include <sys/stat.h>
 #include <sys/un.h>
 #include <sys/wait.h>
+#include <arpa/inet.h>
 #include <net/if.h>
 
 static bool is_root;
@@ -147,10 +148,17 @@ static void case_filter_errno(void)
 	CHECK_ERRNO(connect(fd, (struct sockaddr *)&sun, sizeof(sun)), EPERM);
 	close(fd);
 	CHECK_ERRNO(kill(getpid(), 0), EPERM);
-	/* typing into a terminal (ENOTTY on a socket without the filter) */
+	/* typing into a terminal (ENOTTY on a socket without the filter), any
+	 * request but the daemon's queries */
 	fd = socket(AF_INET, SOCK_DGRAM, 0);
 	CHECK_ERRNO(ioctl(fd, TIOCSTI, "x"), EPERM);
-	CHECK(ioctl(fd, FIONREAD, &flag) == 0); /* other requests pass */
+	CHECK_ERRNO(ioctl(fd, FIONREAD, &flag), EPERM);
+	{
+		struct ifreq ifr = {.ifr_name = "lo"};
+
+		CHECK(ioctl(fd, SIOCGIFMTU, &ifr) == 0 && ifr.ifr_mtu > 0);
+		CHECK_ERRNO(ioctl(fd, SIOCSIFMTU, &ifr), EPERM);
+	}
 	close(fd);
 	CHECK_ERRNO(syscall(SYS_tgkill, getppid(), getppid(), 0), EPERM);
 	CHECK_ERRNO(prlimit(getppid(), RLIMIT_NOFILE, NULL, &lim), EPERM);
@@ -352,6 +360,52 @@ static void case_ia32_filtered(void)
 }
 #endif
 
+static int probe_fd[2];
+
+/* Waits for its go, then tries open(): the filter must have reached it. */
+static void *probe_main(void *arg)
+{
+	char go;
+	int fd;
+
+	if (read(probe_fd[0], &go, 1) != 1)
+		return NULL;
+	fd = open("/dev/null", O_RDONLY);
+	*(int *)arg = fd < 0 ? -errno : 0;
+	if (fd >= 0)
+		close(fd);
+	return NULL;
+}
+
+/* The proxy's two steps: the drop while alone (no capability left), a
+ * thread (lwIP's), then the filter, which reaches that thread too (TSYNC);
+ * connect is allowed, AF_PACKET and AF_NETLINK are not. */
+static void case_proxy_profile(void)
+{
+	struct zt_sandbox_config cfg = {.profile = ZT_SANDBOX_PROXY, .seccomp = true};
+	struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons(9)};
+	char err[256] = "";
+	int result = 1, fd;
+	pthread_t th;
+
+	CHECK(pipe(probe_fd) == 0);
+	CHECK(zt_sandbox_drop(&cfg, err, sizeof(err)) == 0);
+	CHECK(effective_caps() == 0 && permitted_caps() == 0);
+	CHECK(prctl(PR_GET_NO_NEW_PRIVS, 0, 0, 0, 0) == 1);
+	CHECK(pthread_create(&th, NULL, probe_main, &result) == 0);
+	CHECK(zt_sandbox_drop(&cfg, err, sizeof(err)) == -1); /* a thread runs */
+	CHECK(zt_sandbox_filter(&cfg, err, sizeof(err)) == 0);
+	CHECK(write(probe_fd[1], "g", 1) == 1 && pthread_join(th, NULL) == 0);
+	CHECK(result == -EPERM);
+	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	fd = socket(AF_INET, SOCK_DGRAM, 0);
+	CHECK(fd >= 0 && connect(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0);
+	close(fd);
+	CHECK_ERRNO(socket(AF_PACKET, SOCK_RAW, 0), EPERM);
+	CHECK_ERRNO(socket(AF_NETLINK, SOCK_RAW, 0), EPERM);
+	CHECK_ERRNO(open("/dev/null", O_RDONLY), EPERM);
+}
+
 /* Runs fn in a child; returns its wait status. */
 static int run_child(const char *name, void (*fn)(void))
 {
@@ -391,6 +445,7 @@ int main(void)
 
 	is_root = geteuid() == 0;
 	expect_clean("filter_errno", case_filter_errno);
+	expect_clean("proxy_profile", case_proxy_profile);
 	expect_clean("refuses_threads", case_refuses_threads);
 	expect_clean("masked_thread", case_masked_thread);
 	expect_clean("unknown_user", case_unknown_user);
