@@ -261,7 +261,10 @@ static void proxy_program(void)
 	CHECK(parse_proxy(&c, NULL, NULL, NULL, NULL) == ZT_CLI_USAGE);
 	CHECK(parse_proxy(&c, NULL, "a.conf", "b.conf", NULL) == ZT_CLI_USAGE);
 	CHECK(parse_proxy(&c, NULL, "a.conf", "--socket", NULL) == ZT_CLI_USAGE);
-	CHECK(parse_proxy(&c, NULL, "--user", "x", "a.conf") == ZT_CLI_USAGE);
+	/* who it runs as when started by root (zinctun --proxy passes it) */
+	CHECK(parse_proxy(&c, NULL, "--user", "x", "a.conf") == ZT_CLI_RUN);
+	CHECK(c.user && !strcmp(c.user, "x") && !strcmp(c.proxy, "a.conf"));
+	CHECK(parse_proxy(&c, NULL, "--bogus", "x", "a.conf") == ZT_CLI_USAGE);
 }
 
 int main(void)
