@@ -13,6 +13,7 @@
 #include <strings.h>
 
 #include "../proxy/httpproxy.h"
+#include "fuzz.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -27,14 +28,6 @@ static bool has_nocase(const char *s, size_t len, const char *word)
 		if (!strncasecmp(s + i, word, n))
 			return true;
 	return false;
-}
-
-static void check(bool ok, const char *what)
-{
-	if (!ok) {
-		fprintf(stderr, "fuzz_httpproxy: %s\n", what);
-		abort();
-	}
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "../proxy/proxy_conf.h"
+#include "fuzz.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -34,14 +35,6 @@ static int read_include(void *ctx, const char *path, char **text, size_t *len)
 	memcpy(*text, in->text, in->len);
 	*len = in->len;
 	return 0;
-}
-
-static void check(bool ok, const char *what)
-{
-	if (!ok) {
-		fprintf(stderr, "fuzz_proxy_conf: %s\n", what);
-		abort();
-	}
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

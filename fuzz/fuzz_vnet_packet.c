@@ -17,16 +17,9 @@
 #include "csum.h"
 #include "ip.h"
 #include "../proxy/proxy_limits.h"
+#include "fuzz.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-static void check(bool ok, const char *what)
-{
-	if (!ok) {
-		fprintf(stderr, "fuzz_vnet_packet: %s\n", what);
-		abort();
-	}
-}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
