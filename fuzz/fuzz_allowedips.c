@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "allowedips_model.h"
+#include "fuzz.h"
 
 #define NOWNERS 4
 
@@ -34,8 +35,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	size_t pos = 0;
 	int ops = 0;
 
-	if (!t)
-		abort();
+	check(t, "wg_allowedips_new failed");
 	memset(owners, 0, sizeof(owners));
 	while (pos + 2 <= size && ops++ < 2048) {
 		uint8_t op = data[pos], raw = data[pos + 1];
@@ -54,41 +54,36 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (kind == 0) {
 			got = wg_allowedips_insert(t, family, addr, (uint8_t)cidr, &owners[o]);
 			if (cidr > bits) {
-				if (got != -EINVAL)
-					abort();
+				check(got == -EINVAL, "insert of a bad cidr");
 				continue;
 			}
-			if (got != 0)
-				abort();
+			check(got == 0, "insert failed");
 			model_insert(&m, family, addr, cidr, o);
 		} else if (kind == 1) {
 			got = wg_allowedips_remove(t, family, addr, (uint8_t)cidr, &owners[o]);
 			want = cidr > bits || model_remove(&m, family, addr, cidr, o) ? -ENOENT : 0;
-			if (got != want)
-				abort();
+			check(got == want, "remove differs from the model");
 		} else if (kind == 3 && (op & 0x40)) {
 			wg_allowedips_remove_by_owner(t, &owners[o]);
 			model_remove_owner(&m, o);
 		} else {
-			if (idx(wg_allowedips_lookup(t, family, addr)) !=
-			    model_lookup(&m, family, addr))
-				abort();
+			check(idx(wg_allowedips_lookup(t, family, addr)) ==
+				  model_lookup(&m, family, addr),
+			      "lookup differs from the model");
 		}
 	}
 	scratch = malloc((m.n + 1) * sizeof(*scratch));
-	if (!scratch)
-		abort();
+	check(scratch, "out of memory");
 	for (int i = 0; i < NOWNERS; i++)
-		if (!model_check_owner(&m, i, &owners[i], scratch))
-			abort();
-	if (wg_allowedips_node_count(t) < m.n || wg_allowedips_node_count(t) > 2 * m.n)
-		abort();
+		check(model_check_owner(&m, i, &owners[i], scratch),
+		      "owner's list differs from the model");
+	check(wg_allowedips_node_count(t) >= m.n && wg_allowedips_node_count(t) <= 2 * m.n,
+	      "node count");
 	/* Half the time tear down owner by owner, which must empty the trie. */
 	if (size & 1) {
 		for (int i = 0; i < NOWNERS; i++)
 			wg_allowedips_remove_by_owner(t, &owners[i]);
-		if (wg_allowedips_node_count(t) != 0)
-			abort();
+		check(wg_allowedips_node_count(t) == 0, "nodes left after removing every owner");
 	}
 	free(scratch);
 	model_free(&m);

@@ -21,6 +21,7 @@
 #include "../daemon/cli.h"
 #include "../daemon/tun.h"
 #include "../daemon/workers.h"
+#include "fuzz.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -30,14 +31,6 @@ struct env {
 	char *entries[8];
 	int n;
 };
-
-static void check(int cond, const char *what)
-{
-	if (!cond) {
-		fprintf(stderr, "fuzz_cli: %s\n", what);
-		abort();
-	}
-}
 
 static const char *env_lookup(void *ctx, const char *name)
 {

@@ -15,16 +15,9 @@
 #include <string.h>
 
 #include "../proxy/dns.h"
+#include "fuzz.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-static void check(bool ok, const char *what)
-{
-	if (!ok) {
-		fprintf(stderr, "fuzz_dns: %s\n", what);
-		abort();
-	}
-}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

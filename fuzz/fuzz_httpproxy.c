@@ -16,6 +16,7 @@
 #include <strings.h>
 
 #include "../proxy/http_proto.h"
+#include "fuzz.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -30,14 +31,6 @@ static bool has_nocase(const char *s, size_t len, const char *word)
 		if (!strncasecmp(s + i, word, n))
 			return true;
 	return false;
-}
-
-static void check(bool ok, const char *what)
-{
-	if (!ok) {
-		fprintf(stderr, "fuzz_httpproxy: %s\n", what);
-		abort();
-	}
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -31,14 +31,9 @@
 #include "offload.h"
 #include "rfc1071.h"
 #include "tun.h"
+#include "fuzz.h"
 
 enum { MAX_SEGS = 1024, MAX_PKTS = 64 };
-
-#define CHECK(c)                                                                                   \
-	do {                                                                                       \
-		if (!(c))                                                                          \
-			abort();                                                                   \
-	} while (0)
 
 struct room {
 	uint8_t *seg[MAX_SEGS];
@@ -68,11 +63,11 @@ static void check_segments(const struct vnet_hdr *h, const struct room *r, int r
 {
 	uint8_t type = h->gso_type & (uint8_t)~VNET_GSO_ECN;
 
-	CHECK(ret >= -1 && done >= 0 && done <= r->n);
+	check(ret >= -1 && done >= 0 && done <= r->n, "segment result in range");
 	if (ret > 0)
-		CHECK(ret == done && done == r->n);
+		check(ret == done && done == r->n, "every segment counted");
 	if (ret == 0)
-		CHECK(r->n == 0 && done == 0);
+		check(r->n == 0 && done == 0, "nothing split, nothing allocated");
 	if (ret <= 0 || type == VNET_GSO_NONE)
 		return;
 	/* a split super-packet: every segment is a whole IP packet */
@@ -80,12 +75,14 @@ static void check_segments(const struct vnet_hdr *h, const struct room *r, int r
 		const uint8_t *s = r->seg[k];
 		size_t len = r->len[k];
 
-		CHECK(len >= h->csum_start);
+		check(len >= h->csum_start, "segment shorter than its headers");
 		if (s[0] >> 4 == 4)
-			CHECK(get16(s + 2) == len && rfc1071_ipv4_hdr_ok(s));
+			check(get16(s + 2) == len && rfc1071_ipv4_hdr_ok(s),
+			      "IPv4 segment length or header checksum");
 		else
-			CHECK(get16(s + 4) == len - 40);
-		CHECK(rfc1071_l4_ok(s, len, h->csum_start, type == VNET_GSO_UDP_L4 ? 17 : 6));
+			check(get16(s + 4) == len - 40, "IPv6 segment payload length");
+		check(rfc1071_l4_ok(s, len, h->csum_start, type == VNET_GSO_UDP_L4 ? 17 : 6),
+		      "segment checksum");
 	}
 }
 
@@ -115,7 +112,7 @@ static void fuzz_segment(const uint8_t *d, size_t n, size_t room)
 		free(r.seg[k]);
 
 	icmp = malloc(ICMP_REPLY_MAX);
-	CHECK(icmp_unreachable(pkt, len, NULL, icmp) <= ICMP_REPLY_MAX);
+	check(icmp_unreachable(pkt, len, NULL, icmp) <= ICMP_REPLY_MAX, "ICMP error too long");
 	free(icmp);
 	free(pkt);
 }
@@ -133,9 +130,10 @@ static void check_whole(const struct iovec *iov, int n, size_t len, bool members
 		at += iov[i].iov_len;
 	}
 	if (flat[0] >> 4 == 4)
-		CHECK(rfc1071_ipv4_hdr_ok(flat));
+		check(rfc1071_ipv4_hdr_ok(flat), "whole packet IPv4 header checksum");
 	if (members_ok)
-		CHECK(rfc1071_l4_ok(flat, len, flat[0] >> 4 == 4 ? 20 : 40, 6));
+		check(rfc1071_l4_ok(flat, len, flat[0] >> 4 == 4 ? 20 : 40, 6),
+		      "whole packet TCP checksum");
 	free(flat);
 }
 
@@ -154,20 +152,23 @@ static void check_item(const struct gro_item *it, const struct gro_plan *plan,
 	for (int i = it->head; i >= 0; i = plan->next[i])
 		members_ok = members_ok && member_l4_ok(&pkts[i]);
 	n = gro_item_prepare(it, plan, pkts, &h, iov, saved);
-	CHECK(n >= 3 && n <= it->nseg + 1 && n <= GRO_MAX_SEGS + 2);
-	CHECK(iov[0].iov_len == VNET_HDR_LEN && iov[1].iov_base == head);
+	check(n >= 3 && n <= it->nseg + 1 && n <= GRO_MAX_SEGS + 2, "iovec count");
+	check(iov[0].iov_len == VNET_HDR_LEN && iov[1].iov_base == head,
+	      "virtio header and head first");
 	for (int i = 1; i < n; i++)
 		sum += iov[i].iov_len;
-	CHECK(sum == it->len && h.gso_size == it->gso_size && h.gso_size);
-	CHECK(h.csum_start == (it->v6 ? 40 : 20) && h.hdr_len <= iov[1].iov_len);
+	check(sum == it->len && h.gso_size == it->gso_size && h.gso_size,
+	      "coalesced length or gso_size");
+	check(h.csum_start == (it->v6 ? 40 : 20) && h.hdr_len <= iov[1].iov_len,
+	      "csum_start or hdr_len");
 	if (it->v6)
-		CHECK(get16(head + 4) == it->len - 40);
+		check(get16(head + 4) == it->len - 40, "coalesced IPv6 payload length");
 	else
-		CHECK(get16(head + 2) == it->len);
+		check(get16(head + 2) == it->len, "coalesced IPv4 total length");
 	if (plan->target == GRO_STACK)
 		check_whole(iov, n, it->len, members_ok);
 	gro_item_restore(it, pkts, saved);
-	CHECK(!memcmp(orig, head, head_len));
+	check(!memcmp(orig, head, head_len), "head not restored");
 	free(orig);
 }
 
@@ -226,10 +227,10 @@ static void check_member(const struct gro_pkt *g, enum gro_target target)
 	uint8_t proto;
 	size_t l4 = l4_of(g->p, g->len, &proto);
 
-	CHECK(l4);
+	check(l4, "member is not TCP or UDP");
 	if (l4 == 20)
-		CHECK(rfc1071_ipv4_hdr_ok(g->p));
-	CHECK(target == GRO_STACK ? proto == 6 : member_l4_ok(g));
+		check(rfc1071_ipv4_hdr_ok(g->p), "member IPv4 header checksum");
+	check(target == GRO_STACK ? proto == 6 : member_l4_ok(g), "member checksum");
 }
 
 static void fuzz_gro(const uint8_t *d, size_t n, enum gro_target target)
@@ -247,35 +248,36 @@ static void fuzz_gro(const uint8_t *d, size_t n, enum gro_target target)
 		memcpy(pkts[np].p, d + 1, len);
 		fill_sums(pkts[np].p, len);
 		/* the queue a decrypted packet is written to */
-		CHECK((unsigned int)tun_queue_of(pkts[np].p, len, 1 + np % TUN_MAX_QUEUES) <=
-		      np % TUN_MAX_QUEUES);
+		check((unsigned int)tun_queue_of(pkts[np].p, len, 1 + np % TUN_MAX_QUEUES) <=
+			  np % TUN_MAX_QUEUES,
+		      "TUN queue out of range");
 		pkts[np++].len = len;
 		d += 1 + len;
 		n -= 1 + len;
 	}
 	gro_plan_build(&plan, pkts, np, target);
-	CHECK(plan.n_items >= 0 && plan.n_items <= np);
+	check(plan.n_items >= 0 && plan.n_items <= np, "item count");
 	for (int k = 0; k < plan.n_items; k++) {
 		const struct gro_item *it = &items[k];
 		int count = 0, last = -1;
 
-		CHECK(it->nseg >= 1 && it->nseg <= GRO_MAX_SEGS);
-		CHECK(it->head >= 0 && it->head < np);
+		check(it->nseg >= 1 && it->nseg <= GRO_MAX_SEGS, "item segment count");
+		check(it->head >= 0 && it->head < np, "item head");
 		for (int i = it->head; i >= 0; i = it->nseg == 1 ? -1 : next[i]) {
-			CHECK(i < np && !seen[i]);
+			check(i < np && !seen[i], "packet in two items");
 			seen[i] = 1;
 			if (it->nseg > 1)
 				check_member(&pkts[i], target);
 			last = i;
 			count++;
 		}
-		CHECK(count == it->nseg && last == it->tail);
-		CHECK(!it->udp || target == GRO_TUN_USO);
+		check(count == it->nseg && last == it->tail, "item chain");
+		check(!it->udp || target == GRO_TUN_USO, "UDP coalesced when not asked");
 		members += count;
 		if (it->nseg > 1)
 			check_item(it, &plan, pkts);
 	}
-	CHECK(members == np);
+	check(members == np, "packet in no item");
 	for (int i = 0; i < np; i++)
 		free(pkts[i].p);
 }

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "../daemon/passwd.h"
+#include "fuzz.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -32,12 +33,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (!text)
 		return 0;
 	memcpy(text, nul + 1, len);
-	if (!zt_passwd_parse(text, len, name, &uid, &gid)) {
-		if (uid == (uid_t)-1 || gid == (gid_t)-1) {
-			fprintf(stderr, "fuzz_passwd: id -1 accepted\n");
-			abort();
-		}
-	}
+	if (!zt_passwd_parse(text, len, name, &uid, &gid))
+		check(uid != (uid_t)-1 && gid != (gid_t)-1, "id -1 accepted");
 	free(text);
 	return 0;
 }

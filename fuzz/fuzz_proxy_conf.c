@@ -14,6 +14,7 @@
 
 #include "../daemon/uapi_parse.h"
 #include "../proxy/proxy_conf.h"
+#include "fuzz.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -35,14 +36,6 @@ static int read_include(void *ctx, const char *path, char **text, size_t *len)
 	memcpy(*text, in->text, in->len);
 	*len = in->len;
 	return 0;
-}
-
-static void check(bool ok, const char *what)
-{
-	if (!ok) {
-		fprintf(stderr, "fuzz_proxy_conf: %s\n", what);
-		abort();
-	}
 }
 
 /* Address literals resolve (to a fixed address), names do not. */

@@ -37,6 +37,7 @@
 #include "../wg/peer.h"
 #include "../wg/send.h"
 #include "unit/engine_harness.h"
+#include "fuzz.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -167,8 +168,7 @@ static void build(void)
 	pA = h_connect(&A, &B, NULL, true);
 	pB = h_connect(&B, &A, NULL, true);
 	h_endpoint4(&other, "10.0.0.3", 1003);
-	if (!A.dev || !B.dev || !pA || !pB)
-		abort();
+	check(A.dev && B.dev && pA && pB, "two engines and their peers set up");
 	inputs = 0;
 }
 
@@ -224,8 +224,7 @@ static void prepare(void)
 		build();
 	if (!restore()) {
 		build();
-		if (!restore())
-			abort(); /* two fresh engines must always shake hands */
+		check(restore(), "two fresh engines shake hands");
 	}
 }
 

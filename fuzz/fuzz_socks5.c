@@ -14,16 +14,9 @@
 #include <string.h>
 
 #include "../proxy/socks_proto.h"
+#include "fuzz.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-static void check(bool ok, const char *what)
-{
-	if (!ok) {
-		fprintf(stderr, "fuzz_socks5: %s\n", what);
-		abort();
-	}
-}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

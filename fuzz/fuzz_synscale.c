@@ -16,16 +16,9 @@
 
 #include "../proxy/synscale.h"
 #include "../tests/rfc1071.h"
+#include "fuzz.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-static void check(bool ok, const char *what)
-{
-	if (!ok) {
-		fprintf(stderr, "fuzz_synscale: %s\n", what);
-		abort();
-	}
-}
 
 /* one's complement: 0 and 0xffff are the same number */
 static bool same_sum(uint16_t a, uint16_t b)

@@ -15,14 +15,7 @@
 #include <string.h>
 
 #include "../daemon/uapi_parse.h"
-
-static void check(int cond, const char *what)
-{
-	if (!cond) {
-		fprintf(stderr, "fuzz_uapi: %s\n", what);
-		abort();
-	}
-}
+#include "fuzz.h"
 
 static void check_roundtrip(const struct uapi_set *set)
 {

@@ -49,6 +49,7 @@ fi
 MODES=${FLOOD_MODES:-init garbage}
 PEER_IMPL=${FLOOD_PEER:-zinctun}
 HS_MAX=${FLOOD_HS_MAX:-2.5}
+HS_MAX_MS=$(awk -v s="$HS_MAX" 'BEGIN { if (s + 0 > 0) printf "%d", s * 1000 }')
 HS_TRIES=${FLOOD_HS_TRIES:-3}
 FLOOD=$(realpath -m "$BUILD/tools/flood")
 SPOOF=10.201.0.0/16
@@ -56,6 +57,7 @@ PORT=51820
 TCK=$(getconf CLK_TCK)
 RSS_GROWTH_MAX_KB=${RSS_GROWTH_MAX_KB:-16384}
 [ -x "$FLOOD" ] || fail "missing $FLOOD"
+[ -n "$HS_MAX_MS" ] || fail "FLOOD_HS_MAX '$HS_MAX' is not a number of seconds"
 [ "$S" -ge 12 ] || fail "FLOOD_SECONDS must be >= 12 (a handshake under load takes ~5 s)"
 # Ping through the old session for half the flood, but leave >= 8 s of
 # flood for the new handshake (cookie reply, then a retry: at once from
@@ -73,6 +75,10 @@ IP_=$(ifname p)
 start_daemon "$PEER_IMPL" "$P" "$IP_"
 conf_iface "$P" "$IP_" kp 2
 
+now_ms() { t=$(date +%s%N); echo $((t / 1000000)); }
+secs() { awk -v ms="$1" 'BEGIN { printf "%.3f", ms / 1000 }'; } # MS as seconds
+# pct TICKS MS: CPU ticks over MS milliseconds as a percentage of one core
+pct() { awk -v t="$1" -v ms="$2" -v hz="$TCK" 'BEGIN { printf "%.1f", (ms > 0 ? t * 100000 / hz / ms : -1) }'; }
 proc_cpu() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
 proc_rss() { awk '/^VmRSS:/ { print $2 }' "/proc/$1/status"; }
 f_rx() { ip netns exec "$F" cat /sys/class/net/eth0/statistics/rx_packets; }
@@ -146,7 +152,7 @@ flood_phase() { # impl mode
 	rss0=$(proc_rss "$VPID") cpu0=$(proc_cpu "$VPID") rx0=$(f_rx) ovf0=$(udp_rcvbuf_errors)
 	set -- $(engine_stats)
 	ec0=$1 ei0=$2
-	t0=$(date +%s.%N)
+	t0=$(now_ms)
 	ip netns exec "$F" "$FLOOD" --target "$(ul4 1):$PORT" --pubkey "$(pub kv)" --src "$SPOOF" \
 		--rate "$RATE" --seconds "$S" --mode "$mode" >"$T/flood.out" 2>&1 &
 	fpid=$!
@@ -158,9 +164,13 @@ flood_phase() { # impl mode
 
 	# 1) data through the existing session during the first half of the flood
 	sleep 1
-	n=$((PING_SECS * 20))
-	ip netns exec "$P" ping -q -c "$n" -i 0.05 -W 1 "$(tun4 1)" >"$T/ping.flood" 2>&1
+	# (-w: on a loaded machine 20 pings a second take longer, and the time
+	# is the flood's, which the handshake below needs)
+	ip netns exec "$P" ping -q -c $((PING_SECS * 20)) -i 0.05 -W 1 -w "$PING_SECS" "$(tun4 1)" \
+		>"$T/ping.flood" 2>&1
+	n=$(sed -n 's/^\([0-9]*\) packets transmitted.*/\1/p' "$T/ping.flood")
 	recv=$(sed -n 's/.* \([0-9]*\) received.*/\1/p' "$T/ping.flood")
+	[ "${n:-0}" -gt 0 ] || { cat "$T/ping.flood"; fail "$impl/$mode: no ping sent"; }
 	recv=${recv:-0}
 	loss_pm=$(( (n - recv) * 1000 / n )) # per mille
 
@@ -168,31 +178,30 @@ flood_phase() { # impl mode
 	# (up to HS_TRIES times) while it took longer than HS_MAX: the victim's
 	# full handshake queue drops a share of everything, the real peer's
 	# initiation too, on a loaded machine, and then only the 5 s retry helps
-	hs_ok=0 hs_secs=-1 hs_all=""
+	hs_ok=0 hs_ms=-1 hs_all=""
 	for _ in $(seq 1 "$HS_TRIES"); do
 		kill -0 "$fpid" 2>/dev/null || break
 		hs0=$(victim_hs)
 		peer_reset
-		th0=$(date +%s.%N)
+		th0=$(now_ms)
 		while kill -0 "$fpid" 2>/dev/null; do
 			if ip netns exec "$P" ping -c 1 -W 1 "$(tun4 1)" >/dev/null 2>&1; then
 				hs1=$(victim_hs)
-				secs=$(echo "$(date +%s.%N) - $th0" | bc)
+				ms=$(($(now_ms) - th0))
 				if kill -0 "$fpid" 2>/dev/null && [ "${hs1:-0}" != "${hs0:-0}" ]; then
 					hs_ok=1
-					hs_all="$hs_all $secs"
-					[ "$hs_secs" = -1 ] || [ "$(echo "$secs < $hs_secs" | bc)" = 1 ] &&
-						hs_secs=$secs
+					hs_all="$hs_all $(secs "$ms")"
+					[ "$hs_ms" = -1 ] || [ "$ms" -lt "$hs_ms" ] && hs_ms=$ms
 				fi
 				break
 			fi
 		done
-		[ "$hs_ok" = 1 ] && [ "$(echo "$hs_secs <= $HS_MAX" | bc)" = 1 ] && break
+		[ "$hs_ok" = 1 ] && [ "$hs_ms" -le "$HS_MAX_MS" ] && break
 	done
 	cpu_mid=$(proc_cpu "$VPID")
 	wait "$fpid"
 	forget_pid "$fpid"
-	t1=$(date +%s.%N)
+	t1=$(now_ms)
 	cpu1=$(proc_cpu "$VPID") rx1=$(f_rx)
 	set -- $(engine_stats)
 	if [ "$ec0" != - ] && [ -n "${1:-}" ]; then
@@ -209,14 +218,13 @@ flood_phase() { # impl mode
 	kill -0 "$VPID" 2>/dev/null || fail "$impl died during the $mode flood"
 
 	rss_max=$(sort -n "$T/rss.samples" | tail -n 1)
-	el=$(echo "$t1 - $t0" | bc)
-	cpu_pct=$(echo "scale=1; ($cpu1 - $cpu0) * 100 / $TCK / $el" | bc)
-	cpu_after=$(echo "scale=1; ($cpu2 - $cpu1) * 100 / $TCK / 3" | bc)
+	cpu_pct=$(pct $((cpu1 - cpu0)) $((t1 - t0)))
+	cpu_after=$(pct $((cpu2 - cpu1)) 3000)
 	cookies=$((rx1 - rx0))
 	fl=$(cat "$T/flood.out")
 	sent=$(echo "$fl" | sed -n 's/.*sent=\([0-9]*\).*/\1/p')
 	rate=$(echo "$fl" | sed -n 's/.*rate=\([0-9]*\).*/\1/p')
-	line="$impl/$mode: flood sent=${sent:-?} rate=${rate:-?}/s; cookie replies=$cookies; ${engine}CPU ${cpu_pct}% of a core during, ${cpu_after}% after; RSS ${rss0} -> max ${rss_max} -> ${rss2} kB after; peer ping loss ${loss_pm}/1000 ($recv/$n); UDP receive buffer overflows $ovf; new handshake ${hs_secs}s (tries:${hs_all:- none}), under flood: $hs_ok"
+	line="$impl/$mode: flood sent=${sent:-?} rate=${rate:-?}/s; cookie replies=$cookies; ${engine}CPU ${cpu_pct}% of a core during, ${cpu_after}% after; RSS ${rss0} -> max ${rss_max} -> ${rss2} kB after; peer ping loss ${loss_pm}/1000 ($recv/$n); UDP receive buffer overflows $ovf; new handshake $(secs "$hs_ms")s (tries:${hs_all:- none}), under flood: $hs_ok"
 	echo "RESULT $line"
 	SUMMARY="$SUMMARY
 $line"
@@ -225,9 +233,9 @@ $line"
 		reduced_checks
 	elif [ "$impl" = zinctun ]; then
 		[ "$loss_pm" -lt 10 ] || fail "$impl/$mode: ping loss ${loss_pm}/1000"
-		[ "$hs_ok" = 1 ] || fail "$impl/$mode: no new handshake under flood (${hs_secs}s)"
-		if [ "$PEER_IMPL" = zinctun ] && [ "$(echo "$hs_secs > $HS_MAX" | bc)" = 1 ]; then
-			fail "$impl/$mode: the real peer's handshake took ${hs_secs}s (> ${HS_MAX}s)"
+		[ "$hs_ok" = 1 ] && [ "$hs_ms" -ge 0 ] || fail "$impl/$mode: no new handshake under flood"
+		if [ "$PEER_IMPL" = zinctun ] && [ "$hs_ms" -gt "$HS_MAX_MS" ]; then
+			fail "$impl/$mode: the real peer's handshake took $(secs "$hs_ms")s (> ${HS_MAX}s)"
 		fi
 		[ $((rss_max - rss0)) -lt "$RSS_GROWTH_MAX_KB" ] ||
 			fail "$impl/$mode: RSS grew ${rss0} -> ${rss_max} kB"

@@ -12,6 +12,15 @@ set -u
 
 resolve_proxy
 chmod 755 "$T"
+# The unprivileged uid runs copies in $T/bin: timeout execs the proxy as that
+# uid (and zinctun --proxy the zinctun-proxy beside it), which cannot enter
+# a checkout that lives where only root may (a clone under /root, mode 700).
+if [ "$PROXY_IMPL" = zinctun ]; then
+	set -- $PROXY_CMD
+	mkdir -m 755 "$T/bin" && cp "$ZINCTUN" "$(dirname "$1")/zinctun-proxy" "$T/bin/" ||
+		fail "cannot copy the binaries to $T/bin"
+	ZINCTUN=$T/bin/zinctun PROXY_CMD="$T/bin/$(basename "$1") ${PROXY_CMD#"$1"}"
+fi
 ns_setup 1
 N1=$(ns_name 1)
 genkeys a

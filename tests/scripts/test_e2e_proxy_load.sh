@@ -4,8 +4,10 @@
 # after another through a forward all served (more than lwIP's 16384
 # ports: those it closed first wait 2 minutes in TIME_WAIT); clients that open
 # connections and never read do not stall another client's 100 MB
-# download; once idle, the proxy uses no CPU. lib_proxy.sh; PROXY=wireproxy
-# runs the same against wireproxy (validates the test).
+# download; once idle, the proxy uses no CPU (not measured on a
+# ThreadSanitizer build: the test then exits 77 after the load checks).
+# lib_proxy.sh; PROXY=wireproxy runs the same against wireproxy (validates
+# the test).
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 set -u
 . "$(dirname "$0")/lib_proxy.sh"
@@ -54,9 +56,8 @@ wait "$STALL_PID" 2>/dev/null
 log "idle CPU"
 if [ "${SANITIZE:-}" = thread ]; then
 	# as in test_e2e_idle: ThreadSanitizer's own thread wakes up periodically
-	echo "idle CPU not measured on a ThreadSanitizer build"
-	echo PASS
-	exit 0
+	echo "load checks passed; idle CPU not measured on a ThreadSanitizer build (its own thread wakes up)"
+	exit 77
 fi
 sleep 2	# the closed connections' last packets
 a=$(proxy_ticks)

@@ -1,5 +1,5 @@
 #!/bin/sh
-# sanitize: skip
+# sanitize: skip  (scripts/fuzz makes its own ASan+UBSan builds, whatever the build: make check runs it)
 # Short fuzzing pass for make check. First checks that scripts/fuzz itself
 # catches a crash, a leak and undefined behaviour, and links extra sources
 # named in a target's first line; then runs every fuzz/fuzz_*.c ~5 s.

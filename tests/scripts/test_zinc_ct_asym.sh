@@ -1,5 +1,5 @@
 #!/bin/sh
-# sanitize: skip
+# sanitize: skip  (Valgrind cannot run a program built with the sanitizers)
 # Constant-time check of keyed BLAKE2s, HMAC-BLAKE2s and X25519: secrets are
 # marked undefined and memcheck fails on any branch or memory index that
 # depends on them. Also proves the method works: a deliberate leak must be

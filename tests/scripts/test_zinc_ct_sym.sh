@@ -1,5 +1,5 @@
 #!/bin/sh
-# sanitize: skip
+# sanitize: skip  (Valgrind cannot run a program built with the sanitizers)
 # Constant-time check of ChaCha20, HChaCha20, XChaCha20, Poly1305 and the
 # AEADs: tests/tools/zinc_ct_sym marks secrets undefined and Valgrind
 # memcheck must report no secret-dependent branch or index. A planted
