@@ -1,0 +1,93 @@
+#!/bin/sh
+# Issue 24, item 2: lwIP's out-of-order queue is bounded. A hostile peer of
+# zinctun-proxy (build/tools/tcpflood, lib_proxy_flood.sh) sends 1-byte
+# segments two bytes apart, never the byte that would put them in order,
+# $SEGS on each of $CONNS connections:
+#   (a) connections it opens to a [TCPServerTunnel] ListenPort;
+#   (b) connections the proxy opens for $CONNS SOCKS5 CONNECTs to a "server"
+#       in the tunnel that tcpflood plays.
+# Each time: the proxy's RSS (VmRSS, sampled every 0.2 s) grows by at most
+# $RSS_GROWTH_MAX_MB over its level before; iperf3 through the proxy (a
+# [TCPClientTunnel] to the TUN peer, both directions) gets at least
+# $MIN_RATE_PCT % of its rate just before; the proxy is alive after it.
+# Today's main (Debian's lwIP, TCP_OOSEQ_MAX_BYTES 0) failed both.
+#
+# On a sanitizer build (SANITIZE set) the allocator's redzones and
+# quarantine make RSS say nothing about lwIP, and the data path is several
+# times slower: a reduced flood (OOS_CONNS, OOS_SEGS) asserts only that the
+# proxy survives, opens every connection and still carries iperf3.
+[ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
+set -u
+. "$(dirname "$0")/lib_proxy_flood.sh"
+
+CONNS=${OOS_CONNS:-64}
+SEGS=${OOS_SEGS:-32000}
+RATE=${OOS_RATE:-80000}	# packets/s: a flood of ~26 s, long enough to measure beside it
+HOLD=5			# s the queued segments are kept after the flood (sampled too)
+ACCEPT_WAIT=60		# s tcpflood waits for the proxy's connections in (b)
+IPERF_SECS=3
+SETTLE=2		# s into the flood before iperf3 measures
+RSS_GROWTH_MAX_MB=10
+MIN_RATE_PCT=50
+SERVER_PORT=7777	# (b): tcpflood's server at $FLOOD_ADDR
+REDUCED=0
+if [ -n "${SANITIZE:-}" ]; then
+	REDUCED=1 CONNS=${OOS_CONNS:-16} SEGS=${OOS_SEGS:-4000} RATE=${OOS_RATE:-8000}
+fi
+BAD=""
+
+flunk() { echo "FAIL: $*"; BAD="$BAD
+  $*"; }
+
+# oos_round LABEL MODE TARGET: one flood, its figures and checks
+oos_round() {
+	label=$1 mode=$2 target=$3
+	log "$label: $CONNS connections x $SEGS out-of-order segments at $RATE packets/s"
+	b_in=$(iperf_rate $IPERF_SECS -R) b_out=$(iperf_rate $IPERF_SECS)
+	[ "$b_in" != 0 ] && [ "$b_out" != 0 ] || { cat "$T/iperf.out"; fail "$label: iperf3 before the flood"; }
+	base=$(rss_baseline)
+	rss_sampler_start
+	flood_start "$label" --rate "$RATE" --hold "$HOLD" --seconds "$ACCEPT_WAIT" "$mode" "$target" "$CONNS" "$SEGS"
+	if [ "$mode" = oos-accept ]; then
+		spawn_in "$N2" "$label-clients" python3 "$PROXY_TOOL" socks-hold 127.0.0.1 "$SOCKS_PORT" \
+			"$FLOOD_ADDR" "$SERVER_PORT" "$CONNS"
+		HOLDER=$LAST_PID
+	fi
+	wait_in "$T/$label.log" "connections:" $((ACCEPT_WAIT * 10 + 100)) ||
+		fail "$label: tcpflood opened no connections"
+	grep -q "connections: $CONNS/$CONNS" "$T/$label.log" ||
+		fail "$label: not every connection opened: $(grep connections: "$T/$label.log")"
+	sleep $SETTLE
+	d_in=$(iperf_rate $IPERF_SECS -R) d_out=$(iperf_rate $IPERF_SECS)
+	grep -q "flood sent" "$T/$label.log" &&
+		fail "$label: the flood ended before iperf3 did (OOS_RATE $RATE too high for the measure)"
+	flood_wait "$label" $((CONNS * SEGS / RATE + HOLD + 60))
+	top=$(rss_sampler_max)
+	[ "$mode" = oos-accept ] && kill "$HOLDER" 2>/dev/null
+	proxy_alive "after the $label flood"
+	sed -n 's/^tcpflood: //p' "$T/$label.log" | sed 's/^/    /'
+	growth=$(((top - base) / KB_PER_MB))
+	echo "    proxy RSS $base kB before, $top kB at most during: +$growth MB"
+	echo "    iperf3 peer->client $b_in -> $d_in Mbit/s, client->peer $b_out -> $d_out Mbit/s"
+	ok "$label: the proxy is alive and opened all $CONNS connections"
+	if [ $REDUCED = 1 ]; then
+		[ "$d_in" != 0 ] && [ "$d_out" != 0 ] || flunk "$label: iperf3 carried nothing during the flood"
+		return
+	fi
+	[ $((top - base)) -le $((RSS_GROWTH_MAX_MB * KB_PER_MB)) ] &&
+		ok "$label: RSS grew by $growth MB (<= $RSS_GROWTH_MAX_MB)" ||
+		flunk "$label: proxy RSS grew by $growth MB ($base -> $top kB), more than $RSS_GROWTH_MAX_MB MB"
+	for dir in "in $b_in $d_in" "out $b_out $d_out"; do
+		set -- $dir
+		awk -v b="$2" -v d="$3" -v p=$MIN_RATE_PCT 'BEGIN { exit !(d * 100 >= b * p) }' &&
+			ok "$label: iperf3 $1 kept $3 of $2 Mbit/s (>= $MIN_RATE_PCT %)" ||
+			flunk "$label: iperf3 $1 fell to $3 Mbit/s from $2 (< $MIN_RATE_PCT %)"
+	done
+}
+
+flood_setup
+oos_round "to-server-tunnel" oos-connect "$(tun4 2):$SERVER_TUN_PORT"
+oos_round "from-socks-server" oos-accept "$FLOOD_ADDR:$SERVER_PORT"
+proxy_alive "at the end"
+[ -z "$BAD" ] || fail "$BAD"
+echo PASS
