@@ -96,3 +96,12 @@ iperf_rate() {
 		rate=$(grep receiver "$T/iperf.out" | grep -oE "[0-9.]+ Mbits/sec" | tail -n 1 | cut -d' ' -f1)
 	echo "${rate:-0}"
 }
+
+# proxy_restart: a fresh proxy (the same file), so that what the allocator
+# kept from an earlier flood does not hide the next one's growth
+proxy_restart() {
+	kill "$PROXY_PID" 2>/dev/null
+	wait_gone "$PROXY_PID" || fail "the proxy did not exit on SIGTERM"
+	start_proxy "$CONF"
+	wait_tunnel
+}
