@@ -43,6 +43,7 @@ flood_setup() {
 flood_start() {
 	name=$1
 	shift
+	: >"$T/$name.log"
 	spawn_in "$N1" "$name" "$TCPFLOOD" --key "$(cat "$T/flood.key")" --proxy-pub "$(pub proxy)" \
 		--bind "$(ul4 1):$FLOOD_UDP_PORT" --proxy "$(ul4 2):$PROXY_UDP_PORT" --src "$FLOOD_NET" "$@"
 	FLOOD_PID=$LAST_PID
@@ -104,4 +105,12 @@ proxy_restart() {
 	wait_gone "$PROXY_PID" || fail "the proxy did not exit on SIGTERM"
 	start_proxy "$CONF"
 	wait_tunnel
+}
+
+# udp_drops: datagrams the kernel dropped for a full socket buffer in the
+# proxy's namespace so far (the proxy's WireGuard socket is its only one
+# that receives there)
+udp_drops() {
+	ip netns exec "$N2" awk '/^Udp:/ { if (seen) { for (i = 1; i <= NF; i++) if (h[i] == "RcvbufErrors") print $i; exit }
+		for (i = 1; i <= NF; i++) h[i] = $i; seen = 1 }' /proc/net/snmp
 }

@@ -6,38 +6,66 @@
 #   (a) connections it opens to a [TCPServerTunnel] ListenPort;
 #   (b) connections the proxy opens for $CONNS SOCKS5 CONNECTs to a "server"
 #       in the tunnel that tcpflood plays.
-# Each time (a fresh proxy for each): the proxy's RSS (VmRSS, sampled every 0.2 s) grows by at most
-# $RSS_GROWTH_MAX_MB over its level before; iperf3 through the proxy (a
+# Each time (a fresh proxy for each): the proxy's RSS (VmRSS, sampled every
+# 0.2 s) grows by at most $RSS_GROWTH_MAX_MB over its level before; iperf3 through the proxy (a
 # [TCPClientTunnel] to the TUN peer, both directions) gets at least
-# $MIN_RATE_PCT % of its rate just before; the proxy is alive after it.
+# $MIN_RATE_PCT % of its rate just before (in one of $PAIRS pairs of runs:
+# this machine is shared and noisy, see flows()); the proxy is alive after.
 # Today's main (Debian's lwIP, TCP_OOSEQ_MAX_BYTES 0) failed both.
 #
 # On a sanitizer build (SANITIZE set) the allocator's redzones and
 # quarantine make RSS say nothing about lwIP, and the data path is several
 # times slower: a reduced flood (OOS_CONNS, OOS_SEGS) asserts only that the
 # proxy survives, opens every connection and still carries iperf3.
+#
+# The flood's pace (OOS_RATE) leaves the proxy most of its CPU: the bound
+# is on what the queued segments cost, not on how many packets a proxy can
+# take in a second (any flood fast enough takes them all).
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 set -u
 . "$(dirname "$0")/lib_proxy_flood.sh"
 
 CONNS=${OOS_CONNS:-64}
 SEGS=${OOS_SEGS:-32000}
-RATE=${OOS_RATE:-50000}	# packets/s: a flood of ~41 s, long enough to measure beside it
+RATE=${OOS_RATE:-20000}	# packets/s: ~100 s, ~15 % of a core here (7.5 us each)
 HOLD=5			# s the queued segments are kept after the flood (sampled too)
 ACCEPT_WAIT=60		# s tcpflood waits for the proxy's connections in (b)
 IPERF_SECS=3
-SETTLE=2		# s into the flood before iperf3 measures
+SETTLE=2		# s into the flood (or after a pause) before iperf3 measures
+PAIRS=3			# at most, of iperf3 before/during (see flows)
 RSS_GROWTH_MAX_MB=10
 MIN_RATE_PCT=50
 SERVER_PORT=7777	# (b): tcpflood's server at $FLOOD_ADDR
 REDUCED=0
 if [ -n "${SANITIZE:-}" ]; then
-	REDUCED=1 CONNS=${OOS_CONNS:-16} SEGS=${OOS_SEGS:-4000} RATE=${OOS_RATE:-4000}
+	REDUCED=1 CONNS=${OOS_CONNS:-16} SEGS=${OOS_SEGS:-4000} RATE=${OOS_RATE:-2000}
 fi
 BAD=""
 
 flunk() { echo "FAIL: $*"; BAD="$BAD
   $*"; }
+
+# flows NAME DIR BEFORE: iperf3 (DIR: -R or "") during the flood kept
+# MIN_RATE_PCT % of BEFORE, its rate just before the flood. On a shortfall,
+# up to PAIRS - 1 more pairs: the flood stopped (SIGSTOP) for a new rate
+# before, then resumed for one during, so that a pair sees the same load
+# from the rest of this machine. FLOWS: the pairs, for the report.
+flows() {
+	name=$1 dir=$2 before=$3 FLOWS=""
+	for pair in $(seq 1 $PAIRS); do
+		if [ "$pair" -gt 1 ]; then
+			kill -STOP "$FLOOD_PID" && sleep $SETTLE
+			before=$(iperf_rate $IPERF_SECS $dir)
+			kill -CONT "$FLOOD_PID" && sleep $SETTLE
+		fi
+		during=$(iperf_rate $IPERF_SECS $dir)
+		FLOWS="$FLOWS $before->$during"
+		[ $REDUCED = 1 ] && [ "$during" != 0 ] && return 0
+		[ $REDUCED = 0 ] && awk -v b="$before" -v d="$during" -v p=$MIN_RATE_PCT \
+			'BEGIN { exit !(d * 100 >= b * p) }' && return 0
+	done
+	return 1
+}
 
 # oos_round LABEL MODE TARGET: one flood, its figures and checks
 oos_round() {
@@ -45,7 +73,7 @@ oos_round() {
 	log "$label: $CONNS connections x $SEGS out-of-order segments at $RATE packets/s"
 	b_in=$(iperf_rate $IPERF_SECS -R) b_out=$(iperf_rate $IPERF_SECS)
 	[ "$b_in" != 0 ] && [ "$b_out" != 0 ] || { cat "$T/iperf.out"; fail "$label: iperf3 before the flood"; }
-	base=$(rss_baseline)
+	base=$(rss_baseline) drops0=$(udp_drops) t0=$(proxy_ticks)
 	rss_sampler_start
 	flood_start "$label" --rate "$RATE" --hold "$HOLD" --seconds "$ACCEPT_WAIT" "$mode" "$target" "$CONNS" "$SEGS"
 	if [ "$mode" = oos-accept ]; then
@@ -58,31 +86,32 @@ oos_round() {
 	grep -q "connections: $CONNS/$CONNS" "$T/$label.log" ||
 		fail "$label: not every connection opened: $(grep connections: "$T/$label.log")"
 	sleep $SETTLE
-	d_in=$(iperf_rate $IPERF_SECS -R) d_out=$(iperf_rate $IPERF_SECS)
+	flows in -R "$b_in" && f_in=ok || f_in=low
+	in_rates=$FLOWS
+	flows out "" "$b_out" && f_out=ok || f_out=low
+	out_rates=$FLOWS
 	grep -q "flood sent" "$T/$label.log" &&
 		flunk "$label: the flood ended before iperf3 did (OOS_RATE $RATE too high, or iperf3 stalled)"
 	flood_wait "$label" $((CONNS * SEGS / RATE + HOLD + 60))
-	top=$(rss_sampler_max)
+	top=$(rss_sampler_max) drops=$(($(udp_drops) - drops0)) cpu=$(($(proxy_ticks) - t0))
 	[ "$mode" = oos-accept ] && kill "$HOLDER" 2>/dev/null
 	proxy_alive "after the $label flood"
 	sed -n 's/^tcpflood: //p' "$T/$label.log" | sed 's/^/    /'
 	growth=$(((top - base) / KB_PER_MB))
-	echo "    proxy RSS $base kB before, $top kB at most during: +$growth MB"
-	echo "    iperf3 peer->client $b_in -> $d_in Mbit/s, client->peer $b_out -> $d_out Mbit/s"
+	echo "    proxy RSS $base kB before, $top kB at most during: +$growth MB;" \
+		"CPU $((cpu / TCK)) s; $drops datagrams dropped at its socket"
+	echo "    iperf3 Mbit/s before->during: peer->client$in_rates, client->peer$out_rates"
 	ok "$label: the proxy is alive and opened all $CONNS connections"
-	if [ $REDUCED = 1 ]; then
-		[ "$d_in" != 0 ] && [ "$d_out" != 0 ] || flunk "$label: iperf3 carried nothing during the flood"
-		return
+	if [ $REDUCED = 0 ]; then
+		[ $((top - base)) -le $((RSS_GROWTH_MAX_MB * KB_PER_MB)) ] &&
+			ok "$label: RSS grew by $growth MB (<= $RSS_GROWTH_MAX_MB)" ||
+			flunk "$label: proxy RSS grew by $growth MB ($base -> $top kB), more than $RSS_GROWTH_MAX_MB MB"
 	fi
-	[ $((top - base)) -le $((RSS_GROWTH_MAX_MB * KB_PER_MB)) ] &&
-		ok "$label: RSS grew by $growth MB (<= $RSS_GROWTH_MAX_MB)" ||
-		flunk "$label: proxy RSS grew by $growth MB ($base -> $top kB), more than $RSS_GROWTH_MAX_MB MB"
-	for dir in "in $b_in $d_in" "out $b_out $d_out"; do
-		# shellcheck disable=SC2086 # dir: three words
-		set -- $dir
-		awk -v b="$2" -v d="$3" -v p=$MIN_RATE_PCT 'BEGIN { exit !(d * 100 >= b * p) }' &&
-			ok "$label: iperf3 $1 kept $3 of $2 Mbit/s (>= $MIN_RATE_PCT %)" ||
-			flunk "$label: iperf3 $1 fell to $3 Mbit/s from $2 (< $MIN_RATE_PCT %)"
+	for f in "in $f_in$in_rates" "out $f_out$out_rates"; do
+		case $f in
+		*" ok "*) ok "$label: iperf3 $f (kept >= $MIN_RATE_PCT %)" ;;
+		*) flunk "$label: iperf3 $f (Mbit/s before->during: under $MIN_RATE_PCT % each time)" ;;
+		esac
 	done
 }
 

@@ -16,10 +16,9 @@
  * tcpflood --key B64 --proxy-pub B64 --bind IP:PORT --proxy IP:PORT
  *          --src A.B.C.D/PREFIX [--rate PPS] [--hold S] [--seconds S] MODE...
  * --src is what the proxy's AllowedIPs give this peer; --rate paces what it
- * sends (packets/s, 0: unpaced); --hold keeps the connections (and what the
- * proxy queued for them) that many seconds after the flood before it resets
- * them. Prints "tcpflood: tunnel up", then its figures; exit 0 once the
- * flood was sent. */
+ * sends (packets/s, 0: unpaced; SIGSTOP/SIGCONT pause it); --hold keeps the connections (and what
+ * the proxy queued for them) that many seconds after the flood before it resets them. Prints
+ * "tcpflood: tunnel up", then its figures; exit 0 once the flood was sent. */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <poll.h>
@@ -50,6 +49,8 @@ enum {
 	SYN_FIRST_PORT = 1024,
 	RECV_BURST = 256,
 	SERVICE_EVERY = 32, /* packets sent between two looks at the socket */
+	MAX_BEHIND_MS = 50,
+	SOCKET_BUFFER = 8 << 20, /* the proxy's answers are counted: none lost here */
 };
 
 enum { TH_FIN = 1, TH_SYN = 2, TH_RST = 4, TH_PSH = 8, TH_ACK = 16 };
@@ -274,10 +275,16 @@ static void service(int timeout_ms)
 		wg_device_tick(dev);
 }
 
-/* Sends one segment at the pace --rate asks for, reading between sends. */
+/* Sends one segment at the pace --rate asks for, reading between sends.
+ * Time it was not running (stopped, or not scheduled) is not made up in a
+ * burst: the schedule restarts when it is more than MAX_BEHIND_MS late. */
 static void paced_send(const struct conn *c, uint32_t seq, uint8_t flags, const uint8_t *data,
 		       size_t n)
 {
+	uint64_t now = peer_now_ns(NULL);
+
+	if (rate && (now - t_start) * rate / 1000000000ULL > sent + rate * MAX_BEHIND_MS / 1000)
+		t_start = now - sent * 1000000000ULL / rate;
 	while (rate && sent >= (peer_now_ns(NULL) - t_start) * rate / 1000000000ULL)
 		service(1);
 	tcp_send(c, seq, flags, data, n);
@@ -455,6 +462,8 @@ static int open_device(const char *key, const char *pub, const char *bind_s, con
 		perror("tcpflood: bind");
 		return -1;
 	}
+	if (setsockopt(sock, SOL_SOCKET, SO_RCVBUFFORCE, &(int){SOCKET_BUFFER}, sizeof(int)))
+		perror("tcpflood: SO_RCVBUFFORCE");
 	dev = wg_device_new(&env, &io);
 	if (!dev)
 		return -1;
