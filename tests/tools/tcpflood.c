@@ -138,7 +138,8 @@ static size_t build(uint8_t *p, const struct conn *c, uint32_t seq, uint8_t flag
 		t[20] = 2, t[21] = MSS_OPT;
 		put16(t + 22, OUR_MSS);
 	}
-	memcpy(t + thl, data, n);
+	if (n) /* data is NULL when there is none */
+		memcpy(t + thl, data, n);
 	put16(t + 16, (uint16_t)~rfc1071_l4_sum(p, len, IP_HDR, 6));
 	return len;
 }
