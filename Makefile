@@ -267,7 +267,7 @@ bench-scale: deps
 check-tsan: deps
 	@$(MAKE) --no-print-directory BUILD=build-tsan \
 	    EXTRA_CFLAGS="-fsanitize=thread -fno-omit-frame-pointer" all build-tsan/tools/flood build-tsan/tools/manypeers \
-	    build-tsan/zinctun-testhooks
+	    build-tsan/tools/tcpflood build-tsan/zinctun-testhooks
 	@rm -rf $(CURDIR)/build-tsan/tsan && mkdir -p -m 1777 $(CURDIR)/build-tsan/tsan
 	@BUILD=build-tsan SANITIZE=thread ZINCTUN_SECCOMP=0 \
 	    TSAN_OPTIONS="halt_on_error=1 exitcode=66 log_path=$(CURDIR)/build-tsan/tsan/report" \

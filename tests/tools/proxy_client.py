@@ -8,6 +8,10 @@
                                             each echoes 1 KiB once all are up
   stall PROXY PORT HOST TPORT PATH N        N SOCKS5 connections that GET PATH
                                             and never read; "ready" once sent
+  socks-hold PROXY PORT HOST TPORT N        N SOCKS5 connections, opened one
+                                            after another and held without a
+                                            byte sent or read; "ready N" once
+                                            all are open
   socks-rate PROXY PORT HOST TPORT SECS     (bench) CONNECT+echo+close per s
   fwd-rate HOST PORT SECS                   (bench) the same without SOCKS
   fwd-count HOST PORT N                     N connections through a forward
@@ -334,6 +338,12 @@ def cmd_stall(proxy, port, host, tport, path, n):
     time.sleep(3600)
 
 
+def cmd_socks_hold(proxy, port, host, tport, n):
+    conns = [socks_connect(proxy, port, host, tport) for _ in range(int(n))]
+    print("ready %d" % len(conns), flush=True)
+    time.sleep(3600)
+
+
 # ---- bench helpers
 
 
@@ -527,6 +537,7 @@ COMMANDS = {
     "echo-server": cmd_echo_server,
     "socks-many": cmd_socks_many,
     "stall": cmd_stall,
+    "socks-hold": cmd_socks_hold,
     "socks-rate": cmd_socks_rate,
     "fwd-rate": cmd_fwd_rate,
     "fwd-count": cmd_fwd_count,
