@@ -110,10 +110,8 @@ struct key {
 };
 
 /* "FILE:LINE: message" at the given line. Always returns -1. */
-static int fail_at(struct parser *p, unsigned line, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-static int fail_at(struct parser *p, unsigned line, const char *fmt, ...)
+static __attribute__((format(printf, 3, 4))) int fail_at(struct parser *p, unsigned line,
+							 const char *fmt, ...)
 {
 	va_list ap;
 	int n;
@@ -231,36 +229,6 @@ bool proxy_parse_hostport(const char *s, size_t len, struct proxy_hostport *out)
 	return true;
 }
 
-/* A listener's address: numeric, or "localhost"; a bare port means
- * loopback, so nothing is exposed by accident. */
-static bool parse_bind(const char *s, size_t len, struct proxy_hostport *out)
-{
-	uint64_t port;
-	bool bare = uapi_parse_uint(s, len, UINT16_MAX, &port);
-
-	if (!bare && len > 1 && s[0] == ':')
-		bare = uapi_parse_uint(s + 1, len - 1, UINT16_MAX, &port);
-	if (bare) {
-		memset(out, 0, sizeof(*out));
-		if (!port)
-			return false;
-		strcpy(out->host, "127.0.0.1");
-		out->port = (uint16_t)port;
-	} else {
-		if (!proxy_parse_hostport(s, len, out))
-			return false;
-		if (out->is_ip)
-			return true;
-		if (strcasecmp(out->host, "localhost"))
-			return false;
-		strcpy(out->host, "127.0.0.1");
-	}
-	out->is_ip = true;
-	out->ip.family = AF_INET;
-	out->ip.in4.s_addr = htonl(INADDR_LOOPBACK);
-	return true;
-}
-
 bool proxy_ip_is_loopback(const struct proxy_ip *ip)
 {
 	static const uint8_t mapped[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};
@@ -289,10 +257,11 @@ static struct proxy_listener *cur_listener(struct parser *p)
 	return &p->conf->listeners[p->conf->n_listeners - 1];
 }
 
-/* Calls item() on each comma-separated, trimmed element of a list value. */
-static int each_item(struct parser *p, const char *v, size_t len,
-		     int (*item)(struct parser *p, const char *s, size_t len))
+/* Address, DNS, AllowedIPs: comma-separated, repeatable; k->item() takes
+ * each trimmed element. */
+static int parse_list(struct parser *p, const struct key *k, void *field, const char *v, size_t len)
 {
+	(void)field;
 	while (true) {
 		const char *comma = memchr(v, ',', len);
 		size_t n = comma ? (size_t)(comma - v) : len;
@@ -300,7 +269,7 @@ static int each_item(struct parser *p, const char *v, size_t len,
 		size_t sl = n;
 
 		trim(&s, &sl);
-		if (item(p, s, sl))
+		if (k->item(p, s, sl))
 			return -1;
 		if (!comma)
 			return 0;
@@ -419,13 +388,6 @@ static int parse_key(struct parser *p, const struct key *k, void *field, const c
 	return 0;
 }
 
-/* Address, DNS, AllowedIPs: comma-separated, repeatable. */
-static int parse_list(struct parser *p, const struct key *k, void *field, const char *v, size_t len)
-{
-	(void)field;
-	return each_item(p, v, len, k->item);
-}
-
 /* A 16-bit field, or a 32-bit one when max says it needs one. */
 static int parse_number(struct parser *p, const struct key *k, void *field, const char *v,
 			size_t len)
@@ -456,10 +418,34 @@ static int parse_target(struct parser *p, const struct key *k, void *field, cons
 	return proxy_parse_hostport(v, len, field) ? 0 : fail_value(p, k, v, len);
 }
 
+/* A listener's address: numeric, or "localhost"; a bare port means
+ * loopback, so nothing is exposed by accident. */
 static int parse_address(struct parser *p, const struct key *k, void *field, const char *v,
 			 size_t len)
 {
-	return parse_bind(v, len, field) ? 0 : fail_value(p, k, v, len);
+	struct proxy_hostport *out = field;
+	uint64_t port;
+	bool bare = uapi_parse_uint(v, len, UINT16_MAX, &port);
+
+	if (!bare && len > 1 && v[0] == ':')
+		bare = uapi_parse_uint(v + 1, len - 1, UINT16_MAX, &port);
+	if (bare) {
+		memset(out, 0, sizeof(*out));
+		if (!port)
+			return fail_value(p, k, v, len);
+		out->port = (uint16_t)port;
+	} else if (!proxy_parse_hostport(v, len, out)) {
+		return fail_value(p, k, v, len);
+	} else if (out->is_ip) {
+		return 0;
+	} else if (strcasecmp(out->host, "localhost")) {
+		return fail_value(p, k, v, len);
+	}
+	strcpy(out->host, "127.0.0.1");
+	out->is_ip = true;
+	out->ip.family = AF_INET;
+	out->ip.in4.s_addr = htonl(INADDR_LOOPBACK);
+	return 0;
 }
 
 static int parse_cred(struct parser *p, const struct key *k, void *field, const char *v, size_t len)
@@ -521,18 +507,10 @@ static const struct key keys[K_COUNT] = {
 		       .min = 1, .max = UINT16_MAX},
 };
 
-static bool same_ip(const struct proxy_ip *a, const struct proxy_ip *b)
+bool proxy_ip_equal(const struct proxy_ip *a, const struct proxy_ip *b)
 {
-	if (a->family != b->family)
-		return false;
-	if (a->family == AF_INET)
-		return a->in4.s_addr == b->in4.s_addr;
-	return !memcmp(&a->in6, &b->in6, sizeof(a->in6));
-}
-
-static bool is_udp(enum proxy_kind kind)
-{
-	return kind == PROXY_UDP;
+	return a->family == b->family &&
+	       !memcmp(&a->in6, &b->in6, a->family == AF_INET6 ? sizeof(a->in6) : sizeof(a->in4));
 }
 
 /* The checks that need the whole listener section: credentials, the rule on
@@ -542,12 +520,12 @@ static int check_listener(struct parser *p, struct proxy_listener *l)
 	const char *name = sections[p->sec].name;
 	unsigned at = l->line;
 	char a[INET6_ADDRSTRLEN];
+	bool user = p->seen & SEEN(K_USERNAME), pass = p->seen & SEEN(K_PASSWORD);
 
-	l->has_auth = (p->seen & SEEN(K_USERNAME)) && (p->seen & SEEN(K_PASSWORD));
-	if ((p->seen & SEEN(K_USERNAME)) && !(p->seen & SEEN(K_PASSWORD)))
-		return fail_at(p, at, "[%s] has a Username but no Password", name);
-	if ((p->seen & SEEN(K_PASSWORD)) && !(p->seen & SEEN(K_USERNAME)))
-		return fail_at(p, at, "[%s] has a Password but no Username", name);
+	l->has_auth = user && pass;
+	if (user != pass)
+		return fail_at(p, at, "[%s] has a %s but no %s", name,
+			       user ? "Username" : "Password", user ? "Password" : "Username");
 	if (l->kind == PROXY_HTTP && l->has_auth && strchr(l->username, ':'))
 		return fail_at(p, at,
 			       "[http] Username contains ':', which Basic authentication"
@@ -568,9 +546,9 @@ static int check_listener(struct parser *p, struct proxy_listener *l)
 					       l->listen_port, o->line);
 			continue;
 		}
-		if (o->kind == PROXY_TCP_SERVER || is_udp(o->kind) != is_udp(l->kind))
+		if (o->kind == PROXY_TCP_SERVER || (o->kind == PROXY_UDP) != (l->kind == PROXY_UDP))
 			continue;
-		if (o->bind.port == l->bind.port && same_ip(&o->bind.ip, &l->bind.ip))
+		if (o->bind.port == l->bind.port && proxy_ip_equal(&o->bind.ip, &l->bind.ip))
 			return fail_at(p, at, "BindAddress %s port %u is also used on line %u",
 				       uapi_format_ip(a, l->bind.ip.family, &l->bind.ip.in4),
 				       l->bind.port, o->line);
