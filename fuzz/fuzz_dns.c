@@ -29,7 +29,7 @@ static void check(bool ok, const char *what)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	uint8_t q[DNS_QUERY_MAX];
-	struct dns_addr out[4];
+	struct proxy_ip out[4];
 	uint16_t qtype;
 	uint8_t *pkt;
 	size_t len, qlen;

@@ -187,7 +187,7 @@ static void normalize(const char *name, char *out)
 }
 
 int dns_parse_response(const uint8_t *pkt, size_t len, uint16_t id, const char *name,
-		       uint16_t qtype, struct dns_addr *out, size_t max, uint32_t *ttl)
+		       uint16_t qtype, struct proxy_ip *out, size_t max, uint32_t *ttl)
 {
 	char want[NAME_WIRE_MAX + 1], qname[NAME_WIRE_MAX + 1];
 	size_t off, answers, found = 0;

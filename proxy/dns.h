@@ -7,12 +7,10 @@
 #ifndef ZT_DNS_H
 #define ZT_DNS_H
 
-#include <netinet/in.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <sys/socket.h>
 
-#include "proxy_limits.h"
+#include "proxy_conf.h"
 
 enum {
 	DNS_TYPE_A = 1,
@@ -29,14 +27,6 @@ enum dns_error {
 	DNS_E_TRUNCATED = -4, /* TC set and no usable answer */
 };
 
-struct dns_addr {
-	sa_family_t family; /* AF_INET (A) or AF_INET6 (AAAA) */
-	union {
-		struct in_addr in4;
-		struct in6_addr in6;
-	};
-};
-
 /* Writes a query for name (dotted, a final '.' allowed; labels 1..63
  * bytes, wire form <= 255) of qtype (DNS_TYPE_A or DNS_TYPE_AAAA) with RD
  * set into out (cap >= DNS_QUERY_MAX suffices). id: random, from the
@@ -51,6 +41,6 @@ size_t dns_build_query(uint8_t *out, size_t cap, uint16_t id, const char *name, 
  * name has no such records), or a negative enum dns_error. *ttl (may be
  * NULL) gets the smallest TTL along the way. */
 int dns_parse_response(const uint8_t *pkt, size_t len, uint16_t id, const char *name,
-		       uint16_t qtype, struct dns_addr *out, size_t max, uint32_t *ttl);
+		       uint16_t qtype, struct proxy_ip *out, size_t max, uint32_t *ttl);
 
 #endif
