@@ -127,12 +127,13 @@ static bool conn_tokens_has(const struct conn_tokens *t, const struct line *name
 	return false;
 }
 
-/* The head's lines after the request line, checked; Host and
- * Proxy-Authorization noted. */
+/* The head's lines after the request line, checked; Host,
+ * Proxy-Authorization and what Connection names noted. */
 struct headers {
 	size_t start, end; /* of the header lines in buf */
 	bool host;
 	struct line auth;
+	struct conn_tokens conn; /* hop-by-hop too */
 };
 
 static bool scan_headers(const char *buf, struct headers *h)
@@ -142,6 +143,7 @@ static bool scan_headers(const char *buf, struct headers *h)
 	h->host = false;
 	h->auth.s = NULL;
 	h->auth.len = 0;
+	h->conn.n = 0;
 	for (size_t pos = h->start; pos < h->end;) {
 		pos = next_line(buf, pos, h->end, &l);
 		if (!l.len)
@@ -150,6 +152,8 @@ static bool scan_headers(const char *buf, struct headers *h)
 			return false;
 		if (eq_nocase(name.s, name.len, "Host"))
 			h->host = true;
+		if (eq_nocase(name.s, name.len, "Connection"))
+			conn_tokens_add(&h->conn, &value);
 		if (eq_nocase(name.s, name.len, "Proxy-Authorization")) {
 			if (h->auth.s) /* two: ambiguous */
 				return false;
@@ -252,15 +256,7 @@ static bool rewrite(const char *buf, const struct headers *h, const struct line 
 {
 	struct writer w = {.out = out, .cap = cap};
 	struct line l, name, value;
-	struct conn_tokens conn = {.n = 0};
 
-	/* headers the client's Connection names are hop-by-hop too */
-	for (size_t pos = h->start; pos < h->end;) {
-		pos = next_line(buf, pos, h->end, &l);
-		if (l.len && split_header(&l, &name, &value) &&
-		    eq_nocase(name.s, name.len, "Connection"))
-			conn_tokens_add(&conn, &value);
-	}
 	put(&w, method->s, method->len);
 	puts_(&w, " ");
 	if (!path->len || path->s[0] != '/')
@@ -270,16 +266,12 @@ static bool rewrite(const char *buf, const struct headers *h, const struct line 
 	put(&w, version->s, version->len);
 	puts_(&w, "\r\n");
 	for (size_t pos = h->start; pos < h->end;) {
-		bool hop = false;
-
 		pos = next_line(buf, pos, h->end, &l);
-		if (!l.len || !split_header(&l, &name, &value))
-			continue;
-		hop = eq_nocase(name.s, name.len, "Proxy-Connection") ||
-		      eq_nocase(name.s, name.len, "Proxy-Authorization") ||
-		      eq_nocase(name.s, name.len, "Connection") ||
-		      eq_nocase(name.s, name.len, "Keep-Alive") || conn_tokens_has(&conn, &name);
-		if (hop)
+		if (!l.len || !split_header(&l, &name, &value) ||
+		    eq_nocase(name.s, name.len, "Proxy-Connection") ||
+		    eq_nocase(name.s, name.len, "Proxy-Authorization") ||
+		    eq_nocase(name.s, name.len, "Connection") ||
+		    eq_nocase(name.s, name.len, "Keep-Alive") || conn_tokens_has(&h->conn, &name))
 			continue;
 		put(&w, l.s, l.len);
 		puts_(&w, "\r\n");
