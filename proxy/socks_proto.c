@@ -17,7 +17,6 @@ enum {
 	AUTH_OK = 0x00,
 	AUTH_FAILED = 0x01,
 	CMD_CONNECT = 0x01,
-	CMD_BIND = 0x02,
 	CMD_UDP_ASSOCIATE = 0x03,
 };
 
@@ -292,8 +291,6 @@ int socks5_udp_parse(const uint8_t *pkt, size_t len, struct socks5_addr *dst)
 
 size_t socks5_udp_header(uint8_t *out, const struct socks5_addr *src)
 {
-	out[0] = 0;
-	out[1] = 0;
-	out[2] = 0;
+	memset(out, 0, 3); /* RSV, FRAG */
 	return 3 + write_addr(out + 3, src, true);
 }
