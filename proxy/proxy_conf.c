@@ -14,7 +14,6 @@
 #include <zinc/memzero.h>
 
 #include "../daemon/base64.h"
-#include "../daemon/uapi_parse.h"
 
 _Static_assert((int)PROXY_KEY_LEN == (int)WG_PUBLIC_KEY_LEN, "a proxy key is a WireGuard key");
 
@@ -306,24 +305,27 @@ static int dns_item(struct parser *p, const char *s, size_t len)
 
 static int allowed_item(struct parser *p, const char *s, size_t len)
 {
-	struct proxy_peer *peer = cur_peer(p);
-	struct proxy_prefix pf = {0};
+	struct uapi_peer *peer = &cur_peer(p)->set;
+	struct uapi_allowed_ip a = {0};
+	sa_family_t family;
 
-	if (!uapi_parse_prefix(s, len, true, &pf.ip.family, &pf.ip.in4, &pf.cidr))
+	if (!uapi_parse_prefix(s, len, true, &family, a.addr, &a.cidr))
 		return fail(p, "bad AllowedIPs '%.*s' (IP/prefix)", shown(len), s);
-	if (peer->n_allowed == PROXY_CONF_MAX_ALLOWED)
+	if (peer->n_allowed_ips == PROXY_CONF_MAX_ALLOWED)
 		return fail(p, "too many AllowedIPs for one peer (at most %d)",
 			    PROXY_CONF_MAX_ALLOWED);
 	/* grows by doubling: a wg-quick file may list many prefixes */
-	if (!(peer->n_allowed & (peer->n_allowed - 1))) {
-		size_t cap = peer->n_allowed ? peer->n_allowed * 2 : 4;
-		struct proxy_prefix *a = realloc(peer->allowed, cap * sizeof(*a));
+	if (peer->n_allowed_ips == peer->cap_allowed_ips) {
+		size_t cap = peer->cap_allowed_ips ? peer->cap_allowed_ips * 2 : 4;
+		struct uapi_allowed_ip *all = realloc(peer->allowed_ips, cap * sizeof(*all));
 
-		if (!a)
+		if (!all)
 			return fail(p, "out of memory");
-		peer->allowed = a;
+		peer->allowed_ips = all;
+		peer->cap_allowed_ips = cap;
 	}
-	peer->allowed[peer->n_allowed++] = pf;
+	a.family = (uint8_t)family;
+	peer->allowed_ips[peer->n_allowed_ips++] = a;
 	return 0;
 }
 
@@ -487,11 +489,11 @@ static const struct key keys[K_COUNT] = {
 	       .max = PROXY_MAX_MTU},
     [K_IFACE_PORT] = {"ListenPort", IN(S_INTERFACE), parse_number, IFACE(listen_port),
 		      .max = UINT16_MAX},
-    [K_PUBLIC_KEY] = {"PublicKey", IN(S_PEER), parse_key, PEER(public_key)},
-    [K_PRESHARED_KEY] = {"PresharedKey", IN(S_PEER), parse_key, PEER(preshared_key)},
+    [K_PUBLIC_KEY] = {"PublicKey", IN(S_PEER), parse_key, PEER(set.public_key)},
+    [K_PRESHARED_KEY] = {"PresharedKey", IN(S_PEER), parse_key, PEER(set.preshared_key)},
     [K_ENDPOINT] = {"Endpoint", IN(S_PEER), parse_target, PEER(endpoint), .hint = HOSTPORT_HINT},
     [K_ALLOWED_IPS] = {"AllowedIPs", IN(S_PEER), parse_list, .item = allowed_item},
-    [K_KEEPALIVE] = {"PersistentKeepalive", IN(S_PEER), parse_keepalive, PEER(keepalive),
+    [K_KEEPALIVE] = {"PersistentKeepalive", IN(S_PEER), parse_keepalive, PEER(set.keepalive),
 		     .max = UINT16_MAX, .hint = "(0..65535 or off)"},
     [K_BIND_ADDRESS] = {"BindAddress", PROXIES | TUNNELS, parse_address, LISTENER(bind),
 			.hint = "(IP:port, [IPv6]:port or port)"},
@@ -569,10 +571,11 @@ static int close_section(struct parser *p)
 	case S_PEER: {
 		struct proxy_peer *peer = cur_peer(p);
 
-		peer->has_preshared_key = p->seen & SEEN(K_PRESHARED_KEY);
-		peer->has_endpoint = p->seen & SEEN(K_ENDPOINT);
+		peer->set.has_preshared_key = p->seen & SEEN(K_PRESHARED_KEY);
+		peer->set.has_endpoint = p->seen & SEEN(K_ENDPOINT);
 		for (size_t i = 0; i + 1 < p->conf->n_peers; i++)
-			if (!memcmp(p->conf->peers[i].public_key, peer->public_key, PROXY_KEY_LEN))
+			if (!memcmp(p->conf->peers[i].set.public_key, peer->set.public_key,
+				    PROXY_KEY_LEN))
 				return fail_at(
 				    p, p->sec_line,
 				    "[Peer] has the same PublicKey as the one on line %u",
@@ -813,18 +816,18 @@ static int check_conf(struct parser *p, const char *file)
 		return fail_at(p, at, "no [Interface] section");
 	if (!c->n_peers)
 		return fail_at(p, at, "no [Peer] section");
-	if (c->n_peers == 1 && !c->peers[0].n_allowed) {
-		struct proxy_peer *peer = &c->peers[0];
+	if (c->n_peers == 1 && !c->peers[0].set.n_allowed_ips) {
+		struct uapi_peer *peer = &c->peers[0].set;
 
-		peer->allowed = calloc(2, sizeof(*peer->allowed));
-		if (!peer->allowed)
+		peer->allowed_ips = calloc(2, sizeof(*peer->allowed_ips));
+		if (!peer->allowed_ips)
 			return fail_at(p, at, "out of memory");
-		peer->allowed[0].ip.family = AF_INET;
-		peer->allowed[1].ip.family = AF_INET6;
-		peer->n_allowed = 2;
+		peer->allowed_ips[0].family = AF_INET;
+		peer->allowed_ips[1].family = AF_INET6;
+		peer->n_allowed_ips = peer->cap_allowed_ips = 2;
 	}
 	for (size_t i = 0; i < c->n_peers; i++)
-		if (!c->peers[i].n_allowed)
+		if (!c->peers[i].set.n_allowed_ips)
 			return fail_at(
 			    p, c->peers[i].line,
 			    "[Peer] has no AllowedIPs (needed when there is more than one peer)");
@@ -860,7 +863,7 @@ int proxy_conf_parse(const char *file, const char *text, size_t len, proxy_conf_
 static void forget_peers(struct proxy_conf *c)
 {
 	for (size_t i = 0; i < c->n_peers; i++) {
-		free(c->peers[i].allowed);
+		free(c->peers[i].set.allowed_ips);
 		zinc_memzero(&c->peers[i], sizeof(c->peers[i]));
 	}
 	free(c->peers);
@@ -877,34 +880,6 @@ void proxy_conf_free(struct proxy_conf *conf)
 	zinc_memzero(conf, sizeof(*conf));
 }
 
-/* One peer as a UAPI set's: its keys copied, its prefixes replacing any. */
-static int peer_to_set(const struct proxy_peer *pp, struct uapi_peer *up,
-		       proxy_conf_resolve_fn resolve, void *ctx)
-{
-	memcpy(up->public_key, pp->public_key, PROXY_KEY_LEN);
-	memcpy(up->preshared_key, pp->preshared_key, PROXY_KEY_LEN);
-	up->has_preshared_key = pp->has_preshared_key;
-	up->has_keepalive = true;
-	up->keepalive = pp->keepalive;
-	up->replace_allowed_ips = true;
-	if (pp->has_endpoint && resolve(ctx, pp, &up->endpoint))
-		return -1;
-	up->has_endpoint = pp->has_endpoint;
-	up->allowed_ips = calloc(pp->n_allowed, sizeof(*up->allowed_ips));
-	if (!up->allowed_ips)
-		return -ENOMEM;
-	up->n_allowed_ips = up->cap_allowed_ips = pp->n_allowed;
-	for (size_t i = 0; i < pp->n_allowed; i++) {
-		const struct proxy_prefix *a = &pp->allowed[i];
-
-		up->allowed_ips[i].family = (uint8_t)a->ip.family;
-		up->allowed_ips[i].cidr = a->cidr;
-		memcpy(up->allowed_ips[i].addr, &a->ip.in4,
-		       a->ip.family == AF_INET ? sizeof(a->ip.in4) : sizeof(a->ip.in6));
-	}
-	return 0;
-}
-
 int proxy_conf_take_set(struct proxy_conf *c, proxy_conf_resolve_fn resolve, void *ctx,
 			struct uapi_set *set)
 {
@@ -919,8 +894,13 @@ int proxy_conf_take_set(struct proxy_conf *c, proxy_conf_resolve_fn resolve, voi
 	memcpy(set->private_key, c->iface.private_key, PROXY_KEY_LEN);
 	set->listen_port = c->iface.listen_port;
 	for (size_t i = 0; !ret && i < c->n_peers; i++) {
-		ret = peer_to_set(&c->peers[i], &set->peers[i], resolve, ctx);
-		set->n_peers++;
+		struct uapi_peer *up = &set->peers[set->n_peers++];
+
+		*up = c->peers[i].set; /* its prefixes move too */
+		c->peers[i].set.allowed_ips = NULL;
+		up->has_keepalive = up->replace_allowed_ips = true;
+		if (up->has_endpoint && resolve(ctx, &c->peers[i], &up->endpoint))
+			ret = -1;
 	}
 	zinc_memzero(c->iface.private_key, sizeof(c->iface.private_key));
 	forget_peers(c);

@@ -20,6 +20,7 @@
 #include <stdint.h>
 #include <sys/socket.h>
 
+#include "../daemon/uapi_parse.h"
 #include "proxy_limits.h"
 
 struct proxy_ip {
@@ -56,17 +57,11 @@ struct proxy_interface {
 };
 
 struct proxy_peer {
-	uint8_t public_key[PROXY_KEY_LEN];
-	bool has_preshared_key;
-	uint8_t preshared_key[PROXY_KEY_LEN];
-	bool has_endpoint;
-	struct proxy_hostport endpoint;
-	/* heap; a lone peer without AllowedIPs gets 0.0.0.0/0 and ::/0 (as
-	 * wireproxy does) */
-	struct proxy_prefix *allowed;
-	size_t n_allowed;
-	uint16_t keepalive; /* PersistentKeepalive seconds, 0 = off ("off" accepted) */
-	unsigned line;	    /* of the [Peer] header, for messages */
+	/* keys, PersistentKeepalive and AllowedIPs (heap; a lone peer without
+	 * any gets 0.0.0.0/0 and ::/0, as wireproxy does) as wg(8) sends them */
+	struct uapi_peer set;
+	struct proxy_hostport endpoint; /* if set.has_endpoint */
+	unsigned line;			/* of the [Peer] header, for messages */
 };
 
 enum proxy_kind {
@@ -115,14 +110,12 @@ void proxy_conf_free(struct proxy_conf *conf);
 
 /* Resolves a peer's Endpoint to an address and port, or says why not
  * (FILE:LINE) and returns -1. */
-union uapi_sockaddr;
 typedef int (*proxy_conf_resolve_fn)(void *ctx, const struct proxy_peer *p,
 				     union uapi_sockaddr *out);
 
 /* The [Interface] and [Peer]s as the set wg(8) would send, for
  * config_apply. The keys move out of c whatever the outcome. Returns 0, -1
  * if an Endpoint did not resolve, or -ENOMEM (then *set is empty). */
-struct uapi_set;
 int proxy_conf_take_set(struct proxy_conf *c, proxy_conf_resolve_fn resolve, void *ctx,
 			struct uapi_set *set);
 
