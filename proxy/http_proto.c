@@ -198,17 +198,12 @@ static bool parse_authority(const char *s, size_t len, uint16_t default_port,
 {
 	struct proxy_hostport hp;
 	char tmp[PROXY_HOST_MAX + 16];
-	const char *close = len && s[0] == '[' ? memchr(s, ']', len) : NULL;
-	const char *port_colon = close ? (close + 1 < s + len && close[1] == ':' ? close + 1 : NULL)
-				       : memchr(s, ':', len);
 
-	if (len > PROXY_HOST_MAX + 8 || (s[0] == '[' && !close))
+	if (len > PROXY_HOST_MAX + 8)
 		return false;
-	if (port_colon) {
-		if (!proxy_parse_hostport(s, len, &hp))
-			return false;
-	} else {
-		if (!default_port || (close && close + 1 != s + len))
+	/* without a port, s:default_port parses; with one it never does */
+	if (!proxy_parse_hostport(s, len, &hp)) {
+		if (!default_port)
 			return false;
 		snprintf(tmp, sizeof(tmp), "%.*s:%u", (int)len, s, default_port);
 		if (!proxy_parse_hostport(tmp, strlen(tmp), &hp))
