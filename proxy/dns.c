@@ -94,11 +94,9 @@ size_t dns_build_query(uint8_t *out, size_t cap, uint16_t id, const char *name, 
 	return HEADER_LEN + n + 4;
 }
 
-/* Reads the (possibly compressed) name at off into text (lower case,
- * dotted, no final dot; NAME_WIRE_MAX + 1 bytes) and sets *end to the
- * offset after it where it lies. Pointers must point backwards, so every
- * name ends; their number is bounded anyway. Labels must be host-name
- * characters: the dotted text then stands for one name only. */
+/* The name at off as lower-case dotted text; *end: the offset after it.
+ * Pointers must point backwards, so every name ends; host-name characters
+ * only, so the text stands for one name only. */
 static bool read_name(const uint8_t *pkt, size_t len, size_t off, char *text, size_t *end)
 {
 	size_t n = 0, wire = 0;

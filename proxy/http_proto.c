@@ -20,8 +20,7 @@ struct line {
 	size_t len;
 };
 
-/* The first line of head[pos..end), without its LF and a CR before it;
- * returns the position after it. */
+/* The line at pos without its (CR)LF; returns the position after it. */
 static size_t next_line(const char *head, size_t pos, size_t end, struct line *l)
 {
 	const char *nl = memchr(head + pos, '\n', end - pos);
@@ -72,9 +71,7 @@ static void trim_ows(const char **s, size_t *len)
 		(*len)--;
 }
 
-/* A header line "Name: value": name and trimmed value; false if malformed
- * (no colon, a name that is not a token, control bytes in the value, or a
- * folded continuation line). */
+/* "Name: value", trimmed; false if malformed (a folded line too). */
 static bool split_header(const struct line *l, struct line *name, struct line *value)
 {
 	const char *colon = memchr(l->s, ':', l->len);
@@ -96,9 +93,8 @@ static bool split_header(const struct line *l, struct line *name, struct line *v
 	return true;
 }
 
-/* The header names the client's Connection headers list (the first
- * HTTPP_CONN_TOKENS_MAX): checking a header against them costs the same
- * whatever the lists' length. */
+/* The names Connection lists, at most HTTPP_CONN_TOKENS_MAX: checking a
+ * header against them costs the same whatever the lists' length. */
 struct conn_tokens {
 	struct line name[HTTPP_CONN_TOKENS_MAX];
 	size_t n;

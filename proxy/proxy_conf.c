@@ -95,9 +95,8 @@ struct parser {
 	unsigned iface_line; /* 0: no [Interface] yet */
 };
 
-/* A key: where it may appear, and how its value is read into its field
- * (at off in the section's struct: proxy_interface, proxy_peer or
- * proxy_listener). */
+/* A key: the sections it may appear in, and how its value is read into
+ * the field at off in the section's struct. */
 struct key {
 	const char *name;
 	uint32_t sections; /* IN() bits */

@@ -56,9 +56,8 @@ static size_t addr_len(uint8_t atyp, const uint8_t *p, size_t have)
 	}
 }
 
-/* How long the message being buffered is, as far as its bytes so far
- * tell. A message that is already known to be bad counts as complete, so
- * that it is answered at once. */
+/* How long the buffered message is, as far as its bytes tell; one known to
+ * be bad counts as complete, to be answered at once. */
 static size_t need(const struct socks5 *s)
 {
 	const uint8_t *b = s->buf;
