@@ -22,7 +22,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	uint8_t q[DNS_QUERY_MAX];
-	struct dns_addr out[4];
+	struct proxy_ip out[4];
 	uint16_t qtype;
 	uint8_t *pkt;
 	size_t len, qlen;

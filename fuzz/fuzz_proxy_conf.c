@@ -52,13 +52,13 @@ static int resolve(void *ctx, const struct proxy_peer *p, union uapi_sockaddr *o
 static void check_take_set(struct proxy_conf *c)
 {
 	uint8_t priv[PROXY_KEY_LEN], zero[PROXY_KEY_LEN] = {0};
-	size_t n_peers = c->n_peers, n_allowed = c->peers[n_peers - 1].n_allowed;
+	size_t n_peers = c->n_peers, n_allowed = c->peers[n_peers - 1].set.n_allowed_ips;
 	bool named = false;
 	struct uapi_set set;
 	int ret;
 
 	for (size_t i = 0; i < n_peers; i++)
-		named |= c->peers[i].has_endpoint && !c->peers[i].endpoint.is_ip;
+		named |= c->peers[i].set.has_endpoint && !c->peers[i].endpoint.is_ip;
 	memcpy(priv, c->iface.private_key, sizeof(priv));
 	ret = proxy_conf_take_set(c, resolve, NULL, &set);
 	check(ret == (named ? -1 : 0), "take_set result");
@@ -93,8 +93,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		check(c.iface.mtu >= PROXY_MIN_MTU && c.iface.mtu <= PROXY_MAX_MTU, "mtu");
 		check(c.n_peers >= 1 && c.n_peers <= PROXY_CONF_MAX_PEERS, "peers");
 		for (size_t i = 0; i < c.n_peers; i++)
-			check(c.peers[i].n_allowed >= 1 &&
-				  c.peers[i].n_allowed <= PROXY_CONF_MAX_ALLOWED,
+			check(c.peers[i].set.n_allowed_ips >= 1 &&
+				  c.peers[i].set.n_allowed_ips <= PROXY_CONF_MAX_ALLOWED,
 			      "allowed ips");
 		for (size_t i = 0; i < c.n_listeners; i++) {
 			const struct proxy_listener *l = &c.listeners[i];

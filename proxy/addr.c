@@ -94,13 +94,8 @@ bool addr_forbidden(const struct proxy_interface *ifc, const ip_addr_t *ip)
 	}
 	if (proxy_ip_is_loopback(&p) || (p.family == AF_INET && !((uint8_t *)&p.in4)[0]))
 		return true; /* 127/8, ::1, 0/8 */
-	for (size_t i = 0; i < ifc->n_addrs; i++) {
-		const struct proxy_ip *own = &ifc->addrs[i].ip;
-
-		if (own->family == p.family &&
-		    !memcmp(&own->in6, &p.in6,
-			    p.family == AF_INET6 ? sizeof(p.in6) : sizeof(p.in4)))
+	for (size_t i = 0; i < ifc->n_addrs; i++)
+		if (proxy_ip_equal(&ifc->addrs[i].ip, &p))
 			return true;
-	}
 	return false;
 }

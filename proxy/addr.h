@@ -21,10 +21,8 @@ void addr_from_sockaddr(const struct sockaddr_storage *ss, ip_addr_t *ip, uint16
 bool addr_from_socks(const struct socks5_addr *in, ip_addr_t *out);
 void addr_to_socks(const ip_addr_t *ip, uint16_t port, struct socks5_addr *out);
 
-/* A destination no proxy client may reach: loopback (127/8, ::1), the
- * unspecified ranges (0.0.0.0/8, ::), the tunnel's own addresses, and
- * their IPv4-mapped forms. lwIP would answer them itself, with its own
- * listeners ([TCPServerTunnel]) behind them. */
+/* Loopback, 0/8, ::, the tunnel's own addresses and their IPv4-mapped
+ * forms: lwIP would answer them itself, [TCPServerTunnel]s behind them. */
 bool addr_forbidden(const struct proxy_interface *ifc, const ip_addr_t *ip);
 
 #endif

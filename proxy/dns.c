@@ -94,11 +94,9 @@ size_t dns_build_query(uint8_t *out, size_t cap, uint16_t id, const char *name, 
 	return HEADER_LEN + n + 4;
 }
 
-/* Reads the (possibly compressed) name at off into text (lower case,
- * dotted, no final dot; NAME_WIRE_MAX + 1 bytes) and sets *end to the
- * offset after it where it lies. Pointers must point backwards, so every
- * name ends; their number is bounded anyway. Labels must be host-name
- * characters: the dotted text then stands for one name only. */
+/* The name at off as lower-case dotted text; *end: the offset after it.
+ * Pointers must point backwards, so every name ends; host-name characters
+ * only, so the text stands for one name only. */
 static bool read_name(const uint8_t *pkt, size_t len, size_t off, char *text, size_t *end)
 {
 	size_t n = 0, wire = 0;
@@ -175,22 +173,12 @@ static bool read_rr(const uint8_t *pkt, size_t len, size_t *off, struct rr *rr)
 	return true;
 }
 
-static void normalize(const char *name, char *out)
-{
-	size_t n = strnlen(name, NAME_WIRE_MAX);
-
-	if (n && name[n - 1] == '.')
-		n--;
-	for (size_t i = 0; i < n; i++)
-		out[i] = lower(name[i]);
-	out[n] = '\0';
-}
-
 int dns_parse_response(const uint8_t *pkt, size_t len, uint16_t id, const char *name,
-		       uint16_t qtype, struct dns_addr *out, size_t max, uint32_t *ttl)
+		       uint16_t qtype, struct proxy_ip *out, size_t max, uint32_t *ttl)
 {
 	char want[NAME_WIRE_MAX + 1], qname[NAME_WIRE_MAX + 1];
-	size_t off, answers, found = 0;
+	uint8_t wire[NAME_WIRE_MAX];
+	size_t off, answers, found = 0, n;
 	uint16_t flags, ancount;
 	uint32_t min_ttl = UINT32_MAX;
 	struct rr rr;
@@ -201,11 +189,12 @@ int dns_parse_response(const uint8_t *pkt, size_t len, uint16_t id, const char *
 	if (get16(pkt) != id || !(flags & FLAG_QR) || (flags & OPCODE_MASK) || get16(pkt + 4) != 1)
 		return DNS_E_MISMATCH;
 	ancount = get16(pkt + 6);
-	normalize(name, want);
 	if (!read_name(pkt, len, HEADER_LEN, qname, &off) || len - off < 4)
 		return DNS_E_MALFORMED;
-	if (strcmp(qname, want) || get16(pkt + off) != qtype ||
-	    get16(pkt + off + 2) != DNS_CLASS_IN)
+	/* our name as read_name() gives it back: lower case, no final dot */
+	n = encode_name(name, wire);
+	if (!n || !read_name(wire, n, 0, want, &n) || strcmp(qname, want) ||
+	    get16(pkt + off) != qtype || get16(pkt + off + 2) != DNS_CLASS_IN)
 		return DNS_E_MISMATCH;
 	if (flags & RCODE_MASK)
 		return DNS_E_RCODE;

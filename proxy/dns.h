@@ -1,18 +1,12 @@
-/* A minimal DNS stub client's messages (RFC 1035, AAAA from RFC 3596):
- * build one A or AAAA query, read its response. No I/O: the caller sends
- * the query over UDP through the tunnel to an [Interface] DNS server and
- * feeds back what arrives. Hostile responses are expected: every length,
- * count and compression pointer is bounded and checked.
- */
+/* A DNS stub client's A and AAAA messages (RFC 1035, 3596), no I/O.
+ * Responses may be hostile: every length, count and pointer is checked. */
 #ifndef ZT_DNS_H
 #define ZT_DNS_H
 
-#include <netinet/in.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <sys/socket.h>
 
-#include "proxy_limits.h"
+#include "proxy_conf.h"
 
 enum {
 	DNS_TYPE_A = 1,
@@ -21,7 +15,6 @@ enum {
 	DNS_CLASS_IN = 1,
 };
 
-/* Negative results of dns_parse_response(). */
 enum dns_error {
 	DNS_E_MALFORMED = -1, /* not a well-formed DNS response */
 	DNS_E_MISMATCH = -2,  /* not the answer to our query (id, question): ignore, keep waiting */
@@ -29,28 +22,15 @@ enum dns_error {
 	DNS_E_TRUNCATED = -4, /* TC set and no usable answer */
 };
 
-struct dns_addr {
-	sa_family_t family; /* AF_INET (A) or AF_INET6 (AAAA) */
-	union {
-		struct in_addr in4;
-		struct in6_addr in6;
-	};
-};
-
-/* Writes a query for name (dotted, a final '.' allowed; labels 1..63
- * bytes, wire form <= 255) of qtype (DNS_TYPE_A or DNS_TYPE_AAAA) with RD
- * set into out (cap >= DNS_QUERY_MAX suffices). id: random, from the
- * caller. Returns the length, or 0 if name or qtype is not acceptable. */
+/* Writes a recursive query (DNS_QUERY_MAX bytes at most) for a host name
+ * and DNS_TYPE_A or _AAAA; returns its length, 0 if either is bad. */
 size_t dns_build_query(uint8_t *out, size_t cap, uint16_t id, const char *name, uint16_t qtype);
 
-/* Reads a response to the query (id, name, qtype): checks the id, QR, that
- * the one question is ours (name compared case-insensitively) and RCODE;
- * then takes the answers of qtype, class IN for name or for the names it
- * leads to through CNAME records (at most DNS_MAX_CNAME_HOPS, in any
- * order). Returns how many addresses it wrote to out (at most max; 0: the
- * name has no such records), or a negative enum dns_error. *ttl (may be
- * NULL) gets the smallest TTL along the way. */
+/* Takes the response to the query (id, name, qtype): the addresses of
+ * name, or of where its CNAMEs lead (at most DNS_MAX_CNAME_HOPS). Returns
+ * how many it wrote to out (at most max), or a negative enum dns_error;
+ * *ttl (may be NULL) gets the smallest TTL along the way. */
 int dns_parse_response(const uint8_t *pkt, size_t len, uint16_t id, const char *name,
-		       uint16_t qtype, struct dns_addr *out, size_t max, uint32_t *ttl);
+		       uint16_t qtype, struct proxy_ip *out, size_t max, uint32_t *ttl);
 
 #endif

@@ -20,8 +20,7 @@ struct line {
 	size_t len;
 };
 
-/* The first line of head[pos..end), without its LF and a CR before it;
- * returns the position after it. */
+/* The line at pos without its (CR)LF; returns the position after it. */
 static size_t next_line(const char *head, size_t pos, size_t end, struct line *l)
 {
 	const char *nl = memchr(head + pos, '\n', end - pos);
@@ -72,9 +71,7 @@ static void trim_ows(const char **s, size_t *len)
 		(*len)--;
 }
 
-/* A header line "Name: value": name and trimmed value; false if malformed
- * (no colon, a name that is not a token, control bytes in the value, or a
- * folded continuation line). */
+/* "Name: value", trimmed; false if malformed (a folded line too). */
 static bool split_header(const struct line *l, struct line *name, struct line *value)
 {
 	const char *colon = memchr(l->s, ':', l->len);
@@ -96,9 +93,8 @@ static bool split_header(const struct line *l, struct line *name, struct line *v
 	return true;
 }
 
-/* The header names the client's Connection headers list (the first
- * HTTPP_CONN_TOKENS_MAX): checking a header against them costs the same
- * whatever the lists' length. */
+/* The names Connection lists, at most HTTPP_CONN_TOKENS_MAX: checking a
+ * header against them costs the same whatever the lists' length. */
 struct conn_tokens {
 	struct line name[HTTPP_CONN_TOKENS_MAX];
 	size_t n;
@@ -127,12 +123,13 @@ static bool conn_tokens_has(const struct conn_tokens *t, const struct line *name
 	return false;
 }
 
-/* The head's lines after the request line, checked; Host and
- * Proxy-Authorization noted. */
+/* The head's lines after the request line, checked; Host,
+ * Proxy-Authorization and what Connection names noted. */
 struct headers {
 	size_t start, end; /* of the header lines in buf */
 	bool host;
 	struct line auth;
+	struct conn_tokens conn; /* hop-by-hop too */
 };
 
 static bool scan_headers(const char *buf, struct headers *h)
@@ -142,6 +139,7 @@ static bool scan_headers(const char *buf, struct headers *h)
 	h->host = false;
 	h->auth.s = NULL;
 	h->auth.len = 0;
+	h->conn.n = 0;
 	for (size_t pos = h->start; pos < h->end;) {
 		pos = next_line(buf, pos, h->end, &l);
 		if (!l.len)
@@ -150,6 +148,8 @@ static bool scan_headers(const char *buf, struct headers *h)
 			return false;
 		if (eq_nocase(name.s, name.len, "Host"))
 			h->host = true;
+		if (eq_nocase(name.s, name.len, "Connection"))
+			conn_tokens_add(&h->conn, &value);
 		if (eq_nocase(name.s, name.len, "Proxy-Authorization")) {
 			if (h->auth.s) /* two: ambiguous */
 				return false;
@@ -194,17 +194,12 @@ static bool parse_authority(const char *s, size_t len, uint16_t default_port,
 {
 	struct proxy_hostport hp;
 	char tmp[PROXY_HOST_MAX + 16];
-	const char *close = len && s[0] == '[' ? memchr(s, ']', len) : NULL;
-	const char *port_colon = close ? (close + 1 < s + len && close[1] == ':' ? close + 1 : NULL)
-				       : memchr(s, ':', len);
 
-	if (len > PROXY_HOST_MAX + 8 || (s[0] == '[' && !close))
+	if (len > PROXY_HOST_MAX + 8)
 		return false;
-	if (port_colon) {
-		if (!proxy_parse_hostport(s, len, &hp))
-			return false;
-	} else {
-		if (!default_port || (close && close + 1 != s + len))
+	/* without a port, s:default_port parses; with one it never does */
+	if (!proxy_parse_hostport(s, len, &hp)) {
+		if (!default_port)
 			return false;
 		snprintf(tmp, sizeof(tmp), "%.*s:%u", (int)len, s, default_port);
 		if (!proxy_parse_hostport(tmp, strlen(tmp), &hp))
@@ -252,15 +247,7 @@ static bool rewrite(const char *buf, const struct headers *h, const struct line 
 {
 	struct writer w = {.out = out, .cap = cap};
 	struct line l, name, value;
-	struct conn_tokens conn = {.n = 0};
 
-	/* headers the client's Connection names are hop-by-hop too */
-	for (size_t pos = h->start; pos < h->end;) {
-		pos = next_line(buf, pos, h->end, &l);
-		if (l.len && split_header(&l, &name, &value) &&
-		    eq_nocase(name.s, name.len, "Connection"))
-			conn_tokens_add(&conn, &value);
-	}
 	put(&w, method->s, method->len);
 	puts_(&w, " ");
 	if (!path->len || path->s[0] != '/')
@@ -270,16 +257,12 @@ static bool rewrite(const char *buf, const struct headers *h, const struct line 
 	put(&w, version->s, version->len);
 	puts_(&w, "\r\n");
 	for (size_t pos = h->start; pos < h->end;) {
-		bool hop = false;
-
 		pos = next_line(buf, pos, h->end, &l);
-		if (!l.len || !split_header(&l, &name, &value))
-			continue;
-		hop = eq_nocase(name.s, name.len, "Proxy-Connection") ||
-		      eq_nocase(name.s, name.len, "Proxy-Authorization") ||
-		      eq_nocase(name.s, name.len, "Connection") ||
-		      eq_nocase(name.s, name.len, "Keep-Alive") || conn_tokens_has(&conn, &name);
-		if (hop)
+		if (!l.len || !split_header(&l, &name, &value) ||
+		    eq_nocase(name.s, name.len, "Proxy-Connection") ||
+		    eq_nocase(name.s, name.len, "Proxy-Authorization") ||
+		    eq_nocase(name.s, name.len, "Connection") ||
+		    eq_nocase(name.s, name.len, "Keep-Alive") || conn_tokens_has(&h->conn, &name))
 			continue;
 		put(&w, l.s, l.len);
 		puts_(&w, "\r\n");

@@ -14,7 +14,6 @@
 #include <zinc/memzero.h>
 
 #include "../daemon/base64.h"
-#include "../daemon/uapi_parse.h"
 
 _Static_assert((int)PROXY_KEY_LEN == (int)WG_PUBLIC_KEY_LEN, "a proxy key is a WireGuard key");
 
@@ -96,9 +95,8 @@ struct parser {
 	unsigned iface_line; /* 0: no [Interface] yet */
 };
 
-/* A key: where it may appear, and how its value is read into its field
- * (at off in the section's struct: proxy_interface, proxy_peer or
- * proxy_listener). */
+/* A key: the sections it may appear in, and how its value is read into
+ * the field at off in the section's struct. */
 struct key {
 	const char *name;
 	uint32_t sections; /* IN() bits */
@@ -110,10 +108,8 @@ struct key {
 };
 
 /* "FILE:LINE: message" at the given line. Always returns -1. */
-static int fail_at(struct parser *p, unsigned line, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-static int fail_at(struct parser *p, unsigned line, const char *fmt, ...)
+static __attribute__((format(printf, 3, 4))) int fail_at(struct parser *p, unsigned line,
+							 const char *fmt, ...)
 {
 	va_list ap;
 	int n;
@@ -231,36 +227,6 @@ bool proxy_parse_hostport(const char *s, size_t len, struct proxy_hostport *out)
 	return true;
 }
 
-/* A listener's address: numeric, or "localhost"; a bare port means
- * loopback, so nothing is exposed by accident. */
-static bool parse_bind(const char *s, size_t len, struct proxy_hostport *out)
-{
-	uint64_t port;
-	bool bare = uapi_parse_uint(s, len, UINT16_MAX, &port);
-
-	if (!bare && len > 1 && s[0] == ':')
-		bare = uapi_parse_uint(s + 1, len - 1, UINT16_MAX, &port);
-	if (bare) {
-		memset(out, 0, sizeof(*out));
-		if (!port)
-			return false;
-		strcpy(out->host, "127.0.0.1");
-		out->port = (uint16_t)port;
-	} else {
-		if (!proxy_parse_hostport(s, len, out))
-			return false;
-		if (out->is_ip)
-			return true;
-		if (strcasecmp(out->host, "localhost"))
-			return false;
-		strcpy(out->host, "127.0.0.1");
-	}
-	out->is_ip = true;
-	out->ip.family = AF_INET;
-	out->ip.in4.s_addr = htonl(INADDR_LOOPBACK);
-	return true;
-}
-
 bool proxy_ip_is_loopback(const struct proxy_ip *ip)
 {
 	static const uint8_t mapped[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};
@@ -289,10 +255,11 @@ static struct proxy_listener *cur_listener(struct parser *p)
 	return &p->conf->listeners[p->conf->n_listeners - 1];
 }
 
-/* Calls item() on each comma-separated, trimmed element of a list value. */
-static int each_item(struct parser *p, const char *v, size_t len,
-		     int (*item)(struct parser *p, const char *s, size_t len))
+/* Address, DNS, AllowedIPs: comma-separated, repeatable; k->item() takes
+ * each trimmed element. */
+static int parse_list(struct parser *p, const struct key *k, void *field, const char *v, size_t len)
 {
+	(void)field;
 	while (true) {
 		const char *comma = memchr(v, ',', len);
 		size_t n = comma ? (size_t)(comma - v) : len;
@@ -300,7 +267,7 @@ static int each_item(struct parser *p, const char *v, size_t len,
 		size_t sl = n;
 
 		trim(&s, &sl);
-		if (item(p, s, sl))
+		if (k->item(p, s, sl))
 			return -1;
 		if (!comma)
 			return 0;
@@ -337,24 +304,27 @@ static int dns_item(struct parser *p, const char *s, size_t len)
 
 static int allowed_item(struct parser *p, const char *s, size_t len)
 {
-	struct proxy_peer *peer = cur_peer(p);
-	struct proxy_prefix pf = {0};
+	struct uapi_peer *peer = &cur_peer(p)->set;
+	struct uapi_allowed_ip a = {0};
+	sa_family_t family;
 
-	if (!uapi_parse_prefix(s, len, true, &pf.ip.family, &pf.ip.in4, &pf.cidr))
+	if (!uapi_parse_prefix(s, len, true, &family, a.addr, &a.cidr))
 		return fail(p, "bad AllowedIPs '%.*s' (IP/prefix)", shown(len), s);
-	if (peer->n_allowed == PROXY_CONF_MAX_ALLOWED)
+	if (peer->n_allowed_ips == PROXY_CONF_MAX_ALLOWED)
 		return fail(p, "too many AllowedIPs for one peer (at most %d)",
 			    PROXY_CONF_MAX_ALLOWED);
 	/* grows by doubling: a wg-quick file may list many prefixes */
-	if (!(peer->n_allowed & (peer->n_allowed - 1))) {
-		size_t cap = peer->n_allowed ? peer->n_allowed * 2 : 4;
-		struct proxy_prefix *a = realloc(peer->allowed, cap * sizeof(*a));
+	if (peer->n_allowed_ips == peer->cap_allowed_ips) {
+		size_t cap = peer->cap_allowed_ips ? peer->cap_allowed_ips * 2 : 4;
+		struct uapi_allowed_ip *all = realloc(peer->allowed_ips, cap * sizeof(*all));
 
-		if (!a)
+		if (!all)
 			return fail(p, "out of memory");
-		peer->allowed = a;
+		peer->allowed_ips = all;
+		peer->cap_allowed_ips = cap;
 	}
-	peer->allowed[peer->n_allowed++] = pf;
+	a.family = (uint8_t)family;
+	peer->allowed_ips[peer->n_allowed_ips++] = a;
 	return 0;
 }
 
@@ -419,13 +389,6 @@ static int parse_key(struct parser *p, const struct key *k, void *field, const c
 	return 0;
 }
 
-/* Address, DNS, AllowedIPs: comma-separated, repeatable. */
-static int parse_list(struct parser *p, const struct key *k, void *field, const char *v, size_t len)
-{
-	(void)field;
-	return each_item(p, v, len, k->item);
-}
-
 /* A 16-bit field, or a 32-bit one when max says it needs one. */
 static int parse_number(struct parser *p, const struct key *k, void *field, const char *v,
 			size_t len)
@@ -456,10 +419,34 @@ static int parse_target(struct parser *p, const struct key *k, void *field, cons
 	return proxy_parse_hostport(v, len, field) ? 0 : fail_value(p, k, v, len);
 }
 
+/* A listener's address: numeric, or "localhost"; a bare port means
+ * loopback, so nothing is exposed by accident. */
 static int parse_address(struct parser *p, const struct key *k, void *field, const char *v,
 			 size_t len)
 {
-	return parse_bind(v, len, field) ? 0 : fail_value(p, k, v, len);
+	struct proxy_hostport *out = field;
+	uint64_t port;
+	bool bare = uapi_parse_uint(v, len, UINT16_MAX, &port);
+
+	if (!bare && len > 1 && v[0] == ':')
+		bare = uapi_parse_uint(v + 1, len - 1, UINT16_MAX, &port);
+	if (bare) {
+		memset(out, 0, sizeof(*out));
+		if (!port)
+			return fail_value(p, k, v, len);
+		out->port = (uint16_t)port;
+	} else if (!proxy_parse_hostport(v, len, out)) {
+		return fail_value(p, k, v, len);
+	} else if (out->is_ip) {
+		return 0;
+	} else if (strcasecmp(out->host, "localhost")) {
+		return fail_value(p, k, v, len);
+	}
+	strcpy(out->host, "127.0.0.1");
+	out->is_ip = true;
+	out->ip.family = AF_INET;
+	out->ip.in4.s_addr = htonl(INADDR_LOOPBACK);
+	return 0;
 }
 
 static int parse_cred(struct parser *p, const struct key *k, void *field, const char *v, size_t len)
@@ -501,11 +488,11 @@ static const struct key keys[K_COUNT] = {
 	       .max = PROXY_MAX_MTU},
     [K_IFACE_PORT] = {"ListenPort", IN(S_INTERFACE), parse_number, IFACE(listen_port),
 		      .max = UINT16_MAX},
-    [K_PUBLIC_KEY] = {"PublicKey", IN(S_PEER), parse_key, PEER(public_key)},
-    [K_PRESHARED_KEY] = {"PresharedKey", IN(S_PEER), parse_key, PEER(preshared_key)},
+    [K_PUBLIC_KEY] = {"PublicKey", IN(S_PEER), parse_key, PEER(set.public_key)},
+    [K_PRESHARED_KEY] = {"PresharedKey", IN(S_PEER), parse_key, PEER(set.preshared_key)},
     [K_ENDPOINT] = {"Endpoint", IN(S_PEER), parse_target, PEER(endpoint), .hint = HOSTPORT_HINT},
     [K_ALLOWED_IPS] = {"AllowedIPs", IN(S_PEER), parse_list, .item = allowed_item},
-    [K_KEEPALIVE] = {"PersistentKeepalive", IN(S_PEER), parse_keepalive, PEER(keepalive),
+    [K_KEEPALIVE] = {"PersistentKeepalive", IN(S_PEER), parse_keepalive, PEER(set.keepalive),
 		     .max = UINT16_MAX, .hint = "(0..65535 or off)"},
     [K_BIND_ADDRESS] = {"BindAddress", PROXIES | TUNNELS, parse_address, LISTENER(bind),
 			.hint = "(IP:port, [IPv6]:port or port)"},
@@ -521,18 +508,10 @@ static const struct key keys[K_COUNT] = {
 		       .min = 1, .max = UINT16_MAX},
 };
 
-static bool same_ip(const struct proxy_ip *a, const struct proxy_ip *b)
+bool proxy_ip_equal(const struct proxy_ip *a, const struct proxy_ip *b)
 {
-	if (a->family != b->family)
-		return false;
-	if (a->family == AF_INET)
-		return a->in4.s_addr == b->in4.s_addr;
-	return !memcmp(&a->in6, &b->in6, sizeof(a->in6));
-}
-
-static bool is_udp(enum proxy_kind kind)
-{
-	return kind == PROXY_UDP;
+	return a->family == b->family &&
+	       !memcmp(&a->in6, &b->in6, a->family == AF_INET6 ? sizeof(a->in6) : sizeof(a->in4));
 }
 
 /* The checks that need the whole listener section: credentials, the rule on
@@ -542,12 +521,12 @@ static int check_listener(struct parser *p, struct proxy_listener *l)
 	const char *name = sections[p->sec].name;
 	unsigned at = l->line;
 	char a[INET6_ADDRSTRLEN];
+	bool user = p->seen & SEEN(K_USERNAME), pass = p->seen & SEEN(K_PASSWORD);
 
-	l->has_auth = (p->seen & SEEN(K_USERNAME)) && (p->seen & SEEN(K_PASSWORD));
-	if ((p->seen & SEEN(K_USERNAME)) && !(p->seen & SEEN(K_PASSWORD)))
-		return fail_at(p, at, "[%s] has a Username but no Password", name);
-	if ((p->seen & SEEN(K_PASSWORD)) && !(p->seen & SEEN(K_USERNAME)))
-		return fail_at(p, at, "[%s] has a Password but no Username", name);
+	l->has_auth = user && pass;
+	if (user != pass)
+		return fail_at(p, at, "[%s] has a %s but no %s", name,
+			       user ? "Username" : "Password", user ? "Password" : "Username");
 	if (l->kind == PROXY_HTTP && l->has_auth && strchr(l->username, ':'))
 		return fail_at(p, at,
 			       "[http] Username contains ':', which Basic authentication"
@@ -568,9 +547,9 @@ static int check_listener(struct parser *p, struct proxy_listener *l)
 					       l->listen_port, o->line);
 			continue;
 		}
-		if (o->kind == PROXY_TCP_SERVER || is_udp(o->kind) != is_udp(l->kind))
+		if (o->kind == PROXY_TCP_SERVER || (o->kind == PROXY_UDP) != (l->kind == PROXY_UDP))
 			continue;
-		if (o->bind.port == l->bind.port && same_ip(&o->bind.ip, &l->bind.ip))
+		if (o->bind.port == l->bind.port && proxy_ip_equal(&o->bind.ip, &l->bind.ip))
 			return fail_at(p, at, "BindAddress %s port %u is also used on line %u",
 				       uapi_format_ip(a, l->bind.ip.family, &l->bind.ip.in4),
 				       l->bind.port, o->line);
@@ -591,10 +570,11 @@ static int close_section(struct parser *p)
 	case S_PEER: {
 		struct proxy_peer *peer = cur_peer(p);
 
-		peer->has_preshared_key = p->seen & SEEN(K_PRESHARED_KEY);
-		peer->has_endpoint = p->seen & SEEN(K_ENDPOINT);
+		peer->set.has_preshared_key = p->seen & SEEN(K_PRESHARED_KEY);
+		peer->set.has_endpoint = p->seen & SEEN(K_ENDPOINT);
 		for (size_t i = 0; i + 1 < p->conf->n_peers; i++)
-			if (!memcmp(p->conf->peers[i].public_key, peer->public_key, PROXY_KEY_LEN))
+			if (!memcmp(p->conf->peers[i].set.public_key, peer->set.public_key,
+				    PROXY_KEY_LEN))
 				return fail_at(
 				    p, p->sec_line,
 				    "[Peer] has the same PublicKey as the one on line %u",
@@ -835,18 +815,18 @@ static int check_conf(struct parser *p, const char *file)
 		return fail_at(p, at, "no [Interface] section");
 	if (!c->n_peers)
 		return fail_at(p, at, "no [Peer] section");
-	if (c->n_peers == 1 && !c->peers[0].n_allowed) {
-		struct proxy_peer *peer = &c->peers[0];
+	if (c->n_peers == 1 && !c->peers[0].set.n_allowed_ips) {
+		struct uapi_peer *peer = &c->peers[0].set;
 
-		peer->allowed = calloc(2, sizeof(*peer->allowed));
-		if (!peer->allowed)
+		peer->allowed_ips = calloc(2, sizeof(*peer->allowed_ips));
+		if (!peer->allowed_ips)
 			return fail_at(p, at, "out of memory");
-		peer->allowed[0].ip.family = AF_INET;
-		peer->allowed[1].ip.family = AF_INET6;
-		peer->n_allowed = 2;
+		peer->allowed_ips[0].family = AF_INET;
+		peer->allowed_ips[1].family = AF_INET6;
+		peer->n_allowed_ips = peer->cap_allowed_ips = 2;
 	}
 	for (size_t i = 0; i < c->n_peers; i++)
-		if (!c->peers[i].n_allowed)
+		if (!c->peers[i].set.n_allowed_ips)
 			return fail_at(
 			    p, c->peers[i].line,
 			    "[Peer] has no AllowedIPs (needed when there is more than one peer)");
@@ -882,7 +862,7 @@ int proxy_conf_parse(const char *file, const char *text, size_t len, proxy_conf_
 static void forget_peers(struct proxy_conf *c)
 {
 	for (size_t i = 0; i < c->n_peers; i++) {
-		free(c->peers[i].allowed);
+		free(c->peers[i].set.allowed_ips);
 		zinc_memzero(&c->peers[i], sizeof(c->peers[i]));
 	}
 	free(c->peers);
@@ -899,34 +879,6 @@ void proxy_conf_free(struct proxy_conf *conf)
 	zinc_memzero(conf, sizeof(*conf));
 }
 
-/* One peer as a UAPI set's: its keys copied, its prefixes replacing any. */
-static int peer_to_set(const struct proxy_peer *pp, struct uapi_peer *up,
-		       proxy_conf_resolve_fn resolve, void *ctx)
-{
-	memcpy(up->public_key, pp->public_key, PROXY_KEY_LEN);
-	memcpy(up->preshared_key, pp->preshared_key, PROXY_KEY_LEN);
-	up->has_preshared_key = pp->has_preshared_key;
-	up->has_keepalive = true;
-	up->keepalive = pp->keepalive;
-	up->replace_allowed_ips = true;
-	if (pp->has_endpoint && resolve(ctx, pp, &up->endpoint))
-		return -1;
-	up->has_endpoint = pp->has_endpoint;
-	up->allowed_ips = calloc(pp->n_allowed, sizeof(*up->allowed_ips));
-	if (!up->allowed_ips)
-		return -ENOMEM;
-	up->n_allowed_ips = up->cap_allowed_ips = pp->n_allowed;
-	for (size_t i = 0; i < pp->n_allowed; i++) {
-		const struct proxy_prefix *a = &pp->allowed[i];
-
-		up->allowed_ips[i].family = (uint8_t)a->ip.family;
-		up->allowed_ips[i].cidr = a->cidr;
-		memcpy(up->allowed_ips[i].addr, &a->ip.in4,
-		       a->ip.family == AF_INET ? sizeof(a->ip.in4) : sizeof(a->ip.in6));
-	}
-	return 0;
-}
-
 int proxy_conf_take_set(struct proxy_conf *c, proxy_conf_resolve_fn resolve, void *ctx,
 			struct uapi_set *set)
 {
@@ -941,8 +893,13 @@ int proxy_conf_take_set(struct proxy_conf *c, proxy_conf_resolve_fn resolve, voi
 	memcpy(set->private_key, c->iface.private_key, PROXY_KEY_LEN);
 	set->listen_port = c->iface.listen_port;
 	for (size_t i = 0; !ret && i < c->n_peers; i++) {
-		ret = peer_to_set(&c->peers[i], &set->peers[i], resolve, ctx);
-		set->n_peers++;
+		struct uapi_peer *up = &set->peers[set->n_peers++];
+
+		*up = c->peers[i].set; /* its prefixes move too */
+		c->peers[i].set.allowed_ips = NULL;
+		up->has_keepalive = up->replace_allowed_ips = true;
+		if (up->has_endpoint && resolve(ctx, &c->peers[i], &up->endpoint))
+			ret = -1;
 	}
 	zinc_memzero(c->iface.private_key, sizeof(c->iface.private_key));
 	forget_peers(c);

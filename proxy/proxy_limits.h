@@ -1,6 +1,4 @@
-/* Sizes and limits shared by the proxy mode's pure modules (proxy_conf,
- * socks5, httpproxy, dns, stack). One place, so a limit and its documentation in
- * zinctun.8 stay in step. */
+/* The proxy mode's limits, in one place to keep them in step with zinctun.8. */
 #ifndef ZT_PROXY_LIMITS_H
 #define ZT_PROXY_LIMITS_H
 

@@ -11,6 +11,7 @@
 #include "lwip/timeouts.h"
 #include "lwip/udp.h"
 
+#include "addr.h"
 #include "dns.h"
 #include "proxy.h"
 #include "stack.h"
@@ -84,7 +85,7 @@ static void resolve_recv(void *arg, struct udp_pcb *pcb, struct pbuf *p, const i
 {
 	struct resolve *r = arg;
 	uint8_t buf[1500];
-	struct dns_addr out[1];
+	struct proxy_ip out[1];
 	ip_addr_t addr;
 	u16_t len;
 	int n;
@@ -103,14 +104,7 @@ static void resolve_recv(void *arg, struct udp_pcb *pcb, struct pbuf *p, const i
 		resolve_next_type(r);
 		return;
 	}
-	if (out[0].family == AF_INET6) {
-		IP_ADDR6(&addr, 0, 0, 0, 0);
-		memcpy(ip_2_ip6(&addr)->addr, &out[0].in6, 16);
-		ip6_addr_clear_zone(ip_2_ip6(&addr));
-	} else {
-		IP_ADDR4(&addr, 0, 0, 0, 0);
-		ip_2_ip4(&addr)->addr = out[0].in4.s_addr;
-	}
+	proxy_ip_to_lwip(&out[0], &addr);
 	resolve_end(r, &addr);
 }
 

@@ -14,9 +14,8 @@ struct resolve;
 /* addr NULL: no answer (no server, NXDOMAIN, timeout). */
 typedef void (*resolve_cb)(void *arg, const ip_addr_t *addr);
 
-/* Starts a lookup; NULL if it could not start (cb is not called then). An
- * address literal is answered at once (cb called before this returns,
- * which then returns NULL too). */
+/* Starts a lookup; NULL if it could not (no cb), or if *done (an address
+ * literal: cb was called at once). */
 struct resolve *resolve_start(struct stack *s, const char *name, resolve_cb cb, void *arg,
 			      bool *done);
 /* Cancels a lookup in flight (cb is not called). */

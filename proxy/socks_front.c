@@ -40,20 +40,24 @@ static enum socks5_rep socks_rep_for(err_t err)
 	}
 }
 
-static void socks_connected(struct conn *c, bool ok, err_t err)
+/* The reply to the request; bound NULL for a failure. */
+static bool socks_reply(struct conn *c, enum socks5_rep rep, const struct socks5_addr *bound)
 {
 	uint8_t reply[SOCKS5_REPLY_MAX];
+
+	return conn_send_host(c, reply, socks5_reply(reply, rep, bound));
+}
+
+static void socks_connected(struct conn *c, bool ok, err_t err)
+{
 	struct socks5_addr bound = {0};
-	size_t n;
 
 	if (!ok) {
-		n = socks5_reply(reply, socks_rep_for(err), NULL);
-		conn_send_host(c, reply, n);
+		socks_reply(c, socks_rep_for(err), NULL);
 		return;
 	}
 	addr_to_socks(&c->pcb->local_ip, c->pcb->local_port, &bound);
-	n = socks5_reply(reply, SOCKS5_REP_SUCCESS, &bound);
-	if (!conn_send_host(c, reply, n)) {
+	if (!socks_reply(c, SOCKS5_REP_SUCCESS, &bound)) {
 		conn_close(c, true);
 		return;
 	}
@@ -82,9 +86,8 @@ static void socks_readable(struct conn *c)
 			conn_close(c, false);
 		return;
 	}
-	if (fe->relay) { /* UDP ASSOCIATE: the TCP side only says when it ends */
+	if (fe->relay) /* UDP ASSOCIATE: the TCP side only says when it ends */
 		return;
-	}
 	socks5_feed(&fe->s, buf, (size_t)r, &step);
 	if (step.out_len && !conn_send_host(c, step.out, step.out_len)) {
 		conn_close(c, true);
@@ -110,10 +113,7 @@ static void socks_readable(struct conn *c)
 		c->admitted = true;
 		socks5_wipe(&fe->s);
 		if (socks_udp_open(c, &step.dst, &fe->relay)) {
-			uint8_t reply[SOCKS5_REPLY_MAX];
-			size_t n = socks5_reply(reply, SOCKS5_REP_GENERAL_FAILURE, NULL);
-
-			conn_send_host(c, reply, n);
+			socks_reply(c, SOCKS5_REP_GENERAL_FAILURE, NULL);
 			conn_close(c, false);
 		}
 		break;

@@ -17,7 +17,6 @@ enum {
 	AUTH_OK = 0x00,
 	AUTH_FAILED = 0x01,
 	CMD_CONNECT = 0x01,
-	CMD_BIND = 0x02,
 	CMD_UDP_ASSOCIATE = 0x03,
 };
 
@@ -57,9 +56,8 @@ static size_t addr_len(uint8_t atyp, const uint8_t *p, size_t have)
 	}
 }
 
-/* How long the message being buffered is, as far as its bytes so far
- * tell. A message that is already known to be bad counts as complete, so
- * that it is answered at once. */
+/* How long the buffered message is, as far as its bytes tell; one known to
+ * be bad counts as complete, to be answered at once. */
 static size_t need(const struct socks5 *s)
 {
 	const uint8_t *b = s->buf;
@@ -292,8 +290,6 @@ int socks5_udp_parse(const uint8_t *pkt, size_t len, struct socks5_addr *dst)
 
 size_t socks5_udp_header(uint8_t *out, const struct socks5_addr *src)
 {
-	out[0] = 0;
-	out[1] = 0;
-	out[2] = 0;
+	memset(out, 0, 3); /* RSV, FRAG */
 	return 3 + write_addr(out + 3, src, true);
 }

@@ -1,32 +1,11 @@
-/* SOCKS5 server side (RFC 1928), with username/password authentication
- * (RFC 1929): a state machine with no I/O.
- *
- * The caller feeds what the client sent; each step says what to send back
- * and what to do:
- *
- *   struct socks5 s;  socks5_init(&s, user, pass);   (NULL user: no auth)
- *   on bytes from the client:
- *       socks5_feed(&s, data, len, &step);
- *       send step.out[0..out_len) to the client, then by step.action:
- *       SOCKS5_MORE           wait for more bytes (all of data was taken)
- *       SOCKS5_CONNECT        connect to step.dst, then send
- *                             socks5_reply(code, bound address) and, on
- *                             success, splice: data[step.used..len) is the
- *                             client's first stream data
- *       SOCKS5_UDP_ASSOCIATE  open a UDP relay, send socks5_reply(success,
- *                             relay address); step.dst is where the client
- *                             says it will send from (often 0.0.0.0:0);
- *                             the association lasts as long as this TCP
- *                             connection
- *       SOCKS5_CLOSE          close once out is sent (bad version, no
- *                             acceptable method, wrong password, BIND or an
- *                             unknown command or address type: out then
- *                             holds the RFC's reply)
- *
- * Methods: with credentials configured only 0x02 (username/password) is
- * offered, without only 0x00 (none). A wrong username or password gets
- * status 0x01 and SOCKS5_CLOSE; the comparison takes the same time whatever
- * the bytes (and whatever the lengths, up to 255).
+/* SOCKS5 server side (RFC 1928) with username/password authentication
+ * (RFC 1929): a state machine with no I/O. Feed it the client's bytes; each
+ * step says what to send back (out) and what to do: wait for more, CONNECT
+ * to dst (then send socks5_reply; data from used on is stream data), UDP
+ * ASSOCIATE (a relay for as long as this TCP connection lasts) or CLOSE
+ * (out holds the RFC's refusal, if any). With credentials configured only
+ * method 0x02 is offered, else only 0x00; they are compared in constant
+ * time whatever the lengths, so timing tells nothing of which was wrong.
  */
 #ifndef ZTP_SOCKS_PROTO_H
 #define ZTP_SOCKS_PROTO_H
@@ -90,30 +69,24 @@ struct socks5 {
 	size_t buf_len;
 };
 
-/* user and pass are NUL-terminated (1..255 bytes) and must outlive s; user
- * NULL: no authentication. */
+/* user and pass must outlive s; user NULL: no authentication. */
 void socks5_init(struct socks5 *s, const char *user, const char *pass);
 
-/* Consumes bytes of the current message(s); see the top of this file.
- * After CONNECT, UDP_ASSOCIATE or CLOSE, further calls return CLOSE. */
+/* After CONNECT, UDP_ASSOCIATE or CLOSE, further calls return CLOSE. */
 void socks5_feed(struct socks5 *s, const uint8_t *data, size_t len, struct socks5_step *step);
 
 /* Wipes the buffered bytes (they may hold a password). */
 void socks5_wipe(struct socks5 *s);
 
-/* Writes the reply "VER REP RSV ATYP BND.ADDR BND.PORT" into out (at least
- * SOCKS5_REPLY_MAX bytes); bound NULL: 0.0.0.0:0. A domain bound address
- * is written as 0.0.0.0. Returns its length. */
+/* Writes a reply (SOCKS5_REPLY_MAX bytes at most) and returns its length;
+ * bound NULL: 0.0.0.0:0; a domain is written as 0.0.0.0. */
 size_t socks5_reply(uint8_t *out, enum socks5_rep rep, const struct socks5_addr *bound);
 
-/* A UDP ASSOCIATE datagram from the client: "RSV(2) FRAG ATYP DST.ADDR
- * DST.PORT DATA". Returns the header length (DATA starts there) and fills
- * *dst, or -1 to drop it: short, RSV not 0, FRAG not 0 (fragments are not
- * supported, RFC 1928 allows dropping them), unknown ATYP, empty domain. */
+/* A client's UDP ASSOCIATE datagram: its header length and *dst, or -1 to
+ * drop it (malformed, or a fragment: RFC 1928 allows dropping those). */
 int socks5_udp_parse(const uint8_t *pkt, size_t len, struct socks5_addr *dst);
 
-/* Writes the header of a datagram to the client from src into out (at
- * least SOCKS5_UDP_HEADER_MAX bytes); returns its length. */
+/* Writes a datagram header for src (SOCKS5_UDP_HEADER_MAX bytes at most). */
 size_t socks5_udp_header(uint8_t *out, const struct socks5_addr *src);
 
 #endif

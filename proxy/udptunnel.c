@@ -70,27 +70,20 @@ static void flow_drop(struct udp_tunnel *t, struct udp_flow **fp)
 	t->n_flows--;
 }
 
-static void flow_evict_oldest(struct udp_tunnel *t)
-{
-	struct udp_flow **oldest = &t->flows;
-
-	for (struct udp_flow **fp = &t->flows; *fp; fp = &(*fp)->next)
-		if ((*fp)->last_ms < (*oldest)->last_ms)
-			oldest = fp;
-	if (*oldest)
-		flow_drop(t, oldest);
-}
-
 static struct udp_flow *flow_get(struct udp_tunnel *t, const struct sockaddr_storage *from,
 				 socklen_t len)
 {
-	struct udp_flow *f;
+	struct udp_flow *f, **oldest = &t->flows;
 
 	for (f = t->flows; f; f = f->next)
 		if (f->from_len == len && !memcmp(&f->from, from, len))
 			return f;
-	if (t->n_flows >= UDP_MAX_FLOWS)
-		flow_evict_oldest(t);
+	if (t->n_flows >= UDP_MAX_FLOWS) {
+		for (struct udp_flow **fp = &t->flows; *fp; fp = &(*fp)->next)
+			if ((*fp)->last_ms < (*oldest)->last_ms)
+				oldest = fp;
+		flow_drop(t, oldest);
+	}
 	f = calloc(1, sizeof(*f));
 	if (!f)
 		return NULL;

@@ -85,7 +85,7 @@ static void a_rr(struct msg *m, uint32_t ttl, uint8_t last)
 	u8(m, last);
 }
 
-static bool addr4(const struct dns_addr *a, const char *text)
+static bool addr4(const struct proxy_ip *a, const char *text)
 {
 	struct in_addr x;
 	return a->family == AF_INET && inet_pton(AF_INET, text, &x) == 1 &&
@@ -137,7 +137,7 @@ static void test_query(void)
 static void test_answers(void)
 {
 	struct msg m;
-	struct dns_addr out[4];
+	struct proxy_ip out[4];
 	uint32_t ttl = 7;
 
 	/* two A records through a compression pointer, one for another name */
@@ -283,7 +283,7 @@ static void test_answers(void)
 static void test_rejected(void)
 {
 	struct msg m;
-	struct dns_addr out[4];
+	struct proxy_ip out[4];
 
 	head(&m, 0x1234, 0, 1, "example.com", DNS_TYPE_A);
 	a_rr(&m, 1, 1);

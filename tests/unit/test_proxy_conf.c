@@ -80,6 +80,16 @@ static bool is_ip6(const struct proxy_ip *ip, const char *text)
 	       !memcmp(&a, &ip->in6, sizeof(a));
 }
 
+/* An AllowedIPs prefix: its address as text, and cidr. */
+static bool is_allowed(const struct uapi_allowed_ip *a, const char *text, int cidr)
+{
+	uint8_t b[16] = {0};
+	int family = strchr(text, ':') ? AF_INET6 : AF_INET;
+
+	return a->family == family && inet_pton(family, text, b) == 1 && !memcmp(a->addr, b, 16) &&
+	       a->cidr == cidr;
+}
+
 static void key_bytes(uint8_t k[32], int first)
 {
 	for (int i = 0; i < 32; i++)
@@ -152,16 +162,16 @@ static void test_full(void)
 
 	CHECK(c.n_peers == 2);
 	key_bytes(k, 32);
-	CHECK(!memcmp(c.peers[0].public_key, k, 32));
+	CHECK(!memcmp(c.peers[0].set.public_key, k, 32));
 	key_bytes(k, 64);
-	CHECK(c.peers[0].has_preshared_key && !memcmp(c.peers[0].preshared_key, k, 32));
-	CHECK(c.peers[0].has_endpoint && !strcmp(c.peers[0].endpoint.host, "vpn.example.com") &&
+	CHECK(c.peers[0].set.has_preshared_key && !memcmp(c.peers[0].set.preshared_key, k, 32));
+	CHECK(c.peers[0].set.has_endpoint && !strcmp(c.peers[0].endpoint.host, "vpn.example.com") &&
 	      !c.peers[0].endpoint.is_ip && c.peers[0].endpoint.port == 51820);
-	CHECK(c.peers[0].n_allowed == 3 && c.peers[0].allowed[0].cidr == 24 &&
-	      is_ip6(&c.peers[0].allowed[1].ip, "fd00::") &&
-	      is_ip4(&c.peers[0].allowed[2].ip, "192.168.7.0"));
-	CHECK(c.peers[0].keepalive == 25 && c.peers[0].line == 11);
-	CHECK(!c.peers[1].has_preshared_key && c.peers[1].keepalive == 0);
+	CHECK(c.peers[0].set.n_allowed_ips == 3 && c.peers[0].set.allowed_ips[0].cidr == 24 &&
+	      is_allowed(&c.peers[0].set.allowed_ips[1], "fd00::", 64) &&
+	      is_allowed(&c.peers[0].set.allowed_ips[2], "192.168.7.0", 24));
+	CHECK(c.peers[0].set.keepalive == 25 && c.peers[0].line == 11);
+	CHECK(!c.peers[1].set.has_preshared_key && c.peers[1].set.keepalive == 0);
 	CHECK(c.peers[1].endpoint.is_ip && is_ip6(&c.peers[1].endpoint.ip, "2001:db8::1") &&
 	      !strcmp(c.peers[1].endpoint.host, "2001:db8::1") && c.peers[1].endpoint.port == 4500);
 
@@ -199,9 +209,9 @@ static void test_defaults(void)
 		    &c, err) == 0);
 	CHECK(c.iface.mtu == PROXY_DEFAULT_MTU && c.iface.listen_port == 0 && c.iface.n_dns == 0);
 	/* the only peer, without AllowedIPs: everything */
-	CHECK(c.n_peers == 1 && c.peers[0].n_allowed == 2 && !c.peers[0].has_endpoint);
-	CHECK(c.peers[0].allowed[0].ip.family == AF_INET && c.peers[0].allowed[0].cidr == 0);
-	CHECK(c.peers[0].allowed[1].ip.family == AF_INET6 && c.peers[0].allowed[1].cidr == 0);
+	CHECK(c.n_peers == 1 && c.peers[0].set.n_allowed_ips == 2 && !c.peers[0].set.has_endpoint);
+	CHECK(is_allowed(&c.peers[0].set.allowed_ips[0], "0.0.0.0", 0));
+	CHECK(is_allowed(&c.peers[0].set.allowed_ips[1], "::", 0));
 	CHECK(c.n_listeners == 0);
 	proxy_conf_free(&c);
 
@@ -258,8 +268,8 @@ static void test_wgconfig(void)
 			       sizeof(err)) == 0);
 	CHECK(!strcmp(f.asked, "/etc/zt/wg0.conf"));
 	key_bytes(k, 0);
-	CHECK(!memcmp(c.iface.private_key, k, 32) && c.n_peers == 1 && c.peers[0].n_allowed == 1 &&
-	      c.n_listeners == 1);
+	CHECK(!memcmp(c.iface.private_key, k, 32) && c.n_peers == 1 &&
+	      c.peers[0].set.n_allowed_ips == 1 && c.n_listeners == 1);
 	proxy_conf_free(&c);
 
 	text = "WGConfig = /abs/wg1.conf\n";
@@ -509,7 +519,7 @@ static void test_limits(void)
 	n = (size_t)sprintf(t, WG_PART);
 	for (int i = 0; i < PROXY_CONF_MAX_ALLOWED; i++)
 		n += (size_t)sprintf(t + n, "AllowedIPs = 10.%d.%d.0/24\n", i >> 8, i & 255);
-	CHECK(parse(t, &c, err) == 0 && c.peers[0].n_allowed == PROXY_CONF_MAX_ALLOWED);
+	CHECK(parse(t, &c, err) == 0 && c.peers[0].set.n_allowed_ips == PROXY_CONF_MAX_ALLOWED);
 	proxy_conf_free(&c);
 	/* a short error buffer is still a terminated string */
 	CHECK(proxy_conf_parse("t.conf", "[x]", 3, NULL, NULL, &c, err, 8) == -1 &&
