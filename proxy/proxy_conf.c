@@ -111,12 +111,15 @@ struct key {
 static __attribute__((format(printf, 3, 4))) int fail_at(struct parser *p, unsigned line,
 							 const char *fmt, ...)
 {
+	/* a long path keeps its end, and leaves room for LINE and the message */
+	size_t keep = p->errlen / 2, flen = strlen(p->file);
+	const char *file = flen > keep ? p->file + flen - keep : p->file;
 	va_list ap;
 	int n;
 
 	if (!p->errlen)
 		return -1;
-	n = snprintf(p->err, p->errlen, "%s:%u: ", p->file, line);
+	n = snprintf(p->err, p->errlen, "%s%s:%u: ", file == p->file ? "" : "...", file, line);
 	va_start(ap, fmt);
 	if (n >= 0 && (size_t)n < p->errlen)
 		vsnprintf(p->err + n, p->errlen - (size_t)n, fmt, ap);
