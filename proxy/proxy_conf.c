@@ -112,7 +112,7 @@ static __attribute__((format(printf, 3, 4))) int fail_at(struct parser *p, unsig
 							 const char *fmt, ...)
 {
 	/* a long path keeps its end, and leaves room for LINE and the message */
-	size_t keep = p->errlen / 2, flen = strlen(p->file);
+	size_t keep = p->errlen >= 64 ? p->errlen / 2 : p->errlen, flen = strlen(p->file);
 	const char *file = flen > keep ? p->file + flen - keep : p->file;
 	va_list ap;
 	int n;
