@@ -323,7 +323,7 @@ void *zt_tun_main(void *arg)
 
 	while (!atomic_load(&zt->stopping)) {
 		struct pollfd pfd[2] = {
-		    {.fd = tun_queue_fd(&zt->dp.tun, t->q), .events = POLLIN},
+		    {.fd = zt->dp.tun.fd[t->q], .events = POLLIN},
 		    {.fd = zt->stop_fd, .events = POLLIN},
 		};
 		/* the last read stopped for room, not for an empty queue:
