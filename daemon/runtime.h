@@ -57,10 +57,9 @@ void zt_request_stop(struct zt *zt);
 /* Stops and joins the timer and handshake threads (after zt_datapath_stop). */
 void zt_stop(struct zt *zt);
 void zt_destroy(struct zt *zt);
-/* zt_timers_changed (declared in enginelock.h): zt_engine_unlock calls it,
- * so every release of the engine lock wakes the timer thread when the
- * engine's next deadline became sooner than it planned. */
 /* The TUN MTU changed (netlink). Takes the lock. */
 void zt_set_mtu(struct zt *zt, uint32_t mtu);
+/* pthread_create into threads[*n], counted there; 0 or -errno. */
+int zt_spawn(pthread_t *threads, int *n, void *(*fn)(void *), void *arg);
 
 #endif
