@@ -1,10 +1,7 @@
-/* The daemon's clocks. Every protocol age and timer deadline is on
- * CLOCK_BOOTTIME, which keeps counting while the machine is suspended (the
- * Linux module's boot-time clock): after a resume, keys older than
- * REJECT_AFTER_TIME of real time are never used. CLOCK_REALTIME serves only
- * the last-handshake time that wg shows. The timer thread sleeps on a
- * timerfd of the same clock: a pthread condvar cannot wait on BOOTTIME.
- * CLOCK_MONOTONIC times the daemon's own waits (zt_mono_ns). */
+/* Protocol ages and deadlines are on CLOCK_BOOTTIME, which counts through
+ * a suspend (as the Linux module), so stale keys are never used after a
+ * resume; the timer sleeps on a timerfd (a condvar cannot wait on it).
+ * CLOCK_REALTIME: the last-handshake time only. */
 #ifndef ZT_CLOCK_H
 #define ZT_CLOCK_H
 

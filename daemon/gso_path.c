@@ -24,9 +24,8 @@ static bool dest_key_of(const struct wg_endpoint *to, struct dest_key *k)
 	return true;
 }
 
-/* FNV-1a over the key: destinations are not attacker-chosen in bulk (they
- * are configured or authenticated endpoints), and a collision only costs
- * one more refused GSO send. */
+/* FNV-1a: endpoints are not attacker-chosen in bulk, and a collision only
+ * costs one more refused GSO send. */
 static size_t slot_of(const struct dest_key *k)
 {
 	const uint8_t *b = (const uint8_t *)k;

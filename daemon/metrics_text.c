@@ -1,12 +1,6 @@
-/* The metrics in the Prometheus text exposition format (metrics.h).
- *
- * Per peer, the names and labels of prometheus_wireguard_exporter (its
- * default mode: interface, public_key, allowed_ips joined with "," as `wg
- * show dump` prints them), so that its Grafana dashboards work unchanged;
- * then zinctun's own counters and the process figures.
- *
- * The engine lock is held only while the figures are copied (less than a
- * `wg show`, which formats under it); the text is written after. */
+/* The metrics in the Prometheus text format. Per peer, the names and labels
+ * of prometheus_wireguard_exporter, so its Grafana dashboards work
+ * unchanged. The engine lock is held only while the figures are copied. */
 #include "metrics.h"
 
 #include <arpa/inet.h>

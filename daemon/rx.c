@@ -1,8 +1,6 @@
-/* UDP -> TUN: the receive thread takes a batch of datagrams (with UDP GRO
- * a buffer holds a run of them), queues handshake messages for the
- * handshake thread, prepares data messages under the engine lock, opens
- * them outside it (on the workers when rx_fanout), completes them under it
- * in arrival order and writes the batch to TUN, coalesced where it can. */
+/* UDP -> TUN: a batch of datagrams, handshakes queued, data prepared under
+ * the engine lock, opened outside it, completed under it in order, then
+ * written to TUN, coalesced where it can. */
 #include <errno.h>
 #include <poll.h>
 #include <stdlib.h>

@@ -1,8 +1,6 @@
-/* TUN -> UDP: one thread per TUN queue reads a batch (segmenting the
- * kernel's TSO/USO super-packets), prepares every packet under the engine
- * lock (routing, nonce reservation), seals outside it (on the workers for
- * a big batch), sends runs of messages with one call each (UDP GSO) and
- * completes under the lock in the order prepared. */
+/* TUN -> UDP: a thread per TUN queue reads a batch, prepares it under the
+ * engine lock, seals outside it, sends runs with one call each (UDP GSO)
+ * and completes under the lock in order. */
 #include <errno.h>
 #include <poll.h>
 #include <stdio.h>
@@ -129,9 +127,7 @@ static void tx_take_packet(struct tx *t, const struct vnet_hdr *hdr, const uint8
 			      &t->zt->dp.offload_stats.malformed, memory_order_relaxed));
 	else if (ret < 0)
 		log_debug("tun: batch full, %d segments kept", done);
-	/* encryption fused with segmentation: a super-packet's segments are
-	 * sealed here, while the ~64 KiB just written are still in cache,
-	 * instead of after the whole batch (up to TX_OUT_CAP) is read */
+	/* fused: sealed while the ~64 KiB just written are still in cache */
 	if (t->zt->dp.tx_fuse && h.gso_type != VNET_GSO_NONE && t->n > first) {
 		tx_prepare(t, t->n);
 		tx_seal_slice(t, first, t->n);
