@@ -11,6 +11,14 @@
 #define ZT_CLOCK CLOCK_BOOTTIME
 #define ZT_ALARM_OFF UINT64_MAX
 
+static inline uint64_t zt_clock_ns(clockid_t id)
+{
+	struct timespec ts;
+
+	clock_gettime(id, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
 /* ZT_CLOCK in nanoseconds (the engine's env.now_ns). */
 uint64_t zt_now_ns(void);
 /* CLOCK_REALTIME in nanoseconds (the engine's env.wall_ns). */
@@ -20,10 +28,7 @@ uint64_t zt_wall_ns(void);
  * stretch (client timeouts, log rate limits, GSO path retries). */
 static inline uint64_t zt_mono_ns(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+	return zt_clock_ns(CLOCK_MONOTONIC);
 }
 
 static inline uint64_t zt_mono_ms(void)

@@ -61,8 +61,9 @@ static void write_peer(struct buf *out, struct wg_peer *peer)
 	zinc_memzero(&info, sizeof(info));
 }
 
-int config_get(struct zt *zt, struct buf *out)
+int config_get(void *ctx, struct buf *out)
 {
+	struct zt *zt = ctx;
 	uint8_t key[WG_PUBLIC_KEY_LEN];
 	char hex[2 * WG_PUBLIC_KEY_LEN + 1];
 	struct wg_peer *peer = NULL;
@@ -246,8 +247,9 @@ out:
 	return ret;
 }
 
-int config_set(struct zt *zt, const char *body, size_t len)
+int config_set(void *ctx, const char *body, size_t len)
 {
+	struct zt *zt = ctx;
 	struct uapi_set set;
 	struct uapi_parse_error err;
 	int ret = uapi_parse_set(body, len, &set, &err);

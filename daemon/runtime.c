@@ -221,16 +221,6 @@ int zt_init(struct zt *zt, const char *ifname, const struct zt_dp_options *opt)
 	return 0;
 }
 
-int zt_spawn(pthread_t *threads, int *n, void *(*fn)(void *), void *arg)
-{
-	int ret = pthread_create(&threads[*n], NULL, fn, arg);
-
-	if (ret)
-		return -ret;
-	(*n)++;
-	return 0;
-}
-
 int zt_start(struct zt *zt)
 {
 	void *(*mains[])(void *) = {timer_main, handshake_main};

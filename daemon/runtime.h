@@ -59,7 +59,5 @@ void zt_stop(struct zt *zt);
 void zt_destroy(struct zt *zt);
 /* The TUN MTU changed (netlink). Takes the lock. */
 void zt_set_mtu(struct zt *zt, uint32_t mtu);
-/* pthread_create into threads[*n], counted there; 0 or -errno. */
-int zt_spawn(pthread_t *threads, int *n, void *(*fn)(void *), void *arg);
 
 #endif

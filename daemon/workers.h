@@ -30,6 +30,9 @@ struct wpool {
 	int n_threads;
 };
 
+/* pthread_create into threads[*n], counted there; 0 or -errno. */
+int zt_spawn(pthread_t *threads, int *n, void *(*fn)(void *), void *arg);
+
 /* n threads (0 runs everything inline). */
 int wpool_start(struct wpool *p, int n);
 void wpool_stop(struct wpool *p);
