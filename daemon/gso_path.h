@@ -18,9 +18,13 @@ enum {
 };
 #define GSO_PATH_RETRY_NS (30ULL * 1000000000ULL)
 
-struct gso_path_entry {
+struct gso_dest {
 	uint8_t addr[16]; /* IPv4 in the first 4 bytes */
 	uint16_t family, port;
+};
+
+struct gso_path_entry {
+	struct gso_dest dest;
 	size_t refused_seg; /* 0: slot unused */
 	uint64_t retry_at_ns;
 };
