@@ -333,8 +333,7 @@ enum request {
 	REQ_BAD_OP,
 };
 
-/* A blank line ("\n" or "\r\n") right after p[i], the end of a line:
- * returns the length through it, or 0. */
+/* The length through a blank line ("\n" or "\r\n") after the "\n" at p[i], or 0. */
 static size_t blank_line_end(const char *p, size_t len, size_t i)
 {
 	if (p[i] != '\n' || i + 1 >= len)
@@ -441,8 +440,8 @@ static bool flush_output(struct uapi_client *c)
 	return true;
 }
 
-/* Reads until the first buffered request can be told (then it is answered
- * before more is read), the socket is drained, or the peer hung up. */
+/* Reads until a request can be told (answered before more is read), the
+ * socket is drained, or the peer hung up. */
 static bool read_input(struct uapi_client *c)
 {
 	char tmp[16384];
