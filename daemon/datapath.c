@@ -116,12 +116,10 @@ int zt_datapath_start(struct zt *zt)
 			      zt->opt.workers >= 0 ? zt->opt.workers : wpool_default_threads());
 
 	dp->pool_started = true;
-	if (ret) {
-		zt_datapath_stop(zt);
-		return ret;
+	if (!ret) {
+		datapath_policy(dp);
+		ret = zt_spawn(dp->threads, &dp->n_threads, zt_udp_main, zt);
 	}
-	datapath_policy(dp);
-	ret = zt_spawn(dp->threads, &dp->n_threads, zt_udp_main, zt);
 	for (int i = 0; !ret && i < dp->tun.n_queues; i++)
 		ret = zt_spawn(dp->threads, &dp->n_threads, zt_tun_main, &dp->tunq[i]);
 	if (ret)

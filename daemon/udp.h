@@ -12,6 +12,12 @@
 #include "gso_path.h"
 #include "wg/wg.h"
 
+enum {
+	UDP_RETIRE_WAIT_MS = 1000, /* udp_bind's wait for the old sockets' users */
+	UDP_RUN_MAX_SEGS = 64,
+	UDP_RUN_MAX_BYTES = 65000, /* a GSO send is one UDP datagram to the kernel */
+};
+
 /* One generation of the sockets, closed when its last reference goes
  * ("Socket lifetime" in doc/datapath.md). */
 struct udp_socks {
@@ -59,10 +65,6 @@ struct udp_run {
 	size_t len, seg;
 	int count;
 };
-enum {
-	UDP_RUN_MAX_SEGS = 64,
-	UDP_RUN_MAX_BYTES = 65000, /* a GSO send is one UDP datagram to the kernel */
-};
 /* Adds a datagram, extending the last run when it can carry it (adjacent,
  * same endpoint, fits, within UDP_RUN_MAX_*) and may_extend; runs needs
  * room for one more. Returns the new count. */
@@ -75,10 +77,6 @@ int udp_send_runs(struct udp *u, const struct udp_socks *s, const struct udp_run
 /* udp_init's gso and gro, unless the kernel refused them. */
 bool udp_gso_enabled(void);
 bool udp_gro_enabled(void);
-
-enum {
-	UDP_RETIRE_WAIT_MS = 1000, /* udp_bind's wait for the old sockets' users */
-};
 
 struct udp_batch {
 	struct mmsghdr msgs[UDP_BATCH];
