@@ -41,7 +41,6 @@ void zt_alarm_ack(int fd)
 {
 	uint64_t expiries;
 
-	if (read(fd, &expiries, sizeof(expiries)) < 0) {
-		/* EAGAIN: not expired (woken by something else) */
-	}
+	/* EAGAIN: not expired (woken by something else) */
+	(void)!read(fd, &expiries, sizeof(expiries));
 }
