@@ -14,8 +14,7 @@
 enum {
 	CONFIG_PEERS_PER_LOCK = 1024, /* ~2 ms of work per chunk of new peers */
 	CONFIG_HANDOFF_NS = 100000,   /* lock released this long between chunks */
-	/* malloc keeps what a large removal or set freed (~35 MB for 50,000
-	 * peers) unless trimmed */
+	/* malloc keeps what a large removal or set freed unless trimmed */
 	CONFIG_TRIM_AFTER_CHANGES = 1024,
 };
 
@@ -231,8 +230,7 @@ int config_apply(struct zt *zt, const struct uapi_set *set)
 	}
 	for (size_t i = 0; i < set->n_peers; i++) {
 		apply_peer(zt, &set->peers[i]);
-		/* let the data path in between chunks; the mutex is not fair,
-		 * hence the sleep (the set is committed already) */
+		/* let the data path in; the mutex is not fair, hence the sleep */
 		if (i % CONFIG_PEERS_PER_LOCK == CONFIG_PEERS_PER_LOCK - 1) {
 			zt_engine_unlock(zt);
 			nanosleep(&(struct timespec){.tv_nsec = CONFIG_HANDOFF_NS}, NULL);

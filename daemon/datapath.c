@@ -12,8 +12,7 @@
 #include "runtime.h"
 #include "udp.h"
 
-/* The extra queues of a multi-queue TUN (ZINCTUN_TUN_QUEUES), attached
- * now: the sandbox allows no open() later. */
+/* Attached now: the sandbox allows no open() later. */
 static int attach_tun_queues(struct zt *zt)
 {
 	struct tun_dev *tun = &zt->dp.tun;
@@ -95,9 +94,7 @@ int zt_datapath_init(struct zt *zt, int tun_fd)
 	return 0;
 }
 
-/* With one worker, handing work to it costs a wake-up for little: opens
- * fan out and super-packets go to the batch's fan-out only from two
- * workers on (doc/datapath.md). */
+/* One worker is not worth its wake-up: fan out from two on (doc/datapath.md). */
 static void datapath_policy(struct zt_datapath *dp)
 {
 	int n = dp->pool.n_threads;

@@ -25,8 +25,7 @@ static void ipv4_fix_csum(uint8_t *ip)
 	csum_put(ip + IP4_OFF_CSUM, csum_add(0, ip, ihl));
 }
 
-/* The pseudo header's sum of a TCP/UDP packet with len - l4 bytes from
- * l4 on. */
+/* The pseudo header's sum for the TCP/UDP part from l4 on. */
 static uint64_t l4_pseudo(const uint8_t *p, bool v6, bool udp, size_t len, size_t l4)
 {
 	return csum_pseudo(v6 ? 6 : 4, p + (v6 ? IP6_OFF_SRC : IP4_OFF_SRC),

@@ -82,8 +82,7 @@ void zt_set_mtu(struct zt *zt, uint32_t mtu)
 	zt_engine_unlock(zt);
 }
 
-/* When the timer thread wakes, given the engine's answer next (ns from
- * its now, not UINT64_MAX). */
+/* When the timer thread wakes, given wg_device_tick's next (not UINT64_MAX). */
 static uint64_t timer_wake_time(struct zt *zt, uint64_t next)
 {
 	uint64_t now = zt_now_ns(), due = wg_device_next_deadline(zt->dev);
@@ -154,8 +153,7 @@ static void *handshake_main(void *arg)
 		for (size_t i = 0; i < n; i++)
 			wg_device_complete_handshake(zt->dev, &jobs[i]);
 		wg_device_set_handshake_queue_len(zt->dev, remaining);
-		/* dropped after the sends: an idle holder would keep a replaced
-		 * port bound */
+		/* dropped after: an idle holder would keep a replaced port bound */
 		for (size_t i = 0; i < n && !socks; i++)
 			if (jobs[i].out_len)
 				udp_socks_hold(&zt->udp, &socks);

@@ -65,9 +65,8 @@ static void rx_batch(struct rx *x, int nb)
 
 			if (type >= WG_MESSAGE_HANDSHAKE_INITIATION &&
 			    type <= WG_MESSAGE_HANDSHAKE_COOKIE) {
-				/* a GRO run is one source's back-to-back burst: a
-				 * real peer never sends more than a couple, a flood
-				 * would fill the queue ahead of everyone else */
+				/* a GRO run is one source's burst: a real peer sends
+				 * a couple, a flood would fill the queue */
 				if (++handshakes > RX_HS_PER_RUN)
 					continue;
 				if (!hsq_push(&zt->hsq, &b->ep[i], d, l)) {
@@ -130,8 +129,7 @@ void *zt_udp_main(void *arg)
 	x->zt = zt;
 	while (!atomic_load(&zt->stopping)) {
 		if (changed) {
-			/* the sockets polled are held: a rebind closes them
-			 * only once this thread has taken the new ones */
+			/* held: a rebind closes them once we took the new ones */
 			udp_socks_hold(&zt->udp, &socks);
 			changed = false;
 		}

@@ -174,8 +174,7 @@ int tun_attach_queue(int fd, const char *name)
 	q = open(TUN_DEV, O_RDWR | O_CLOEXEC);
 	if (q < 0)
 		return -errno;
-	/* TUNGETIFF reports IFF_TUN|IFF_NO_PI|IFF_VNET_HDR|IFF_MULTI_QUEUE as
-	 * set at creation; a queue must ask for the same */
+	/* a queue must ask for the flags the device was created with */
 	ifr.ifr_flags &= IFF_TUN | IFF_NO_PI | IFF_VNET_HDR | IFF_MULTI_QUEUE;
 	set_name(&ifr, name);
 	if (ioctl(q, TUNSETIFF, &ifr) < 0) {

@@ -8,8 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Hex digit value without branching on the (secret) character: returns
- * 0..15, and sets *bad to non-zero when c is not a hex digit. */
+/* 0..15 without branching on the (secret) character; *bad set if not hex. */
 static uint32_t hex_value(uint8_t c, uint32_t *bad)
 {
 	int32_t num = (int32_t)c - '0';
@@ -244,8 +243,7 @@ static bool is(const char *s, size_t len, const char *lit)
 	return strlen(lit) == len && memcmp(s, lit, len) == 0;
 }
 
-/* Not realloc: the peer list holds preshared keys, and realloc would leave
- * the old copy unwiped in freed memory. */
+/* Not realloc, which would leave the old copy's keys unwiped. */
 static void *grow(void *ptr, size_t *cap, size_t n, size_t elem)
 {
 	size_t new_cap = *cap ? *cap * 2 : 4;
