@@ -1,7 +1,5 @@
-/* Base64 (RFC 4648, standard alphabet, with padding): WireGuard keys as
- * wg(8) writes them, and HTTP Basic credentials. The daemon encodes public
- * keys for its logs and metrics; the proxy mode decodes its configuration
- * file's keys and credentials. */
+/* Base64 (RFC 4648, with padding): keys as wg(8) writes them, and HTTP
+ * Basic credentials. */
 #ifndef ZT_BASE64_H
 #define ZT_BASE64_H
 
@@ -18,9 +16,8 @@
  * keys only. */
 void base64_encode_key(char out[BASE64_KEY_LEN + 1], const uint8_t key[WG_PUBLIC_KEY_LEN]);
 
-/* Decodes len characters (a multiple of 4, '=' padding only at the end,
- * no whitespace, unused bits zero) into out (cap bytes). Returns the
- * decoded length, or -1 if malformed or longer than cap. */
+/* Strict: len a multiple of 4, padding only at the end, unused bits zero.
+ * Returns the decoded length, or -1 if malformed or longer than cap. */
 long base64_decode(const char *s, size_t len, uint8_t *out, size_t cap);
 
 /* A 32-byte key: exactly BASE64_KEY_LEN characters ending in '='. In

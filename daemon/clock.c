@@ -6,22 +6,14 @@
 
 enum { NS_PER_SEC = 1000000000 };
 
-static uint64_t clock_ns(clockid_t id)
-{
-	struct timespec ts;
-
-	clock_gettime(id, &ts);
-	return (uint64_t)ts.tv_sec * NS_PER_SEC + (uint64_t)ts.tv_nsec;
-}
-
 uint64_t zt_now_ns(void)
 {
-	return clock_ns(ZT_CLOCK);
+	return zt_clock_ns(ZT_CLOCK);
 }
 
 uint64_t zt_wall_ns(void)
 {
-	return clock_ns(CLOCK_REALTIME);
+	return zt_clock_ns(CLOCK_REALTIME);
 }
 
 int zt_alarm_open(void)
@@ -49,7 +41,6 @@ void zt_alarm_ack(int fd)
 {
 	uint64_t expiries;
 
-	if (read(fd, &expiries, sizeof(expiries)) < 0) {
-		/* EAGAIN: not expired (woken by something else) */
-	}
+	/* EAGAIN: not expired (woken by something else) */
+	(void)!read(fd, &expiries, sizeof(expiries));
 }

@@ -1,10 +1,7 @@
-/* The daemon's clocks. Every protocol age and timer deadline is on
- * CLOCK_BOOTTIME, which keeps counting while the machine is suspended (the
- * Linux module's boot-time clock): after a resume, keys older than
- * REJECT_AFTER_TIME of real time are never used. CLOCK_REALTIME serves only
- * the last-handshake time that wg shows. The timer thread sleeps on a
- * timerfd of the same clock: a pthread condvar cannot wait on BOOTTIME.
- * CLOCK_MONOTONIC times the daemon's own waits (zt_mono_ns). */
+/* Protocol ages and deadlines are on CLOCK_BOOTTIME, which counts through
+ * a suspend (as the Linux module), so stale keys are never used after a
+ * resume; the timer sleeps on a timerfd (a condvar cannot wait on it).
+ * CLOCK_REALTIME: the last-handshake time only. */
 #ifndef ZT_CLOCK_H
 #define ZT_CLOCK_H
 
@@ -13,6 +10,14 @@
 
 #define ZT_CLOCK CLOCK_BOOTTIME
 #define ZT_ALARM_OFF UINT64_MAX
+
+static inline uint64_t zt_clock_ns(clockid_t id)
+{
+	struct timespec ts;
+
+	clock_gettime(id, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
 
 /* ZT_CLOCK in nanoseconds (the engine's env.now_ns). */
 uint64_t zt_now_ns(void);
@@ -23,10 +28,7 @@ uint64_t zt_wall_ns(void);
  * stretch (client timeouts, log rate limits, GSO path retries). */
 static inline uint64_t zt_mono_ns(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+	return zt_clock_ns(CLOCK_MONOTONIC);
 }
 
 static inline uint64_t zt_mono_ms(void)

@@ -14,16 +14,11 @@
 enum {
 	CONFIG_PEERS_PER_LOCK = 1024, /* ~2 ms of work per chunk of new peers */
 	CONFIG_HANDOFF_NS = 100000,   /* lock released this long between chunks */
-	/* Peers and prefixes removed since the allocator last gave memory back
-	 * to the system: malloc keeps freed memory for reuse (50,000 removed
-	 * peers held ~35 MB), so a large removal ends with malloc_trim; so
-	 * does a large set, whose request and parsed form (~25 MB for 100,000
-	 * peers) are freed once applied. */
+	/* malloc keeps what a large removal or set freed unless trimmed */
 	CONFIG_TRIM_AFTER_CHANGES = 1024,
 };
 
-/* Removals (and peers set) since the last trim; only the configuration
- * thread counts. */
+/* Only the configuration thread counts. */
 static size_t changes_since_trim;
 
 static bool write_allowed_ip(void *ctx, int family, const void *addr, uint8_t cidr)
@@ -65,8 +60,9 @@ static void write_peer(struct buf *out, struct wg_peer *peer)
 	zinc_memzero(&info, sizeof(info));
 }
 
-int config_get(struct zt *zt, struct buf *out)
+int config_get(void *ctx, struct buf *out)
 {
+	struct zt *zt = ctx;
 	uint8_t key[WG_PUBLIC_KEY_LEN];
 	char hex[2 * WG_PUBLIC_KEY_LEN + 1];
 	struct wg_peer *peer = NULL;
@@ -148,8 +144,6 @@ static void apply_peer(struct zt *zt, const struct uapi_peer *p)
 		const struct uapi_allowed_ip *a = &p->allowed_ips[i];
 		int ret;
 
-		/* Removing a prefix the peer does not own changes nothing, as
-		 * in wireguard-go. */
 		if (a->remove) {
 			wg_peer_allowed_ip_remove(peer, a->family, a->addr, a->cidr);
 			changes_since_trim++;
@@ -183,8 +177,7 @@ static void printable(char out[LOG_FIELD_MAX + 4], const char *s, size_t len)
 	out[n] = '\0';
 }
 
-/* The refused line, for the log. A key's value is not shown: a private key
- * pasted in the wrong place must not reach the logs. */
+/* A key's value is not logged: a private key may be pasted in the wrong place. */
 static void log_rejected(const char *body, const struct uapi_parse_error *err)
 {
 	const char *key = body + err->key_off;
@@ -237,11 +230,7 @@ int config_apply(struct zt *zt, const struct uapi_set *set)
 	}
 	for (size_t i = 0; i < set->n_peers; i++) {
 		apply_peer(zt, &set->peers[i]);
-		/* Between chunks the data path gets the lock, so that 100k
-		 * peers in one set do not hold up traffic for long. The mutex is not fair (a waiter
-		 * woken on another core would find it taken again), hence the
-		 * short sleep. The set is committed already and only this
-		 * thread changes the configuration. */
+		/* let the data path in; the mutex is not fair, hence the sleep */
 		if (i % CONFIG_PEERS_PER_LOCK == CONFIG_PEERS_PER_LOCK - 1) {
 			zt_engine_unlock(zt);
 			nanosleep(&(struct timespec){.tv_nsec = CONFIG_HANDOFF_NS}, NULL);
@@ -256,8 +245,9 @@ out:
 	return ret;
 }
 
-int config_set(struct zt *zt, const char *body, size_t len)
+int config_set(void *ctx, const char *body, size_t len)
 {
+	struct zt *zt = ctx;
 	struct uapi_set set;
 	struct uapi_parse_error err;
 	int ret = uapi_parse_set(body, len, &set, &err);

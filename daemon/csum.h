@@ -1,6 +1,5 @@
-/* Internet checksum (RFC 1071) helpers for the offload paths. Sums are
- * kept in native byte order on 16-bit words as laid out in memory, so a
- * folded result is stored back with memcpy and no swap. */
+/* Internet checksum (RFC 1071), summed in memory order, so a folded
+ * result is stored back with memcpy and no swap. */
 #ifndef ZT_CSUM_H
 #define ZT_CSUM_H
 

@@ -1,9 +1,4 @@
-/* The data path's set-up and threads (datapath.h). Each direction reads a
- * batch, prepares every packet under the engine lock (routing, nonce
- * reservation, replay lookups), does the crypto outside the lock,
- * completes under the lock in the order prepared, then writes the batch
- * out with one syscall per run (UDP GSO) or per coalesced flow (TUN GRO):
- * tx.c and rx.c. Buffers are allocated once per thread. */
+/* The data path's set-up and threads; the batches themselves: tx.c, rx.c. */
 #include "datapath.h"
 
 #include <errno.h>
@@ -17,8 +12,7 @@
 #include "runtime.h"
 #include "udp.h"
 
-/* The extra queues of a multi-queue TUN (ZINCTUN_TUN_QUEUES), attached
- * now: the sandbox allows no open() later. */
+/* Attached now: the sandbox allows no open() later. */
 static int attach_tun_queues(struct zt *zt)
 {
 	struct tun_dev *tun = &zt->dp.tun;
@@ -100,12 +94,7 @@ int zt_datapath_init(struct zt *zt, int tun_fd)
 	return 0;
 }
 
-/* With one worker (two CPUs) both CPUs are already busy with the two
- * daemons and iperf3 under load; handing work to the other CPU pays a futex
- * wake-up and a context switch (hypercalls in a VM) for little. So, from
- * two workers on only: opens fan out, and a TSO/USO super-packet's segments
- * go to the batch's fan-out instead of being sealed as they are segmented.
- * Reasons in doc/datapath.md. Plain packets (small UDP) always fan out. */
+/* One worker is not worth its wake-up: fan out from two on (doc/datapath.md). */
 static void datapath_policy(struct zt_datapath *dp)
 {
 	int n = dp->pool.n_threads;
@@ -117,16 +106,6 @@ static void datapath_policy(struct zt_datapath *dp)
 		 dp->tx_fuse ? "as segmented" : "by the batch");
 }
 
-static int spawn(struct zt_datapath *dp, void *(*fn)(void *), void *arg)
-{
-	int ret = pthread_create(&dp->threads[dp->n_threads], NULL, fn, arg);
-
-	if (ret)
-		return -ret;
-	dp->n_threads++;
-	return 0;
-}
-
 int zt_datapath_start(struct zt *zt)
 {
 	struct zt_datapath *dp = &zt->dp;
@@ -134,14 +113,12 @@ int zt_datapath_start(struct zt *zt)
 			      zt->opt.workers >= 0 ? zt->opt.workers : wpool_default_threads());
 
 	dp->pool_started = true;
-	if (ret) {
-		zt_datapath_stop(zt);
-		return ret;
+	if (!ret) {
+		datapath_policy(dp);
+		ret = zt_spawn(dp->threads, &dp->n_threads, zt_udp_main, zt);
 	}
-	datapath_policy(dp);
-	ret = spawn(dp, zt_udp_main, zt);
 	for (int i = 0; !ret && i < dp->tun.n_queues; i++)
-		ret = spawn(dp, zt_tun_main, &dp->tunq[i]);
+		ret = zt_spawn(dp->threads, &dp->n_threads, zt_tun_main, &dp->tunq[i]);
 	if (ret)
 		zt_datapath_stop(zt);
 	return ret;

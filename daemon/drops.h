@@ -1,6 +1,5 @@
-/* Packets the daemon drops around the engine (the engine counts its own in
- * wg_device_stats). Relaxed atomics, touched on error paths only: the data
- * path pays nothing while packets go through. */
+/* Packets dropped around the engine (it counts its own): relaxed atomics,
+ * touched on error paths only. */
 #ifndef ZT_DROPS_H
 #define ZT_DROPS_H
 

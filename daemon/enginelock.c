@@ -33,27 +33,20 @@ void zt_lock_check(const pthread_mutex_t *m, const char *lock, const char *where
 #endif
 
 #ifdef ZT_LOCK_STATS
+#include "clock.h"
 #include "log.h"
-
-static uint64_t clock_ns(clockid_t id)
-{
-	struct timespec ts;
-
-	clock_gettime(id, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
 
 void zt_lockstat_acquired(struct zt_lockstat *s, const char *where)
 {
 	s->where = where;
-	s->since = clock_ns(CLOCK_MONOTONIC);
-	s->since_cpu = clock_ns(CLOCK_THREAD_CPUTIME_ID);
+	s->since = zt_mono_ns();
+	s->since_cpu = zt_clock_ns(CLOCK_THREAD_CPUTIME_ID);
 }
 
 void zt_lockstat_released(struct zt_lockstat *s)
 {
-	uint64_t cpu = clock_ns(CLOCK_THREAD_CPUTIME_ID) - s->since_cpu;
-	uint64_t held = clock_ns(CLOCK_MONOTONIC) - s->since;
+	uint64_t cpu = zt_clock_ns(CLOCK_THREAD_CPUTIME_ID) - s->since_cpu;
+	uint64_t held = zt_mono_ns() - s->since;
 
 	s->holds++;
 	s->slow += held > ZT_LOCK_SLOW_NS;

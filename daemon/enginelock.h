@@ -1,19 +1,10 @@
-/* The engine lock (struct zt.lock): zt_engine_lock() / zt_engine_unlock()
- * at every site. The unlock re-arms the timer thread first when the
- * engine's next deadline moved earlier meanwhile (zt_timers_changed), so no
- * caller has to remember it; the timer thread, which sets its own wake-up,
- * releases with zt_engine_unlock_no_rearm(). The outermost lock: only
- * udp.c's is taken inside it (doc/datapath.md, "Concurrency").
- *
- * Lock checks (-DZT_DEBUG, ASan and TSan builds; compiled out of the
- * release build): each thread notes the locks it takes, and
- * zt_engine_assert_held() / zt_assert_held() in a function documented
- * "under the lock" abort with the place when the caller does not hold it.
- *
- * A bench build (-DZT_LOCK_STATS, scripts/bench-handshake) records the
- * hold times, wall and the holder's CPU (which leaves out preemption): the
- * longest of each and where it was taken, the number of holds and of
- * holds over ZT_LOCK_SLOW_NS; logged on SIGUSR1 (then reset) and at exit. */
+/* The engine lock (struct zt.lock), the outermost one (doc/datapath.md,
+ * "Concurrency"). zt_engine_unlock re-arms the timer thread when the next
+ * deadline moved earlier, so no caller has to remember it; the timer
+ * thread, which sets its own wake-up, uses zt_engine_unlock_no_rearm.
+ * Checked builds (ZT_DEBUG, ASan, TSan) abort at zt_*assert_held without
+ * the lock; -DZT_LOCK_STATS records hold times, logged on SIGUSR1 and at
+ * exit (scripts/bench-handshake). */
 #ifndef ZT_ENGINELOCK_H
 #define ZT_ENGINELOCK_H
 

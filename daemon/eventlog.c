@@ -85,9 +85,8 @@ void eventlog_event(void *ctx, const struct wg_event *ev)
 		eventlog_peer_name(who, ev->public_key);
 	if (ev->endpoint && !uapi_format_endpoint(where, sizeof(where), &ev->endpoint->addr.sa))
 		where[0] = '\0';
-	if (ev->kind == WG_EVENT_INITIATION_SENT && ev->attempt)
-		snprintf(extra, sizeof(extra), " (try %u)", ev->attempt + 1);
-	else if (ev->kind == WG_EVENT_HANDSHAKE_RETRY)
+	if ((ev->kind == WG_EVENT_INITIATION_SENT && ev->attempt) ||
+	    ev->kind == WG_EVENT_HANDSHAKE_RETRY)
 		snprintf(extra, sizeof(extra), " (try %u)", ev->attempt + 1);
 	else if (ev->kind == WG_EVENT_HANDSHAKE_COMPLETE || ev->kind == WG_EVENT_KEYPAIR_ROTATED)
 		snprintf(extra, sizeof(extra), " (%s)", ev->initiator ? "initiator" : "responder");

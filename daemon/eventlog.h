@@ -1,8 +1,6 @@
-/* The engine's events (wg_io.event) as log lines. Runs under the engine
- * lock: returns at once when the event's level is off, and never blocks.
- * Refused handshake messages (unknown key, bad mac1, cookie replies,
- * unseeded RNG) come once per datagram: at most one line per kind per
- * EVENTLOG_INTERVAL_MS, the next one telling how many were not logged. */
+/* The engine's events as log lines, under the engine lock (never blocks).
+ * Refusals come once per datagram: one line per kind per
+ * EVENTLOG_INTERVAL_MS, the next telling how many were not logged. */
 #ifndef ZT_EVENTLOG_H
 #define ZT_EVENTLOG_H
 

@@ -1,6 +1,4 @@
-/* A receive batch's decrypted packets to TUN: the TCP segments (and, with
- * USO, UDP datagrams) of a flow coalesced into one write (gro_plan_build),
- * everything else one by one. */
+/* A receive batch's packets to TUN, a flow's run coalesced in one write. */
 #ifndef ZT_GRO_WRITE_H
 #define ZT_GRO_WRITE_H
 

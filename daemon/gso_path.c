@@ -3,12 +3,7 @@
 
 #include <string.h>
 
-struct dest_key {
-	uint8_t addr[16];
-	uint16_t family, port;
-};
-
-static bool dest_key_of(const struct wg_endpoint *to, struct dest_key *k)
+static bool dest_key_of(const struct wg_endpoint *to, struct gso_dest *k)
 {
 	memset(k, 0, sizeof(*k));
 	k->family = to->addr.sa.sa_family;
@@ -24,10 +19,9 @@ static bool dest_key_of(const struct wg_endpoint *to, struct dest_key *k)
 	return true;
 }
 
-/* FNV-1a over the key: destinations are not attacker-chosen in bulk (they
- * are configured or authenticated endpoints), and a collision only costs
- * one more refused GSO send. */
-static size_t slot_of(const struct dest_key *k)
+/* FNV-1a: endpoints are not attacker-chosen in bulk, and a collision only
+ * costs one more refused GSO send. */
+static size_t slot_of(const struct gso_dest *k)
 {
 	const uint8_t *b = (const uint8_t *)k;
 	uint32_t h = 2166136261u;
@@ -37,10 +31,10 @@ static size_t slot_of(const struct dest_key *k)
 	return h % GSO_PATH_SLOTS;
 }
 
-static bool same_dest(const struct gso_path_entry *e, const struct dest_key *k)
+/* Keys are zero-filled (dest_key_of) and have no padding. */
+static bool same_dest(const struct gso_path_entry *e, const struct gso_dest *k)
 {
-	return e->family == k->family && e->port == k->port &&
-	       !memcmp(e->addr, k->addr, sizeof(e->addr));
+	return !memcmp(&e->dest, k, sizeof(*k));
 }
 
 void gso_paths_init(struct gso_paths *p)
@@ -63,7 +57,7 @@ static void slot_clear(struct gso_paths *p, struct gso_path_entry *e)
 bool gso_path_allows(struct gso_paths *p, const struct wg_endpoint *to, size_t seg, uint64_t now_ns)
 {
 	struct gso_path_entry *e;
-	struct dest_key k;
+	struct gso_dest k;
 	bool allowed = true;
 
 	if (!atomic_load_explicit(&p->used, memory_order_relaxed) || !dest_key_of(to, &k))
@@ -84,7 +78,7 @@ bool gso_path_refused(struct gso_paths *p, const struct wg_endpoint *to, size_t 
 		      uint64_t now_ns)
 {
 	struct gso_path_entry *e;
-	struct dest_key k;
+	struct gso_dest k;
 
 	if (!dest_key_of(to, &k))
 		return false;
@@ -94,9 +88,7 @@ bool gso_path_refused(struct gso_paths *p, const struct wg_endpoint *to, size_t 
 		atomic_fetch_add_explicit(&p->used, 1, memory_order_relaxed);
 	if (!e->refused_seg || !same_dest(e, &k) || seg < e->refused_seg)
 		e->refused_seg = seg;
-	memcpy(e->addr, k.addr, sizeof(e->addr));
-	e->family = k.family;
-	e->port = k.port;
+	e->dest = k;
 	e->retry_at_ns = now_ns + GSO_PATH_RETRY_NS;
 	pthread_mutex_unlock(&p->lock);
 	return atomic_fetch_add_explicit(&p->refusals, 1, memory_order_relaxed) == 0;

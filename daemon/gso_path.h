@@ -1,15 +1,7 @@
-/* Destinations whose path refuses a UDP GSO send of a given segment size.
- *
- * A GSO send needs every segment to fit the route's MTU (the device's, or
- * the path MTU the kernel learned from ICMP): the kernel refuses it as a
- * whole (EMSGSIZE or EINVAL) instead of fragmenting, while the same
- * datagrams sent one by one are fragmented as usual. The sender remembers
- * the refused size per destination, so later runs of datagrams that large
- * go one by one at once instead of failing a GSO call per batch; smaller
- * datagrams to that destination and every other destination keep GSO. An
- * entry is retried after GSO_PATH_RETRY_NS (the path MTU can grow back).
- *
- * Thread-safe; the common case (no refusal recorded) is one relaxed load. */
+/* Destinations whose path MTU refused a UDP GSO send of a segment size
+ * (the kernel refuses the whole instead of fragmenting): such runs go one
+ * by one without a failing call per batch, retried after
+ * GSO_PATH_RETRY_NS. Thread-safe; with none recorded, one relaxed load. */
 #ifndef ZT_GSO_PATH_H
 #define ZT_GSO_PATH_H
 
@@ -26,9 +18,13 @@ enum {
 };
 #define GSO_PATH_RETRY_NS (30ULL * 1000000000ULL)
 
-struct gso_path_entry {
+struct gso_dest {
 	uint8_t addr[16]; /* IPv4 in the first 4 bytes */
 	uint16_t family, port;
+};
+
+struct gso_path_entry {
+	struct gso_dest dest;
 	size_t refused_seg; /* 0: slot unused */
 	uint64_t retry_at_ns;
 };

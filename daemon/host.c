@@ -26,19 +26,9 @@ int host_fail(const struct host *h, const char *fmt, ...)
 	return 1;
 }
 
-static int uapi_get(void *ctx, struct buf *out)
-{
-	return config_get(ctx, out);
-}
-
-static int uapi_set(void *ctx, const char *body, size_t len)
-{
-	return config_set(ctx, body, len);
-}
-
 static int open_uapi(struct host *h)
 {
-	const struct uapi_ops ops = {.get = uapi_get, .set = uapi_set, .ctx = &h->zt};
+	const struct uapi_ops ops = {.get = config_get, .set = config_set, .ctx = &h->zt};
 	int ret = h->uapi_path ? uapi_open_path(&h->uapi, h->uapi_path, &ops)
 			       : uapi_open(&h->uapi, h->zt.ifname, &ops, h->opt->uapi_fd);
 

@@ -1,8 +1,5 @@
-/* The start-up both programs share (zinctun on a TUN device, zinctun-proxy
- * on lwIP): open the device and its engine, configure it, make the
- * configuration socket, let the program open what else it serves, enter the
- * sandbox, start the threads, run the main loop, and unwind in the reverse
- * order, one label per step, as the kernel's wg_newlink does. The program
+/* The start-up both programs share (zinctun, zinctun-proxy): each step in
+ * order, unwound in reverse as the kernel's wg_newlink does. The program
  * fills in its steps (host_ops). */
 #ifndef ZT_HOST_H
 #define ZT_HOST_H
@@ -29,9 +26,7 @@ struct host_ops {
 	int (*configure)(struct host *h);
 	/* after the configuration socket: the program's own sockets */
 	int (*prepare)(struct host *h);
-	/* least privilege, one call: listeners bound, configuration read and
-	 * applied, configuration socket made; the device's threads not yet
-	 * started (the proxy's lwIP thread is, by configure) */
+	/* least privilege, once all is open, before the device's threads */
 	int (*sandbox)(struct host *h);
 	/* once the device's threads run: the program's own, then "started" */
 	int (*start)(struct host *h);
@@ -61,9 +56,8 @@ struct host {
 /* Runs the program to its end; returns its exit status. */
 int host_run(struct host *h);
 
-/* A start-up error: one line on stderr, "NAME: message", whatever LOG_LEVEL
- * says, since the caller (wg-quick, systemd, a shell) sees nothing else.
- * Returns 1, the exit status. */
+/* A start-up error on stderr whatever LOG_LEVEL says (the caller sees
+ * nothing else). Returns 1, the exit status. */
 int host_fail(const struct host *h, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 #endif

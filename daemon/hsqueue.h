@@ -1,8 +1,5 @@
-/* A bounded queue of incoming handshake messages (types 1-3), so a flood
- * of handshakes costs the data path nothing and the engine can see the
- * load (wg_device_set_handshake_queue_len) to demand cookies. It holds
- * WG_MAX_QUEUED_INCOMING_HANDSHAKES, the depth the engine's under-load
- * threshold is a fraction of. */
+/* A bounded queue of incoming handshake messages, so a flood costs the
+ * data path nothing and the engine sees the load to demand cookies. */
 #ifndef ZT_HSQUEUE_H
 #define ZT_HSQUEUE_H
 

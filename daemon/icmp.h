@@ -9,14 +9,10 @@
 
 enum { ICMP_REPLY_MAX = 1280 };
 
-/* Builds the error for the IP packet pkt into out (ICMP_REPLY_MAX bytes):
- * IPv4 type 3 code 1 (host unreachable), IPv6 type 1 code 3 (address
- * unreachable), sent back to the source from the interface's own address
- * in "from" (as the kernel's errors), or where it has none of that family
- * (or from is NULL) from the unreachable destination.
- * Returns its length, or 0 when no error may be sent (an ICMP error,
- * a fragment, a multicast/broadcast/unspecified address, a malformed
- * packet). */
+/* Builds the host/address unreachable error for pkt into out
+ * (ICMP_REPLY_MAX bytes), from "from"'s address of the family, else from
+ * the unreachable destination. Returns its length, or 0 when no error may
+ * be sent (an ICMP error, a fragment, a multicast source...). */
 size_t icmp_unreachable(const uint8_t *pkt, size_t len, const struct if_addrs *from, uint8_t *out);
 
 #endif

@@ -1,7 +1,5 @@
-/* The interface's own address per family, as the kernel would answer from
- * it: the source of the ICMP errors the daemon sends for destinations no
- * peer covers (icmp.h), so that they read as coming from this host, not
- * from the unreachable one. */
+/* The interface's own address per family: the source of our ICMP errors
+ * (icmp.h), so they read as coming from this host. */
 #ifndef ZT_IFADDR_H
 #define ZT_IFADDR_H
 
@@ -14,10 +12,9 @@ struct if_addrs {
 	uint8_t v4[4], v6[16];
 };
 
-/* Offers one address of the interface (in the order the kernel lists
- * them; ifa_flags, ifa_scope as in RTM_NEWADDR). Kept: for IPv4 the first
- * primary address, as inet_select_addr; for IPv6 the first global one,
- * else the first link-local one, never one still tentative (DAD). */
+/* Offers one address (RTM_NEWADDR order and flags). Kept as the kernel
+ * picks: IPv4's first primary, IPv6's first global else link-local, never
+ * a tentative one. */
 void ifaddr_offer(struct if_addrs *a, int family, uint32_t flags, unsigned int scope,
 		  const uint8_t *addr);
 

@@ -1,9 +1,6 @@
-/* Logging: one line per message. On stderr
- * "LEVEL: (ifname) YYYY/MM/DD hh:mm:ss text" (wireguard-go's form); to
- * syslog "<PRI>Mmm dd hh:mm:ss zinctun[pid]: (ifname) text" on a datagram
- * socket connected once, before the sandbox (the static binary has no
- * syslog(3) worth trusting there: it would reconnect, which seccomp forbids,
- * and it may block). */
+/* One line per message, on stderr in wireguard-go's form, or to a syslog
+ * socket connected once before the sandbox (syslog(3) would reconnect,
+ * which seccomp forbids, and may block). */
 #include "log.h"
 
 #include <errno.h>

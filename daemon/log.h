@@ -27,10 +27,8 @@ void log_msg(enum log_level level, const char *fmt, ...) __attribute__((format(p
 
 #define log_err(...) log_msg(LOG_LEVEL_ERROR, __VA_ARGS__)
 #define log_info(...) log_msg(LOG_LEVEL_INFO, __VA_ARGS__)
+/* the arguments are not even evaluated below debug level */
 #define log_debug(...)                                                                             \
-	do {                                                                                       \
-		if (log_get_level() >= LOG_LEVEL_DEBUG)                                            \
-			log_msg(LOG_LEVEL_DEBUG, __VA_ARGS__);                                     \
-	} while (0)
+	(log_get_level() >= LOG_LEVEL_DEBUG ? log_msg(LOG_LEVEL_DEBUG, __VA_ARGS__) : (void)0)
 
 #endif

@@ -1,12 +1,6 @@
-/* The metrics in the Prometheus text exposition format (metrics.h).
- *
- * Per peer, the names and labels of prometheus_wireguard_exporter (its
- * default mode: interface, public_key, allowed_ips joined with "," as `wg
- * show dump` prints them), so that its Grafana dashboards work unchanged;
- * then zinctun's own counters and the process figures.
- *
- * The engine lock is held only while the figures are copied (less than a
- * `wg show`, which formats under it); the text is written after. */
+/* The metrics in the Prometheus text format. Per peer, the names and labels
+ * of prometheus_wireguard_exporter, so its Grafana dashboards work
+ * unchanged. The engine lock is held only while the figures are copied. */
 #include "metrics.h"
 
 #include <arpa/inet.h>
@@ -180,22 +174,22 @@ static void sample(struct buf *out, const char *name, const char *ifname, const 
 	buf_printf(out, "\"} %llu\n", (unsigned long long)v);
 }
 
+/* One sample of a labelled series. */
+struct labelled {
+	const char *value;
+	uint64_t v;
+};
+
 static void device_metrics(struct buf *out, struct zt *zt, const struct snapshot *s)
 {
 	const struct wg_device_stats *st = &s->st;
 	const char *ifn = zt->ifname;
-	const struct {
-		const char *outcome;
-		uint64_t v;
-	} hs[] = {
+	const struct labelled hs[] = {
 	    {"initiated", st->handshake_initiations_sent}, {"completed", st->handshakes_completed},
 	    {"responded", st->handshakes_responded},	   {"timed_out", st->handshakes_timed_out},
 	    {"rejected", st->handshakes_rejected},
 	};
-	const struct {
-		const char *reason;
-		uint64_t v;
-	} drops[] = {
+	const struct labelled drops[] = {
 	    {"bad_mac", st->dropped_bad_mac},
 	    {"replay", st->dropped_replay},
 	    {"wrong_source", st->dropped_wrong_source},
@@ -213,10 +207,7 @@ static void device_metrics(struct buf *out, struct zt *zt, const struct snapshot
 	    {"malformed_offload",
 	     atomic_load_explicit(&zt->dp.offload_stats.malformed, memory_order_relaxed)},
 	};
-	const struct {
-		const char *offload;
-		bool on;
-	} offloads[] = {
+	const struct labelled offloads[] = {
 	    {"tun_vnet_hdr", zt->dp.tun.vnet_hdr},
 	    {"tun_gro", atomic_load_explicit(&zt->dp.tun_gro, memory_order_relaxed)},
 	    {"tun_uso", zt->dp.tun.uso},
@@ -229,7 +220,7 @@ static void device_metrics(struct buf *out, struct zt *zt, const struct snapshot
 	       "Handshakes by outcome (rejected: incoming messages dropped, see "
 	       "zinctun_packets_dropped_total)");
 	for (size_t i = 0; i < sizeof(hs) / sizeof(hs[0]); i++)
-		sample(out, "zinctun_handshakes_total", ifn, "outcome", hs[i].outcome, hs[i].v);
+		sample(out, "zinctun_handshakes_total", ifn, "outcome", hs[i].value, hs[i].v);
 	header(out, "zinctun_keypair_rotations_total", "counter",
 	       "Session keypairs that became current");
 	sample(out, "zinctun_keypair_rotations_total", ifn, NULL, NULL, st->keypair_rotations);
@@ -238,15 +229,15 @@ static void device_metrics(struct buf *out, struct zt *zt, const struct snapshot
 	sample(out, "zinctun_endpoint_changes_total", ifn, NULL, NULL, st->endpoint_changes);
 	header(out, "zinctun_packets_dropped_total", "counter", "Packets dropped, by reason");
 	for (size_t i = 0; i < sizeof(drops) / sizeof(drops[0]); i++)
-		sample(out, "zinctun_packets_dropped_total", ifn, "reason", drops[i].reason,
+		sample(out, "zinctun_packets_dropped_total", ifn, "reason", drops[i].value,
 		       drops[i].v);
 	header(out, "zinctun_handshake_queue_length", "gauge",
 	       "Incoming handshake messages waiting");
 	sample(out, "zinctun_handshake_queue_length", ifn, NULL, NULL, hsq_len(&zt->hsq));
 	header(out, "zinctun_offload_enabled", "gauge", "Offloads in use (1) or not (0)");
 	for (size_t i = 0; i < sizeof(offloads) / sizeof(offloads[0]); i++)
-		sample(out, "zinctun_offload_enabled", ifn, "offload", offloads[i].offload,
-		       offloads[i].on);
+		sample(out, "zinctun_offload_enabled", ifn, "offload", offloads[i].value,
+		       offloads[i].v);
 	header(out, "zinctun_crypto_worker_threads", "gauge", "Crypto worker threads");
 	sample(out, "zinctun_crypto_worker_threads", ifn, NULL, NULL,
 	       (uint64_t)zt->dp.pool.n_threads);

@@ -12,12 +12,8 @@
 
 enum {
 	TCP_FIN = 0x01,
-	TCP_SYN = 0x02,
-	TCP_RST = 0x04,
 	TCP_PSH = 0x08,
 	TCP_ACK = 0x10,
-	TCP_URG = 0x20,
-	TCP_ECE = 0x40,
 	TCP_CWR = 0x80,
 };
 
@@ -29,8 +25,7 @@ static void ipv4_fix_csum(uint8_t *ip)
 	csum_put(ip + IP4_OFF_CSUM, csum_add(0, ip, ihl));
 }
 
-/* The pseudo header's sum of a TCP/UDP packet with len - l4 bytes from
- * l4 on. */
+/* The pseudo header's sum for the TCP/UDP part from l4 on. */
 static uint64_t l4_pseudo(const uint8_t *p, bool v6, bool udp, size_t len, size_t l4)
 {
 	return csum_pseudo(v6 ? 6 : 4, p + (v6 ? IP6_OFF_SRC : IP4_OFF_SRC),
@@ -71,8 +66,7 @@ static void finish_csum(const struct vnet_hdr *h, uint8_t *pkt, size_t len)
 	memcpy(pkt + start + h->csum_offset, &c, 2);
 }
 
-/* offload_segment without the count; every refusal (0) comes before the
- * first alloc. */
+/* offload_segment uncounted; every refusal comes before the first alloc. */
 static int segment(const struct vnet_hdr *h, const uint8_t *pkt, size_t len, seg_alloc_fn alloc,
 		   void *ctx, int *done)
 {
@@ -104,16 +98,13 @@ static int segment(const struct vnet_hdr *h, const uint8_t *pkt, size_t len, seg
 		return 0;
 	proto = type == VNET_GSO_UDP_L4 ? IP_PROTO_UDP : IP_PROTO_TCP;
 	l4 = h->csum_start;
-	/* IPv4: the L4 header starts right after the IP header (with its
-	 * options); IPv6: after the fixed header and any extension headers */
 	if (fam == 4 ? l4 != ip4_hdr_len(pkt) || l4 < IP4_HDR_MIN : l4 < IP6_HDR_LEN)
 		return 0;
 	if (l4 + 20 > len)
 		return 0;
 	hdr = proto == IP_PROTO_TCP ? l4 + (size_t)(pkt[l4 + 12] >> 4) * 4 : l4 + 8;
 	mss = h->gso_size;
-	/* a TCP header shorter than 20 bytes would put each segment's
-	 * checksum field past the segment's header */
+	/* a short TCP header would put the checksum past the header */
 	if (hdr > len || hdr < l4 + (proto == IP_PROTO_TCP ? 20 : 8) || !mss)
 		return 0;
 	payload = len - hdr;
@@ -274,10 +265,8 @@ static void flow_close(struct gro_flows *fl, int f)
 	fl->next_seq[f] = fl->next_seq[fl->n];
 }
 
-/* The packet's own checksums verify: the IPv4 header's, and for TUN
- * TCP/UDP's over the pseudo header (a valid sum folds to all ones). A UDP
- * datagram without a checksum (0) has nothing to verify and is not
- * coalesced. */
+/* The IPv4 header's checksum and, for TUN, the TCP/UDP one verify (a UDP
+ * datagram without one is not coalesced). */
 static bool gro_csum_ok(const struct gro_pkt *g, const struct gro_info *in, enum gro_target target)
 {
 	const uint8_t *p = g->p;
@@ -294,14 +283,9 @@ static bool gro_csum_ok(const struct gro_pkt *g, const struct gro_info *in, enum
 	return csum_fold(csum_add(sum, p + l4, g->len - l4)) == 0xffff;
 }
 
-/* Appends packet i to flow f's run. The coalesced packet goes to TUN with
- * a partial checksum, which the kernel trusts (and completes when it
- * forwards), so a corrupted member would look valid: each segment's own
- * checksums are verified first, only for segments that would join a run
- * (a packet written alone reaches the kernel as it arrived, and is
- * checked there). A packet that fails is marked not ok: it is written
- * alone and starts no run. For GRO_STACK only the IPv4 header's is: the
- * head's is rewritten, the others' are dropped. */
+/* Appends packet i to flow f's run. The kernel trusts a run's partial
+ * checksum, so a member's own are verified first; one that fails is marked
+ * not ok and written alone, as it arrived. */
 static bool try_append(struct gro_plan *plan, const struct gro_pkt *pkts, struct gro_flows *fl,
 		       int f, int i, struct gro_info *in)
 {
@@ -382,10 +366,8 @@ void gro_plan_build(struct gro_plan *plan, const struct gro_pkt *pkts, int n,
 	}
 }
 
-/* The sum of a run's payloads as laid end to end behind the head's
- * header, each member's taken from its own checksum (what its pseudo and
- * TCP headers, checksum included, lack to sum to all ones): a member that
- * would fail its check makes the whole fail it. */
+/* The run's payload sum, taken from each member's own checksum without a
+ * pass over the data, so a member that would fail makes the whole fail. */
 static uint64_t run_payload_sum(const struct gro_item *it, const struct gro_plan *plan,
 				const struct gro_pkt *pkts)
 {
@@ -404,8 +386,7 @@ static uint64_t run_payload_sum(const struct gro_item *it, const struct gro_plan
 	return sum;
 }
 
-/* The head's TCP/UDP checksum for the coalesced packet: partial (the
- * pseudo header's sum, for TUN to complete) or, for GRO_STACK, complete. */
+/* The run's TCP/UDP checksum: partial for TUN, complete for GRO_STACK. */
 static void run_csum(const struct gro_item *it, uint8_t *p, enum gro_target target,
 		     uint64_t payload)
 {

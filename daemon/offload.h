@@ -1,7 +1,5 @@
-/* TUN offloads: the virtio-net header in front of each packet, splitting
- * the kernel's TSO/USO super-packets into MTU-sized segments, and
- * coalescing received TCP segments and UDP datagrams into super-packets
- * (GRO) for TUN. */
+/* TUN offloads: the virtio-net header, segmenting TSO/USO super-packets,
+ * and coalescing received TCP segments and UDP datagrams (GRO). */
 #ifndef ZT_OFFLOAD_H
 #define ZT_OFFLOAD_H
 
@@ -38,18 +36,14 @@ enum {
 /* Gives the segmenter room for one segment of len bytes; NULL: no room. */
 typedef uint8_t *(*seg_alloc_fn)(void *ctx, size_t len);
 
-/* What the segmenter refused, for the daemon's log (shared by the TUN
- * readers). */
+/* What the segmenter refused (shared by the TUN readers). */
 struct offload_stats {
 	atomic_uint_least64_t malformed; /* packets dropped: inconsistent offload header */
 };
 
-/* Turns one packet read from TUN (header h, then pkt) into ready packets
- * with complete checksums: one for a plain packet, several for a GSO
- * super-packet. Returns the number of segments written, 0 when the packet
- * is malformed (nothing allocated: the packet is dropped, counted in st),
- * or -1 when alloc ran out of room (segments already written stay valid
- * and are counted in *done). */
+/* Turns one packet read from TUN into packets with complete checksums.
+ * Returns the segment count, 0 if malformed (counted in st, nothing
+ * allocated), or -1 when alloc ran out (the *done written stay valid). */
 int offload_segment(const struct vnet_hdr *h, const uint8_t *pkt, size_t len, seg_alloc_fn alloc,
 		    void *ctx, int *done, struct offload_stats *st);
 
@@ -74,14 +68,9 @@ struct gro_item {
 
 /* Where a plan's coalesced packets go. */
 enum gro_target {
-	/* the kernel's TUN: TCP runs with a partial checksum, which the
-	 * kernel trusts, so each member's own checksums are verified first */
-	GRO_TUN,
+	GRO_TUN,     /* the kernel's TUN: TCP runs with a partial checksum */
 	GRO_TUN_USO, /* the same, UDP runs too (the device took TUN_F_USO*) */
-	/* an in-process stack: TCP runs as whole IP packets whose TCP
-	 * checksum is built from the members' own, without a pass over the
-	 * data; the stack's check of the whole fails if a member's would */
-	GRO_STACK,
+	GRO_STACK,   /* an in-process stack: runs as whole, checksummed packets */
 };
 
 struct gro_plan {
@@ -91,19 +80,14 @@ struct gro_plan {
 	enum gro_target target;
 };
 
-/* Groups pkts[0..n) into items (in order of first appearance; per-flow
- * order is kept): TCP segments, and UDP datagrams too for GRO_TUN_USO. A
- * packet joins a run only once its own IPv4 header checksum verified, and
- * for TUN its TCP/UDP checksum too; one that fails is an item of its own,
- * to be written as it arrived. items and next need n entries each. */
+/* Groups pkts[0..n) into items, keeping each flow's order: TCP segments,
+ * and UDP datagrams for GRO_TUN_USO. items and next need n entries each. */
 void gro_plan_build(struct gro_plan *plan, const struct gro_pkt *pkts, int n,
 		    enum gro_target target);
 
-/* For an item with nseg > 1: rewrites the head's IP/TCP header for the
- * coalesced packet (saving the original to restore), fills h and iov
- * (GRO_MAX_SEGS + 2 entries: header, head, members' payloads). The TCP/UDP
- * checksum is partial (h says so) for TUN, complete for GRO_STACK (h then
- * unused). Returns the iov count. */
+/* For an item with nseg > 1: rewrites the head's headers (saving them),
+ * fills h and iov (GRO_MAX_SEGS + 2: header, head, members' payloads).
+ * Returns the iov count. */
 int gro_item_prepare(const struct gro_item *it, const struct gro_plan *plan,
 		     const struct gro_pkt *pkts, struct vnet_hdr *h, struct iovec *iov,
 		     uint8_t saved[GRO_SAVED_LEN]);

@@ -1,8 +1,5 @@
-/* Zeroed memory straight from the kernel for the data path's big buffers
- * and tables, which are sized for the worst batch but mostly stay unused:
- * a page counts in the daemon's RSS only once written. (calloc may clear,
- * and so touch, memory it takes from its heap; malloc leaves no such
- * promise either.) */
+/* Zeroed memory from the kernel for big, mostly unused buffers: a page
+ * counts in RSS only once written (calloc may clear, so touch, it). */
 #ifndef ZT_PAGES_H
 #define ZT_PAGES_H
 

@@ -1,6 +1,5 @@
-/* Rate-limited report of handshakes the engine dropped because the system
- * RNG was not seeded (early boot): at most one info line per interval,
- * giving the count since the last line. */
+/* Handshakes dropped while the RNG is unseeded (early boot): one info line
+ * per interval at most, with the count since the last. */
 #ifndef ZT_RNGLOG_H
 #define ZT_RNGLOG_H
 

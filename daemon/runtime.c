@@ -1,7 +1,5 @@
 /* Threads around the engine: timer and handshake worker (the data path's
- * are datapath.c's). Every wg_device_* call is under one mutex; the data
- * path and the handshake worker do their crypto outside it through the
- * split API. */
+ * are datapath.c's). Crypto runs outside the engine lock (the split API). */
 #include "runtime.h"
 
 #include <errno.h>
@@ -23,14 +21,11 @@
 enum {
 	HS_BATCH = 16,
 	TIMER_MIN_SLEEP_NS = 1000000, /* never spin on a deadline that is due */
-	/* Allocations this large get their own mapping, returned when freed,
-	 * and calloc of one does not clear (and so touch) it: the engine's
-	 * ~290 KiB rate-limit table stays out of RSS until sources come. */
+	/* larger allocations get their own mapping, returned when freed */
 	MMAP_THRESHOLD = 128 << 10,
 };
 
-/* The engine reads its clock at every call that changes state: the calls
- * on one device are under the engine lock (checked here). */
+/* Every engine call that reads the clock is under the engine lock. */
 static uint64_t env_now(void *ctx)
 {
 	zt_engine_assert_held((struct zt *)ctx);
@@ -87,18 +82,14 @@ void zt_set_mtu(struct zt *zt, uint32_t mtu)
 	zt_engine_unlock(zt);
 }
 
-/* When the timer thread wakes, given the engine's answer next (ns from
- * its now, not UINT64_MAX). */
+/* When the timer thread wakes, given wg_device_tick's next (not UINT64_MAX). */
 static uint64_t timer_wake_time(struct zt *zt, uint64_t next)
 {
 	uint64_t now = zt_now_ns(), due = wg_device_next_deadline(zt->dev);
 
-	/* The wake-up as the engine's own absolute deadline: "now + next" lies
-	 * a little past it (now is read after the engine's clock), and
-	 * zt_timers_changed would then see the unchanged deadline as earlier
-	 * and re-arm after every send and receive. (next may also be the rate
-	 * limiter's clean-up, which is not in the timer heap: then now + next
-	 * is sooner.) */
+	/* the engine's own deadline, not "now + next" (a little past it, which
+	 * zt_timers_changed would re-arm after every packet); next may also be
+	 * the rate limiter's clean-up, which is not in the timer heap */
 	if (next < TIMER_MIN_SLEEP_NS)
 		next = TIMER_MIN_SLEEP_NS;
 	if (due > now + next)
@@ -122,11 +113,8 @@ static void *timer_main(void *arg)
 
 		zt->timer_deadline = next == UINT64_MAX ? ZT_ALARM_OFF : timer_wake_time(zt, next);
 		zt_alarm_set(zt->timer_fd, zt->timer_deadline);
-		/* its own wake-up, set just now (at least TIMER_MIN_SLEEP_NS
-		 * ahead, so not re-armed to an engine deadline due sooner) */
 		zt_engine_unlock_no_rearm(zt);
-		/* zt_timers_changed re-arms the timerfd meanwhile if need be;
-		 * after a suspend it is readable as soon as the machine resumes */
+		/* after a suspend the timerfd is readable at once */
 		while (poll(pfd, sizeof(pfd) / sizeof(pfd[0]), -1) < 0 && errno == EINTR)
 			;
 		zt_alarm_ack(zt->timer_fd);
@@ -136,9 +124,8 @@ static void *timer_main(void *arg)
 	return NULL;
 }
 
-/* Handshake messages in batches through the engine's split path: admission
- * under the lock, X25519 and the rest of the crypto without it, the state
- * change under it again, then the answers are sent without it. */
+/* Handshake messages in batches: admission under the lock, the crypto
+ * without it, the state change under it, the answers sent without it. */
 static void *handshake_main(void *arg)
 {
 	struct zt *zt = arg;
@@ -166,9 +153,7 @@ static void *handshake_main(void *arg)
 		for (size_t i = 0; i < n; i++)
 			wg_device_complete_handshake(zt->dev, &jobs[i]);
 		wg_device_set_handshake_queue_len(zt->dev, remaining);
-		/* held while the answers go out without the lock ("Socket
-		 * lifetime" in doc/datapath.md), dropped after: an idle thread
-		 * would keep a replaced port bound */
+		/* dropped after: an idle holder would keep a replaced port bound */
 		for (size_t i = 0; i < n && !socks; i++)
 			if (jobs[i].out_len)
 				udp_socks_hold(&zt->udp, &socks);
@@ -194,11 +179,8 @@ int zt_init(struct zt *zt, const char *ifname, const struct zt_dp_options *opt)
 	struct wg_io io = {.send = io_send, .ctx = zt, .event = eventlog_event};
 	int ret;
 
-	/* A big set's request and parsed form and a big get's answer are
-	 * buffers of megabytes that live for one request. glibc raises its
-	 * mmap threshold after freeing the first one, and the heap then keeps
-	 * their pages (~25 MB after a get of 100,000 peers); a fixed threshold
-	 * keeps them mapped apart, so freeing them gives the memory back. */
+	/* a fixed threshold: glibc's own rises after the first big UAPI
+	 * buffer is freed, and the heap would then keep such buffers' pages */
 	mallopt(M_MMAP_THRESHOLD, MMAP_THRESHOLD);
 	memset(zt, 0, sizeof(*zt));
 	zt->opt = *opt;
@@ -237,23 +219,13 @@ int zt_init(struct zt *zt, const char *ifname, const struct zt_dp_options *opt)
 	return 0;
 }
 
-static int spawn(struct zt *zt, void *(*fn)(void *), void *arg)
-{
-	int ret = pthread_create(&zt->threads[zt->n_threads], NULL, fn, arg);
-
-	if (ret)
-		return -ret;
-	zt->n_threads++;
-	return 0;
-}
-
 int zt_start(struct zt *zt)
 {
 	void *(*mains[])(void *) = {timer_main, handshake_main};
 	int ret = 0;
 
 	for (size_t i = 0; !ret && i < sizeof(mains) / sizeof(mains[0]); i++)
-		ret = spawn(zt, mains[i], zt);
+		ret = zt_spawn(zt->threads, &zt->n_threads, mains[i], zt);
 	if (ret)
 		zt_stop(zt);
 	return ret;

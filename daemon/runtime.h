@@ -1,6 +1,5 @@
 /* The running daemon: the engine under one lock, the handshake and timer
- * threads, and the data path's state (datapath.h: its TUN readers and UDP
- * receiver are started by zt_datapath_start). */
+ * threads, and the data path's state (datapath.h). */
 #ifndef ZT_RUNTIME_H
 #define ZT_RUNTIME_H
 
@@ -22,9 +21,8 @@
 
 struct zt;
 
-/* Which thread owns what, which lock guards which field (the engine lock:
- * mtu, timer_deadline, udp's sets; atomics; fields fixed before zt_start):
- * see doc/datapath.md, "Concurrency". */
+/* Which thread owns and which lock guards each field: doc/datapath.md,
+ * "Concurrency" (the engine lock: mtu, timer_deadline, udp's sets). */
 struct zt {
 	pthread_mutex_t lock; /* the engine lock: every wg_device_* call (enginelock.h) */
 	ZT_LOCKSTAT_DECL
@@ -47,8 +45,7 @@ struct zt {
 	int n_threads;
 };
 
-/* Creates the engine and binds a random port, with the data path's
- * switches in opt (then zt_datapath_init). */
+/* Creates the engine and binds a random port (then zt_datapath_init). */
 int zt_init(struct zt *zt, const char *ifname, const struct zt_dp_options *opt);
 /* Starts the timer and handshake threads (then zt_datapath_start). */
 int zt_start(struct zt *zt);
@@ -57,9 +54,6 @@ void zt_request_stop(struct zt *zt);
 /* Stops and joins the timer and handshake threads (after zt_datapath_stop). */
 void zt_stop(struct zt *zt);
 void zt_destroy(struct zt *zt);
-/* zt_timers_changed (declared in enginelock.h): zt_engine_unlock calls it,
- * so every release of the engine lock wakes the timer thread when the
- * engine's next deadline became sooner than it planned. */
 /* The TUN MTU changed (netlink). Takes the lock. */
 void zt_set_mtu(struct zt *zt, uint32_t mtu);
 

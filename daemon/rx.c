@@ -1,8 +1,6 @@
-/* UDP -> TUN: the receive thread takes a batch of datagrams (with UDP GRO
- * a buffer holds a run of them), queues handshake messages for the
- * handshake thread, prepares data messages under the engine lock, opens
- * them outside it (on the workers when rx_fanout), completes them under it
- * in arrival order and writes the batch to TUN, coalesced where it can. */
+/* UDP -> TUN: a batch of datagrams, handshakes queued, data prepared under
+ * the engine lock, opened outside it, completed under it in order, then
+ * written to TUN, coalesced where it can. */
 #include <errno.h>
 #include <poll.h>
 #include <stdlib.h>
@@ -67,9 +65,8 @@ static void rx_batch(struct rx *x, int nb)
 
 			if (type >= WG_MESSAGE_HANDSHAKE_INITIATION &&
 			    type <= WG_MESSAGE_HANDSHAKE_COOKIE) {
-				/* a GRO run is one source's back-to-back burst: a
-				 * real peer never sends more than a couple, a flood
-				 * would fill the queue ahead of everyone else */
+				/* a GRO run is one source's burst: a real peer sends
+				 * a couple, a flood would fill the queue */
 				if (++handshakes > RX_HS_PER_RUN)
 					continue;
 				if (!hsq_push(&zt->hsq, &b->ep[i], d, l)) {
@@ -132,8 +129,7 @@ void *zt_udp_main(void *arg)
 	x->zt = zt;
 	while (!atomic_load(&zt->stopping)) {
 		if (changed) {
-			/* the sockets polled are held: a rebind closes them
-			 * only once this thread has taken the new ones */
+			/* held: a rebind closes them once we took the new ones */
 			udp_socks_hold(&zt->udp, &socks);
 			changed = false;
 		}

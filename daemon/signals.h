@@ -1,14 +1,11 @@
-/* The signals both programs (zinctun, zinctun-proxy) answer, read from a
- * signalfd in their main loop: SIGINT, SIGTERM and SIGHUP stop them,
- * SIGUSR1 logs their state. */
+/* SIGINT, SIGTERM and SIGHUP stop both programs, SIGUSR1 logs their state. */
 #ifndef ZT_SIGNALS_H
 #define ZT_SIGNALS_H
 
 #include <stdbool.h>
 
-/* Blocks those signals in the calling thread (call it before any thread
- * is created, so that all inherit the mask), ignores SIGPIPE, and returns
- * a non-blocking signalfd for them, or -1 with errno set. */
+/* Before any thread (they inherit the mask): blocks them, ignores SIGPIPE,
+ * returns a non-blocking signalfd for them, or -1 with errno set. */
 int signals_open(void);
 /* Reads what fd has: on SIGUSR1 calls on_usr1(arg) and returns true; on a
  * stop signal logs it and returns false (the caller shuts down). */

@@ -1,5 +1,4 @@
-/* TUN device setup through /dev/net/tun and interface ioctls, and the
- * data path's packet I/O on the queues. */
+/* TUN device setup, and the data path's packet I/O on its queues. */
 #include "tun.h"
 
 #include <errno.h>
@@ -29,11 +28,13 @@ static void set_name(struct ifreq *ifr, const char *name)
 	ifr->ifr_name[len] = '\0';
 }
 
-static int ifreq_ioctl(unsigned long req, struct ifreq *ifr)
+/* An interface ioctl on name, through any socket. */
+static int ifreq_ioctl(unsigned long req, const char *name, struct ifreq *ifr)
 {
 	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
 	int ret = 0;
 
+	set_name(ifr, name);
 	if (fd < 0)
 		fd = socket(AF_INET6, SOCK_DGRAM | SOCK_CLOEXEC, 0);
 	if (fd < 0)
@@ -54,9 +55,8 @@ static int link_driver(const char *name, char *driver, size_t len)
 	memset(&info, 0, sizeof(info));
 	memset(&ifr, 0, sizeof(ifr));
 	info.cmd = ETHTOOL_GDRVINFO;
-	set_name(&ifr, name);
 	ifr.ifr_data = (void *)&info;
-	ret = ifreq_ioctl(SIOCETHTOOL, &ifr);
+	ret = ifreq_ioctl(SIOCETHTOOL, name, &ifr);
 	if (!ret)
 		snprintf(driver, len, "%.*s", (int)sizeof(info.driver), info.driver);
 	return ret;
@@ -68,8 +68,7 @@ int tun_get_mtu(const char *name, uint32_t *mtu)
 	int ret;
 
 	memset(&ifr, 0, sizeof(ifr));
-	set_name(&ifr, name);
-	ret = ifreq_ioctl(SIOCGIFMTU, &ifr);
+	ret = ifreq_ioctl(SIOCGIFMTU, name, &ifr);
 	if (!ret)
 		*mtu = (uint32_t)ifr.ifr_mtu;
 	return ret;
@@ -80,9 +79,8 @@ static int tun_set_mtu(const char *name, uint32_t mtu)
 	struct ifreq ifr;
 
 	memset(&ifr, 0, sizeof(ifr));
-	set_name(&ifr, name);
 	ifr.ifr_mtu = (int)mtu;
-	return ifreq_ioctl(SIOCSIFMTU, &ifr);
+	return ifreq_ioctl(SIOCSIFMTU, name, &ifr);
 }
 
 /* What the kernel's TUNSETIFF refusal means for the name asked for. */
@@ -176,8 +174,7 @@ int tun_attach_queue(int fd, const char *name)
 	q = open(TUN_DEV, O_RDWR | O_CLOEXEC);
 	if (q < 0)
 		return -errno;
-	/* TUNGETIFF reports IFF_TUN|IFF_NO_PI|IFF_VNET_HDR|IFF_MULTI_QUEUE as
-	 * set at creation; a queue must ask for the same */
+	/* a queue must ask for the flags the device was created with */
 	ifr.ifr_flags &= IFF_TUN | IFF_NO_PI | IFF_VNET_HDR | IFF_MULTI_QUEUE;
 	set_name(&ifr, name);
 	if (ioctl(q, TUNSETIFF, &ifr) < 0) {
@@ -198,10 +195,8 @@ int tun_adopt(int fd, char name[IF_NAMESIZE])
 	/* an inherited IFF_VNET_HDR device is fine: the runtime asks */
 	if (!(ifr.ifr_flags & IFF_TUN) || !(ifr.ifr_flags & IFF_NO_PI))
 		return -EINVAL;
-	memcpy(name, ifr.ifr_name, IF_NAMESIZE);
-	name[IF_NAMESIZE - 1] = '\0';
 	(void)fcntl(fd, F_SETFD, FD_CLOEXEC);
-	return 0;
+	return tun_get_name(fd, name);
 }
 
 int tun_get_name(int fd, char name[IF_NAMESIZE])
@@ -243,7 +238,7 @@ int tun_setup_offload(int fd, bool *vnet_hdr, unsigned int *offloads)
 	    TUN_F_CSUM,
 	};
 	struct ifreq ifr;
-	int sz = 10; /* struct virtio_net_hdr */
+	int sz = VNET_HDR_LEN;
 
 	*vnet_hdr = false;
 	*offloads = 0;

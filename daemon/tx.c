@@ -1,8 +1,6 @@
-/* TUN -> UDP: one thread per TUN queue reads a batch (segmenting the
- * kernel's TSO/USO super-packets), prepares every packet under the engine
- * lock (routing, nonce reservation), seals outside it (on the workers for
- * a big batch), sends runs of messages with one call each (UDP GSO) and
- * completes under the lock in the order prepared. */
+/* TUN -> UDP: a thread per TUN queue reads a batch, prepares it under the
+ * engine lock, seals outside it, sends runs with one call each (UDP GSO)
+ * and completes under the lock in order. */
 #include <errno.h>
 #include <poll.h>
 #include <stdio.h>
@@ -38,8 +36,7 @@ struct tx {
 	int n;
 	int prepared; /* slots [0, prepared) went through prepare */
 	uint32_t mtu;
-	/* the sockets this batch is sent on, held from its first prepare to
-	 * its completion (a rebind may replace them meanwhile) */
+	/* held from the first prepare to completion (a rebind may replace them) */
 	struct udp_socks *socks;
 	struct tx_slot slot[TX_MAX_SEGS];
 	struct wg_tx_job job[TX_MAX_SEGS];
@@ -73,8 +70,7 @@ static uint8_t *tx_alloc(void *ctx, size_t len)
 	return t->out + sl->off + WG_DATA_HEADER_LEN;
 }
 
-/* Prepares slots [prepared, end) in order under the engine lock (routing,
- * nonce reservation). */
+/* Prepares slots [prepared, end) in order under the engine lock. */
 static void tx_prepare(struct tx *t, int end)
 {
 	struct zt *zt = t->zt;
@@ -129,9 +125,7 @@ static void tx_take_packet(struct tx *t, const struct vnet_hdr *hdr, const uint8
 			      &t->zt->dp.offload_stats.malformed, memory_order_relaxed));
 	else if (ret < 0)
 		log_debug("tun: batch full, %d segments kept", done);
-	/* encryption fused with segmentation: a super-packet's segments are
-	 * sealed here, while the ~64 KiB just written are still in cache,
-	 * instead of after the whole batch (up to TX_OUT_CAP) is read */
+	/* fused: sealed while the ~64 KiB just written are still in cache */
 	if (t->zt->dp.tx_fuse && h.gso_type != VNET_GSO_NONE && t->n > first) {
 		tx_prepare(t, t->n);
 		tx_seal_slice(t, first, t->n);
@@ -163,8 +157,7 @@ static bool tx_read_error(struct tx *t, int err)
 {
 	if (err == EINTR || err == EAGAIN || err == EWOULDBLOCK)
 		return true;
-	/* the kernel detaches every fd of a deleted interface: that is how
-	 * the interface going away looks from here, not a failure */
+	/* the kernel detaches every fd of a deleted interface: not a failure */
 	if (err == EBADFD)
 		log_info("interface %s is gone, stopping", t->zt->ifname);
 	else
@@ -173,8 +166,7 @@ static bool tx_read_error(struct tx *t, int err)
 	return false;
 }
 
-/* Reads what TUN has (up to the batch limits) into segments. Returns false
- * when the thread should stop. */
+/* Reads what TUN has into the batch; false when the thread should stop. */
 static bool tx_read(struct tx *t)
 {
 	t->full = false;
@@ -232,8 +224,7 @@ static void tx_flush(struct tx *t)
 		if (t->job[i].keypair)
 			wg_device_complete_tx(zt->dev, &t->job[i], t->slot[i].result == WG_OK);
 	}
-	/* not kept between batches: an idle thread would keep a replaced
-	 * port bound */
+	/* an idle thread would keep a replaced port bound */
 	udp_socks_drop(&zt->udp, &t->socks);
 	zt_engine_unlock(zt);
 	t->n = 0;
@@ -266,9 +257,8 @@ struct tx *zt_tx_open(struct zt *zt)
 	return t;
 }
 
-/* Gives back what the batch holds: prepared jobs' keypair references (as
- * unsent, so that wg_device_free finds every keypair released and wiped)
- * and the sockets. */
+/* Gives back the prepared jobs' keypair references (as unsent, so
+ * wg_device_free finds every keypair released and wiped) and the sockets. */
 static void tx_release(struct tx *t)
 {
 	struct zt *zt = t->zt;
@@ -323,14 +313,12 @@ void *zt_tun_main(void *arg)
 
 	while (!atomic_load(&zt->stopping)) {
 		struct pollfd pfd[2] = {
-		    {.fd = tun_queue_fd(&zt->dp.tun, t->q), .events = POLLIN},
+		    {.fd = zt->dp.tun.fd[t->q], .events = POLLIN},
 		    {.fd = zt->stop_fd, .events = POLLIN},
 		};
-		/* the last read stopped for room, not for an empty queue:
-		 * more to do at once */
-		bool more = t->full;
-		/* after such a batch read again without a poll (a system call
-		 * per batch); every DP_BUSY_MAX batches a poll that does not wait */
+		bool more = t->full; /* the last read stopped for room */
+		/* then read again without a poll, but for a non-waiting one
+		 * every DP_BUSY_MAX batches */
 		bool wait = !(busy && more);
 
 		if (wait) {

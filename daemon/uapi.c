@@ -19,17 +19,12 @@
 
 #define SOCKET_DIR "/var/run/wireguard"
 
-/* All clients' buffers together: one largest get and one largest set, so
- * 64 clients cannot pin 64 times that. */
+/* All clients' buffers together, so 64 clients cannot pin 64 times that. */
 #define MAX_BUFFERED ((size_t)UAPI_MAX_RESPONSE + UAPI_MAX_REQUEST)
 
-/* Out of descriptors, accept4 fails (EMFILE, ENFILE) and leaves the
- * connection in the backlog: the listening socket stays readable and poll
- * would return at once, forever. So one descriptor is held in reserve: it is
- * given up to accept the connection and close it at once (the client sees
- * the connection closed, as with a full server), then taken again. Without a
- * reserve (it could not be taken back), the listener is not polled until a
- * client leaves or the reserve comes back (tried at every wake-up). */
+/* Out of descriptors, accept4 leaves the connection in the backlog and poll
+ * would spin: a reserve descriptor is given up to accept and close it. With
+ * no reserve, the listener is not polled until a descriptor is freed. */
 static void take_reserve(struct uapi_server *s)
 {
 	if (s->reserve_fd < 0)
@@ -56,8 +51,7 @@ static bool log_due(uint64_t *last_ms)
 	return true;
 }
 
-/* accept4 said EMFILE or ENFILE: takes one pending connection off the
- * backlog and closes it. False if none could be taken. */
+/* accept4 said EMFILE or ENFILE: closes one pending connection, if it can. */
 static bool shed_connection(struct uapi_server *s)
 {
 	static uint64_t last_log_ms;
@@ -126,55 +120,27 @@ static bool bound_to(int fd, const char *path)
 	return strncmp(sa.sun_path, path, sizeof(sa.sun_path)) == 0;
 }
 
-static int listen_own(struct uapi_server *s);
-
-int uapi_open(struct uapi_server *s, const char *ifname, const struct uapi_ops *ops,
-	      int inherited_fd)
+/* Resets s for path dir/name (dir NULL: name is the path). */
+static int server_init(struct uapi_server *s, const struct uapi_ops *ops, const char *dir,
+		       const char *name)
 {
-	int fd;
+	int n;
 
 	memset(s, 0, sizeof(*s));
 	s->listen_fd = -1;
 	s->reserve_fd = -1;
 	s->ops = *ops;
-	if ((size_t)snprintf(s->path, sizeof(s->path), SOCKET_DIR "/%s.sock", ifname) >=
-	    sizeof(s->path))
-		return -ENAMETOOLONG;
-	if (inherited_fd >= 0) {
-		fd = inherited_fd;
-		if (fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK) < 0)
-			return -errno;
-		(void)fcntl(fd, F_SETFD, FD_CLOEXEC);
-		s->listen_fd = fd;
-		s->own_path = bound_to(fd, s->path);
-		take_reserve(s);
-		return 0;
-	}
-	if (mkdir(SOCKET_DIR, 0755) == 0)
-		(void)chmod(SOCKET_DIR, 0755); /* whatever the umask */
-	else if (errno != EEXIST)
-		return -errno;
-	return listen_own(s);
+	n = dir ? snprintf(s->path, sizeof(s->path), "%s/%s.sock", dir, name)
+		: snprintf(s->path, sizeof(s->path), "%s", name);
+	return (size_t)n >= sizeof(s->path) ? -ENAMETOOLONG : 0;
 }
 
-int uapi_open_path(struct uapi_server *s, const char *path, const struct uapi_ops *ops)
-{
-	memset(s, 0, sizeof(*s));
-	s->listen_fd = -1;
-	s->reserve_fd = -1;
-	s->ops = *ops;
-	if ((size_t)snprintf(s->path, sizeof(s->path), "%s", path) >= sizeof(s->path))
-		return -ENAMETOOLONG;
-	return listen_own(s);
-}
-
-/* Binds s->path, taking over a stale file. */
+/* Binds s->path, taking over a stale file from a daemon that died. */
 static int listen_own(struct uapi_server *s)
 {
 	int fd = listen_at(s->path);
 
 	if (fd == -EADDRINUSE) {
-		/* a stale file from a daemon that died: take it over */
 		if (socket_in_use(s->path))
 			return -EADDRINUSE;
 		if (unlink(s->path) < 0 && errno != ENOENT)
@@ -187,6 +153,36 @@ static int listen_own(struct uapi_server *s)
 	s->own_path = true;
 	take_reserve(s);
 	return 0;
+}
+
+int uapi_open(struct uapi_server *s, const char *ifname, const struct uapi_ops *ops,
+	      int inherited_fd)
+{
+	int ret = server_init(s, ops, SOCKET_DIR, ifname);
+
+	if (ret)
+		return ret;
+	if (inherited_fd >= 0) {
+		if (fcntl(inherited_fd, F_SETFL, fcntl(inherited_fd, F_GETFL) | O_NONBLOCK) < 0)
+			return -errno;
+		(void)fcntl(inherited_fd, F_SETFD, FD_CLOEXEC);
+		s->listen_fd = inherited_fd;
+		s->own_path = bound_to(inherited_fd, s->path);
+		take_reserve(s);
+		return 0;
+	}
+	if (mkdir(SOCKET_DIR, 0755) == 0)
+		(void)chmod(SOCKET_DIR, 0755); /* whatever the umask */
+	else if (errno != EEXIST)
+		return -errno;
+	return listen_own(s);
+}
+
+int uapi_open_path(struct uapi_server *s, const char *path, const struct uapi_ops *ops)
+{
+	int ret = server_init(s, ops, NULL, path);
+
+	return ret ? ret : listen_own(s);
 }
 
 static void drop_client(struct uapi_server *s, size_t i)
@@ -261,9 +257,8 @@ int uapi_timeout_ms(struct uapi_server *s)
 	return (int)best;
 }
 
-/* Only root and the daemon's own user may talk to it. The socket file is
- * 0600, but a chmod, a looser directory or an inherited WG_UAPI_FD must not
- * open the configuration (private key included) to anyone else. */
+/* Only root and our own user: a chmod, a looser directory or an inherited
+ * WG_UAPI_FD must not open the private key to anyone else. */
 static bool peer_allowed(int fd, uid_t *uid)
 {
 	struct ucred cred;
@@ -291,7 +286,6 @@ static void accept_clients(struct uapi_server *s)
 			return;
 		}
 		if (!peer_allowed(fd, &uid)) {
-			/* refusals must not flood the log */
 			if (log_due(&last_refusal_log_ms))
 				log_err("UAPI: refused a connection from uid %d", (int)uid);
 			close(fd);
@@ -339,8 +333,7 @@ enum request {
 	REQ_BAD_OP,
 };
 
-/* A blank line ("\n" or "\r\n") right after p[i], the end of a line:
- * returns the length through it, or 0. */
+/* The length through a blank line ("\n" or "\r\n") after the "\n" at p[i], or 0. */
 static size_t blank_line_end(const char *p, size_t len, size_t i)
 {
 	if (p[i] != '\n' || i + 1 >= len)
@@ -352,11 +345,9 @@ static size_t blank_line_end(const char *p, size_t len, size_t i)
 	return 0;
 }
 
-/* What the buffered bytes start with. Decided as soon as the bytes allow,
- * so that a malformed request (a CR on the operation line, junk after
- * get=1) is answered or closed at once instead of waiting for a blank line
- * that may never come. *req_len: the request's length (through its blank
- * line for a set). */
+/* What the buffered bytes start with, decided as soon as they allow, so a
+ * malformed request is not left waiting for a blank line that may never
+ * come. *req_len: the request's length (through a set's blank line). */
 static enum request classify(struct uapi_client *c, size_t *req_len)
 {
 	const char *p = c->in.data;
@@ -422,8 +413,8 @@ static bool process_request(struct uapi_server *s, struct uapi_client *c, bool *
 		answer_errno(c, ret);
 		break;
 	}
-	/* the request may hold keys: wipe it as it goes, and the copy of the
-	 * rest that buf_consume leaves behind its new end */
+	/* the request may hold keys: wipe it, and the stale copy buf_consume
+	 * leaves behind the new end */
 	size_t had = c->in.len;
 
 	explicit_bzero(c->in.data, req_len);
@@ -449,8 +440,8 @@ static bool flush_output(struct uapi_client *c)
 	return true;
 }
 
-/* Reads until the first buffered request can be told (then it is answered
- * before more is read), the socket is drained, or the peer hung up. */
+/* Reads until a request can be told (answered before more is read), the
+ * socket is drained, or the peer hung up. */
 static bool read_input(struct uapi_client *c)
 {
 	char tmp[16384];
@@ -502,13 +493,10 @@ static bool service_client(struct uapi_server *s, struct uapi_client *c, short r
 		if (progress && !flush_output(c))
 			return false;
 	}
-	/* the peer hung up: a request left without its blank line never
-	 * completes, and it may hold a key */
+	/* after a hang-up an unfinished request never completes (and may hold a key) */
 	if (c->eof && c->out_off >= c->out.len)
 		buf_free(&c->in);
 	c->last_active_ms = zt_mono_ms();
-	/* done once the peer hung up or the request was malformed, and
-	 * nothing is left to answer */
 	return !((c->eof || c->closing) && c->out_off >= c->out.len);
 }
 

@@ -46,9 +46,8 @@ struct uapi_server {
 	bool starved;	/* out of descriptors: the listener is not polled */
 };
 
-/* Opens the socket, or adopts inherited_fd (WG_UAPI_FD; -1: none), a
- * listening socket. Returns 0 or a negative errno; -EADDRINUSE if another
- * daemon answers on it. */
+/* Opens the socket, or adopts the listening inherited_fd (WG_UAPI_FD; -1:
+ * none). -EADDRINUSE if another daemon answers on it. */
 int uapi_open(struct uapi_server *s, const char *ifname, const struct uapi_ops *ops,
 	      int inherited_fd);
 /* The same at any path, with no inherited socket (zinctun-proxy's). */

@@ -8,8 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Hex digit value without branching on the (secret) character: returns
- * 0..15, and sets *bad to non-zero when c is not a hex digit. */
+/* 0..15 without branching on the (secret) character; *bad set if not hex. */
 static uint32_t hex_value(uint8_t c, uint32_t *bad)
 {
 	int32_t num = (int32_t)c - '0';
@@ -103,7 +102,6 @@ static const char *endpoint_error(const char *s, size_t len, union uapi_sockaddr
 {
 	char host[INET6_ADDRSTRLEN];
 	const char *port_str;
-	size_t port_len;
 	uint64_t port;
 
 	memset(out, 0, sizeof(*out));
@@ -129,36 +127,31 @@ static const char *endpoint_error(const char *s, size_t len, union uapi_sockaddr
 			memset(out, 0, sizeof(*out));
 			return "invalid IPv6 address";
 		}
-		port_str = close + 2;
-		port_len = len - (size_t)(port_str - s);
-		if (!uapi_parse_uint(port_str, port_len, 65535, &port)) {
-			memset(out, 0, sizeof(*out));
-			return "invalid port";
-		}
-		/* An IPv4-mapped address stays IPv6, as in the Linux module
-		 * (it stores the sockaddr_in6 wg sends) and wireguard-go: it
-		 * reads back as written. */
+		/* an IPv4-mapped address stays IPv6 (as the Linux module and
+		 * wireguard-go): it reads back as written */
 		out->in6.sin6_family = AF_INET6;
-		out->in6.sin6_port = htons((uint16_t)port);
 		out->in6.sin6_scope_id = scope;
-		return NULL;
+		port_str = close + 2;
+	} else {
+		port_str = memchr(s, ':', len);
+		if (!port_str)
+			return "expected address:port";
+		if (!copy_cstr(host, sizeof(host), s, (size_t)(port_str - s)) ||
+		    inet_pton(AF_INET, host, &out->in4.sin_addr) != 1) {
+			memset(out, 0, sizeof(*out));
+			return "invalid IPv4 address";
+		}
+		out->in4.sin_family = AF_INET;
+		port_str++;
 	}
-	port_str = memchr(s, ':', len);
-	if (!port_str)
-		return "expected address:port";
-	if (!copy_cstr(host, sizeof(host), s, (size_t)(port_str - s)) ||
-	    inet_pton(AF_INET, host, &out->in4.sin_addr) != 1) {
-		memset(out, 0, sizeof(*out));
-		return "invalid IPv4 address";
-	}
-	port_str++;
-	port_len = len - (size_t)(port_str - s);
-	if (!uapi_parse_uint(port_str, port_len, 65535, &port)) {
+	if (!uapi_parse_uint(port_str, len - (size_t)(port_str - s), 65535, &port)) {
 		memset(out, 0, sizeof(*out));
 		return "invalid port";
 	}
-	out->in4.sin_family = AF_INET;
-	out->in4.sin_port = htons((uint16_t)port);
+	if (out->sa.sa_family == AF_INET6)
+		out->in6.sin6_port = htons((uint16_t)port);
+	else
+		out->in4.sin_port = htons((uint16_t)port);
 	return NULL;
 }
 
@@ -250,8 +243,7 @@ static bool is(const char *s, size_t len, const char *lit)
 	return strlen(lit) == len && memcmp(s, lit, len) == 0;
 }
 
-/* Not realloc: the peer list holds preshared keys, and realloc would leave
- * the old copy unwiped in freed memory. */
+/* Not realloc, which would leave the old copy's keys unwiped. */
 static void *grow(void *ptr, size_t *cap, size_t n, size_t elem)
 {
 	size_t new_cap = *cap ? *cap * 2 : 4;

@@ -1,9 +1,5 @@
-/* The configuration protocol's "set" request, parsed into a transaction.
- *
- * Pure: no engine, no sockets, no global state, so the fuzzer can drive it.
- * A request is parsed and validated whole before anything is applied, which
- * is what makes a rejected "set" change nothing.
- */
+/* The "set" request parsed whole into a transaction before anything is
+ * applied, so a rejected set changes nothing. Pure, for the fuzzer. */
 #ifndef ZT_UAPI_PARSE_H
 #define ZT_UAPI_PARSE_H
 
@@ -54,8 +50,7 @@ struct uapi_set {
 	struct uapi_peer *peers;
 };
 
-/* Why a set was refused: the offending line's key and value (offsets into
- * the body) and a reason (static text). */
+/* Why a set was refused: the line's key and value (offsets into the body). */
 struct uapi_parse_error {
 	size_t line; /* 1-based */
 	size_t key_off, key_len;
@@ -63,17 +58,14 @@ struct uapi_parse_error {
 	const char *reason;
 };
 
-/* Parses the body of a set request: "key=value\n" lines (or "\r\n"),
- * without the leading "set=1\n"; a blank line ends it. Returns 0, or a negative errno (-EINVAL for
- * a bad key or value, -EPROTO for a line without '=', -ENOMEM). On error *out is left empty and
- * *err (if err is not NULL) tells where and why; on success free *out with uapi_set_free. */
+/* Parses a set's "key=value" lines after "set=1\n". 0, or -EINVAL (bad key
+ * or value), -EPROTO (no '='), -ENOMEM: then *out is empty and *err (if not
+ * NULL) says where and why. Free *out with uapi_set_free. */
 int uapi_parse_set(const char *body, size_t len, struct uapi_set *out,
 		   struct uapi_parse_error *err);
 
-/* Wipes the keys and frees the lists. */
 void uapi_set_free(struct uapi_set *set);
 
-/* Small helpers shared with the "get" writer and tests. */
 bool uapi_parse_key(const char *hex, size_t len, uint8_t key[WG_PUBLIC_KEY_LEN]);
 void uapi_format_key(char out[2 * WG_PUBLIC_KEY_LEN + 1], const uint8_t key[WG_PUBLIC_KEY_LEN]);
 /* "1.2.3.4:51820", "[::1]:51820", "[fe80::1%2]:51820" (the zone a number or
@@ -84,8 +76,7 @@ bool uapi_parse_endpoint(const char *s, size_t len, union uapi_sockaddr *out);
 bool uapi_format_endpoint(char *out, size_t size, const struct sockaddr *sa);
 /* Strict unsigned decimal, as Go's strconv.ParseUint with base 10. */
 bool uapi_parse_uint(const char *s, size_t len, uint64_t max, uint64_t *out);
-/* An IPv4 or IPv6 address literal s[0..len): its family, and 4 or 16 bytes
- * at addr. Shared with the proxy's configuration file. */
+/* An address literal: its family, and 4 or 16 bytes at addr. */
 bool uapi_parse_ip(const char *s, size_t len, sa_family_t *family, void *addr);
 /* "address/length" (an allowed_ip); with host_default a bare address too,
  * as a host prefix (/32, /128). */

@@ -18,8 +18,6 @@
 
 enum { SOCKET_BUFFER = 4 << 20 };
 
-/* Offload switches: set at udp_init (ZINCTUN_NO_GSO, ZINCTUN_NO_UDP_GRO),
- * and GSO turned off at its first characteristic error. */
 static atomic_bool gso_on = true;
 static atomic_bool gro_on = true;
 
@@ -54,6 +52,9 @@ static void grow_buffers(int fd)
 
 static int open_socket(int family, uint16_t port, uint32_t fwmark, int *out)
 {
+	struct sockaddr_in6 sa6 = {.sin6_family = AF_INET6, .sin6_port = htons(port)};
+	struct sockaddr_in sa4 = {.sin_family = AF_INET, .sin_port = htons(port)};
+	bool v6 = family == AF_INET6;
 	int one = 1;
 	int fd = socket(family, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 	int ret;
@@ -66,26 +67,15 @@ static int open_socket(int family, uint16_t port, uint32_t fwmark, int *out)
 		log_info("UDP GRO unavailable: %s", strerror(errno));
 		atomic_store(&gro_on, false);
 	}
-	if (family == AF_INET6) {
-		struct sockaddr_in6 sa = {.sin6_family = AF_INET6, .sin6_port = htons(port)};
-
-		if (setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof(one)) < 0 ||
-		    setsockopt(fd, IPPROTO_IPV6, IPV6_RECVPKTINFO, &one, sizeof(one)) < 0)
-			goto err;
-		if (fwmark && setsockopt(fd, SOL_SOCKET, SO_MARK, &fwmark, sizeof(fwmark)) < 0)
-			goto err;
-		if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0)
-			goto err;
-	} else {
-		struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons(port)};
-
-		if (setsockopt(fd, IPPROTO_IP, IP_PKTINFO, &one, sizeof(one)) < 0)
-			goto err;
-		if (fwmark && setsockopt(fd, SOL_SOCKET, SO_MARK, &fwmark, sizeof(fwmark)) < 0)
-			goto err;
-		if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0)
-			goto err;
-	}
+	if (v6 ? setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof(one)) < 0 ||
+		     setsockopt(fd, IPPROTO_IPV6, IPV6_RECVPKTINFO, &one, sizeof(one)) < 0
+	       : setsockopt(fd, IPPROTO_IP, IP_PKTINFO, &one, sizeof(one)) < 0)
+		goto err;
+	if (fwmark && setsockopt(fd, SOL_SOCKET, SO_MARK, &fwmark, sizeof(fwmark)) < 0)
+		goto err;
+	if ((v6 ? bind(fd, (struct sockaddr *)&sa6, sizeof(sa6))
+		: bind(fd, (struct sockaddr *)&sa4, sizeof(sa4))) < 0)
+		goto err;
 	*out = fd;
 	return 0;
 err:
@@ -348,9 +338,8 @@ static int build_msg(const struct udp_socks *s, const struct wg_endpoint *to, st
 			if (IN6_IS_ADDR_LINKLOCAL(&to->src6))
 				pi.ipi6_ifindex = to->src_ifindex;
 		}
-		/* A zone picks the interface for any address, as the Linux
-		 * module's flowi6_oif; sendmsg honours sin6_scope_id alone for
-		 * link-local addresses only. */
+		/* a zone picks the interface for any address (as the Linux
+		 * module's flowi6_oif), not only link-local ones */
 		if (!pi.ipi6_ifindex)
 			pi.ipi6_ifindex = to->addr.in6.sin6_scope_id;
 		if (src || pi.ipi6_ifindex)
@@ -433,8 +422,6 @@ int udp_runs_add(struct udp_run *runs, int n, bool may_extend, const struct wg_e
 	return n + 1;
 }
 
-/* The path to r->to refused a GSO send of r->seg-byte segments: remember it
- * and tell the operator once. */
 static void gso_path_too_small(struct udp *u, const struct udp_run *r, int err)
 {
 	if (gso_path_refused(&u->gso_paths, r->to, r->seg, zt_mono_ns()))
@@ -484,8 +471,6 @@ static int send_run_gso(struct udp *u, const struct udp_socks *s, const struct u
 	}
 }
 
-/* One run: count datagrams of seg bytes (the last may be shorter) back to
- * back in buf, sent with one GSO call or, without GSO, one sendmmsg. */
 static int send_run(struct udp *u, const struct udp_socks *s, const struct udp_run *r)
 {
 	enum { CHUNK = 64 };
@@ -528,8 +513,7 @@ static int send_run(struct udp *u, const struct udp_socks *s, const struct udp_r
 			int err = errno;
 
 			if (source_error(err) || err == EAGAIN || err == ENOBUFS) {
-				/* the first one failed: fall back to plain sends
-				 * (sticky source retry) for this chunk */
+				/* the first one failed: plain sends retry the source */
 				for (int i = 0; i < n; i++) {
 					if (!udp_send_on(s, r->to, iov[i].iov_base, iov[i].iov_len))
 						sent++;

@@ -12,21 +12,22 @@
 #include "gso_path.h"
 #include "wg/wg.h"
 
-/* One generation of the sockets. udp_bind replaces the whole set, and a set
- * is closed only when its last reference goes ("Socket lifetime" in
- * doc/datapath.md): a thread that sends or receives on a set holds a
- * reference (udp_socks_hold / udp_socks_drop). */
+enum {
+	UDP_RETIRE_WAIT_MS = 1000, /* udp_bind's wait for the old sockets' users */
+	UDP_RUN_MAX_SEGS = 64,
+	UDP_RUN_MAX_BYTES = 65000, /* a GSO send is one UDP datagram to the kernel */
+};
+
+/* One generation of the sockets, closed when its last reference goes
+ * ("Socket lifetime" in doc/datapath.md). */
 struct udp_socks {
 	int fd4, fd6;
 	int refs; /* struct udp's own (while current) + one per thread using it */
 };
 
 struct udp {
-	/* Taken inside every function below but the sends on a held set and
-	 * the receive; a leaf (no lock is taken while it is held), guarding
-	 * cur, retired and each set's refs. port and fwmark are written only
-	 * under it and the engine lock (config.c), and read under either (see
-	 * doc/datapath.md, "Concurrency"). */
+	/* A leaf lock guarding cur, retired and refs; port and fwmark are
+	 * written under it and the engine lock, read under either. */
 	pthread_mutex_t lock;
 	pthread_cond_t released; /* with lock: a replaced set was closed */
 	struct udp_socks *cur;	 /* what new sends use */
@@ -41,61 +42,41 @@ struct udp {
  * sockets (ZINCTUN_NO_UDP_GRO=1: off). */
 int udp_init(struct udp *u, bool gso, bool gro);
 void udp_destroy(struct udp *u);
-/* Binds new sockets on port (0: random, the same on both families) and
- * swaps them in; on failure the old ones stay. -EADDRINUSE if taken. The
- * old sockets close when their last user drops them: udp_wait_retired,
- * called without the engine lock (their users need it to drop them), waits
- * for that (at most UDP_RETIRE_WAIT_MS), as the kernel waits before closing. */
+/* Binds new sockets on port (0: random) and swaps them in; on failure the
+ * old ones stay. udp_wait_retired, called without the engine lock (their
+ * users need it to drop them), waits up to UDP_RETIRE_WAIT_MS for them. */
 int udp_bind(struct udp *u, uint16_t port);
 void udp_wait_retired(struct udp *u);
 int udp_set_fwmark(struct udp *u, uint32_t mark);
-/* *held becomes a reference to the current set (the one it held, if
- * another, is released). udp_socks_drop releases it (NULL after). */
+/* *held becomes a reference to the current set, releasing an older one. */
 void udp_socks_hold(struct udp *u, struct udp_socks **held);
 void udp_socks_drop(struct udp *u, struct udp_socks **held);
-/* Sends with the sticky source address if the endpoint has one, on the
- * current sockets. udp_send_on: on a held set, without the lock. */
+/* Sends from the endpoint's sticky source address. udp_send_on: on a held
+ * set, without the lock. */
 int udp_send(struct udp *u, const struct wg_endpoint *to, const void *buf, size_t len);
 int udp_send_on(const struct udp_socks *s, const struct wg_endpoint *to, const void *buf,
 		size_t len);
 
-/* A run of datagrams for one endpoint, back to back in buf: count of them,
- * each seg bytes except the last (<= seg). One UDP_SEGMENT (GSO) send when
- * GSO is on, a sendmmsg otherwise. */
+/* Datagrams for one endpoint back to back in buf, each seg bytes but the
+ * last: one GSO send, or a sendmmsg. */
 struct udp_run {
 	const struct wg_endpoint *to;
 	uint8_t *buf;
 	size_t len, seg;
 	int count;
 };
-enum {
-	UDP_RUN_MAX_SEGS = 64,
-	UDP_RUN_MAX_BYTES = 65000, /* a GSO send is one UDP datagram to the kernel */
-};
-/* Builds runs as datagrams are laid out: the datagram of len bytes at buf
- * for "to" extends the last of runs[0, n) when it lies right after it, is
- * for the same endpoint, is no longer than the run's segments and the
- * run's last datagram is full-size, within UDP_RUN_MAX_*; may_extend false
- * always starts a new run (the caller's own reason, e.g. another peer).
- * runs needs room for one more. Returns the new count. */
+/* Adds a datagram, extending the last run when it can carry it (adjacent,
+ * same endpoint, fits, within UDP_RUN_MAX_*) and may_extend; runs needs
+ * room for one more. Returns the new count. */
 int udp_runs_add(struct udp_run *runs, int n, bool may_extend, const struct wg_endpoint *to,
 		 uint8_t *buf, size_t len);
-/* On a held set s, without the lock. Returns how many datagrams went out
- * (failures are logged at debug). GSO
- * is switched off for good at its first EIO. A GSO send the path refuses
- * (segments above its MTU: EMSGSIZE, or EINVAL) goes out one datagram at a
- * time, which the kernel fragments, and that destination gets no GSO for
- * datagrams that large for a while (gso_path.h). */
+/* On a held set, without the lock: how many datagrams went out. GSO goes
+ * off for good at its first EIO; a run the path refuses goes out datagram
+ * by datagram and its size is noted (gso_path.h). */
 int udp_send_runs(struct udp *u, const struct udp_socks *s, const struct udp_run *runs, int n);
-/* Whether GSO sends are on (udp_init's gso, until GSO failed). */
+/* udp_init's gso and gro, unless the kernel refused them. */
 bool udp_gso_enabled(void);
-/* Whether the sockets coalesce what they receive (udp_init's gro, unless
- * the kernel refused UDP_GRO). */
 bool udp_gro_enabled(void);
-
-enum {
-	UDP_RETIRE_WAIT_MS = 1000, /* udp_bind's wait for the old sockets' users */
-};
 
 struct udp_batch {
 	struct mmsghdr msgs[UDP_BATCH];
@@ -110,9 +91,8 @@ struct udp_batch {
 
 int udp_batch_init(struct udp_batch *b);
 void udp_batch_free(struct udp_batch *b);
-/* Non-blocking: receives up to UDP_BATCH buffers from fd, fills ep/len/seg
- * (a buffer holds len / seg datagrams of seg bytes, the last shorter).
- * Returns the count (0 when nothing is waiting) or -errno. */
+/* Non-blocking: receives up to UDP_BATCH buffers (each len / seg datagrams,
+ * the last shorter). Returns the count or -errno. */
 int udp_recv_batch(int fd, struct udp_batch *b);
 
 #endif

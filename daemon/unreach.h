@@ -1,6 +1,5 @@
-/* Packets from TUN with no peer to go to: an ICMP "unreachable" back to
- * their source (as the kernel's WireGuard), at most UNREACH_PER_SECOND per
- * TUN thread. */
+/* An ICMP "unreachable" for packets with no peer (as the kernel's
+ * WireGuard), at most UNREACH_PER_SECOND per TUN thread. */
 #ifndef ZT_UNREACH_H
 #define ZT_UNREACH_H
 

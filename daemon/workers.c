@@ -42,6 +42,16 @@ static void *worker_main(void *arg)
 	return NULL;
 }
 
+int zt_spawn(pthread_t *threads, int *n, void *(*fn)(void *), void *arg)
+{
+	int ret = pthread_create(&threads[*n], NULL, fn, arg);
+
+	if (ret)
+		return -ret;
+	(*n)++;
+	return 0;
+}
+
 int wpool_default_threads(void)
 {
 	/* the calling thread works too: together one per CPU */
@@ -61,11 +71,10 @@ int wpool_start(struct wpool *p, int n)
 	p->stop = false;
 	p->n_threads = 0;
 	for (int i = 0; i < n && i < WPOOL_MAX_THREADS; i++) {
-		int ret = pthread_create(&p->threads[i], NULL, worker_main, p);
+		int ret = zt_spawn(p->threads, &p->n_threads, worker_main, p);
 
 		if (ret)
-			return -ret;
-		p->n_threads++;
+			return ret;
 	}
 	return 0;
 }

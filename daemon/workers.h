@@ -1,7 +1,5 @@
-/* Crypto workers: a fixed pool of threads that a data path thread hands
- * slices of its batch to (fork-join), so one peer's batch is sealed or
- * opened on every core. Results land by index, so the caller restores the
- * order simply by walking its batch after the join. */
+/* Crypto workers: a fixed pool a data path thread hands slices of its
+ * batch to (fork-join); results land by index, so order is kept. */
 #ifndef ZT_WORKERS_H
 #define ZT_WORKERS_H
 
@@ -19,9 +17,8 @@ struct wtask {
 
 enum { WPOOL_MAX_THREADS = 16, WPOOL_QUEUE = 64 };
 
-/* lock guards q, head, count, stop and each caller's pending count; a leaf
- * lock, and wpool_run is never called with the engine lock held (see
- * doc/datapath.md, "Concurrency"). */
+/* lock, a leaf, guards q, head, count, stop and each caller's pending
+ * count; wpool_run is never called under the engine lock. */
 struct wpool {
 	pthread_mutex_t lock;
 	pthread_cond_t work; /* a task was queued, or stop */
@@ -32,6 +29,9 @@ struct wpool {
 	pthread_t threads[WPOOL_MAX_THREADS];
 	int n_threads;
 };
+
+/* pthread_create into threads[*n], counted there; 0 or -errno. */
+int zt_spawn(pthread_t *threads, int *n, void *(*fn)(void *), void *arg);
 
 /* n threads (0 runs everything inline). */
 int wpool_start(struct wpool *p, int n);
