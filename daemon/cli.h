@@ -19,6 +19,9 @@ enum zt_cli_action {
 	ZT_CLI_PROXY,	/* exec zinctun-proxy on proxy */
 };
 
+/* ZINCTUN_PROXY_MEMORY's range, MiB */
+enum { ZT_PROXY_MEMORY_MIN = 4, ZT_PROXY_MEMORY_MAX = 65536 };
+
 /* The data path's switches, for zt_init (runtime.h). */
 struct zt_dp_options {
 	int workers;	  /* ZINCTUN_WORKERS (0..WPOOL_MAX_THREADS); -1: CPUs - 1 */
@@ -49,7 +52,10 @@ struct zt_options {
 	const char *zinc_impl; /* ZINC_IMPL, for zinc_impl_select(); NULL: auto */
 	struct zt_dp_options dp;
 	const char *proxy; /* --proxy FILE (ZT_CLI_PROXY) */
-	char err[128];	   /* for ZT_CLI_ERROR */
+	/* ZINCTUN_PROXY_MEMORY: the MiB zinctun-proxy's lwIP may hold, 0: its
+	 * default (proxy/lwipmem.h) */
+	int proxy_memory;
+	char err[128]; /* for ZT_CLI_ERROR */
 };
 
 /* env(ctx, name) returns the variable's value or NULL. argv[0] is the

@@ -13,7 +13,6 @@
 #include "conn.h"
 #include "log.h"
 #include "proxy.h"
-#include "rcvwnd.h"
 
 static void forward_readable(struct conn *c)
 {
@@ -58,7 +57,6 @@ static err_t tcp_server_accept(void *arg, struct tcp_pcb *pcb, err_t err)
 
 	if (err != ERR_OK || !pcb)
 		return ERR_VAL;
-	rcvwnd_connected(pcb); /* its SYN-ACK announced RCVWND_SCALE */
 	fd = socket(ts->target.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (fd >= 0 && connect(fd, (struct sockaddr *)&ts->target, ts->target_len) < 0 &&
 	    errno != EINPROGRESS) {

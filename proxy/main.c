@@ -27,6 +27,7 @@
 #include "conn.h"
 #include "datapath.h"
 #include "log.h"
+#include "lwipmem.h"
 #include "proxy.h"
 #include "runtime.h"
 #include "signals.h"
@@ -277,6 +278,10 @@ static void daemon_options(struct proxy_main *m)
 		argv[2] = "proxy";
 		zt_cli_parse(3, argv, env_get, NULL, &m->opt);
 	}
+	if (m->opt.action == ZT_CLI_ERROR) {
+		fprintf(stderr, "zinctun-proxy: %s\n", m->opt.err);
+		exit(1);
+	}
 	m->opt.dp.tun_queues = 1;
 	m->opt.dp.tun_offload = false;
 }
@@ -410,6 +415,7 @@ static int stack_addrs(struct proxy_main *m)
 		proxy_ip_to_lwip(&ifc->dns[0], &m->px.stack.dns);
 		m->px.stack.has_dns = true;
 	}
+	lwipmem_set_budget((size_t)m->opt.proxy_memory << 20);
 	return stack_init(&m->px.stack, &m->zt, ifc->mtu, has4 ? &a4 : NULL, has6 ? &a6 : NULL);
 }
 

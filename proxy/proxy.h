@@ -16,8 +16,7 @@ enum {
 	PROXY_DNS_PORT = 53,
 	PROXY_DNS_TIMEOUT_MS = 2000, /* per try */
 	PROXY_DNS_TRIES = 3,
-	PROXY_UDP_SWEEP_MS = 1000,     /* how often idle UDP flows are looked for */
-	PROXY_TIMEWAIT_TRIM_MS = 1000, /* how often the tick bounds TIME_WAIT */
+	PROXY_UDP_SWEEP_MS = 1000, /* how often idle UDP flows are looked for */
 };
 
 struct proxy {
@@ -28,15 +27,13 @@ struct proxy {
 	struct udp_tunnel *udp;	    /* [UDPProxyTunnel]s */
 	struct listener *paused;    /* listeners out of descriptors */
 	struct conn *flushq;	    /* conns with tunnel bytes for their host (conn.h) */
-	uint32_t timewait_trim_at;  /* sys_now() of the tick's next timewait_trim, 0: now */
 };
 
 /* Opens every service's listener; errors say FILE:LINE. */
 int services_open(struct proxy *px, const char *file);
 /* Listeners paused for want of descriptors listen again (a conn ended). */
 void services_resume(struct proxy *px);
-/* Milliseconds until the services want a tick (idle UDP flows); bounds
- * the TIME_WAIT connections too (timewait.h). */
+/* Milliseconds until the services want a tick (idle UDP flows). */
 uint64_t services_tick(void *px);
 
 /* The front ends (a conn's host side before the splice). */

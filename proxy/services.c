@@ -9,11 +9,8 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "lwip/sys.h"
-
 #include "log.h"
 #include "proxy.h"
-#include "timewait.h"
 
 struct listener {
 	struct loop_handler h;
@@ -182,15 +179,5 @@ void services_resume(struct proxy *px)
 
 uint64_t services_tick(void *arg)
 {
-	struct proxy *px = arg;
-	u32_t now = sys_now();
-
-	/* what the tunnel-side listeners' connections left in TIME_WAIT (the
-	 * connections the proxy opens are bounded at each connect); the
-	 * tick runs after every batch of events, the walk once a second */
-	if (!px->timewait_trim_at || (s32_t)(now - px->timewait_trim_at) >= 0) {
-		timewait_trim(TIMEWAIT_MAX);
-		px->timewait_trim_at = now + PROXY_TIMEWAIT_TRIM_MS;
-	}
-	return udp_tunnel_sweep(px);
+	return udp_tunnel_sweep(arg);
 }
