@@ -45,9 +45,10 @@ err_t lwip_hook_tcp_inpacket(struct tcp_pcb *pcb, struct tcp_hdr *hdr, u16_t opt
 		return ERR_OK;
 	}
 	/* data past a gap while the out-of-order queue is at its cap: lwIP
-	 * would walk the queue twice and acknowledge it, only to drop it */
+	 * would walk the queue twice and acknowledge it, only to drop it
+	 * (tcp_input has put hdr's numbers in host order) */
 	if (p->tot_len && pcb->state != TIME_WAIT && pcb->ooseq &&
-	    TCP_SEQ_GT(lwip_ntohl(hdr->seqno), pcb->rcv_nxt) && ooseq_full(pcb))
+	    TCP_SEQ_GT(hdr->seqno, pcb->rcv_nxt) && ooseq_full(pcb))
 		return ERR_BUF;
 	return ERR_OK;
 }
