@@ -108,7 +108,8 @@ $(LWIP_STAMP): scripts/fetch-lwip
 	scripts/fetch-lwip $(LWIP_DIR)
 	touch $@
 
-$(addprefix $(LWIP_DIR)/,$(LWIP_SRC)): $(LWIP_STAMP) ;
+# (order-only: the sources keep the release's dates)
+$(addprefix $(LWIP_DIR)/,$(LWIP_SRC)): | $(LWIP_STAMP) ;
 
 # the same code generation flags as ours (sanitizers included: TSan must
 # see lwIP's accesses too), its own warnings off
@@ -120,7 +121,9 @@ $(LWIP_A): $(LWIP_OBJ)
 	@rm -f $@
 	$(AR) rcs $@ $^
 
-$(BUILD)/obj/proxy/%.o: proxy/%.c | $(LWIP_STAMP)
+# lwIP's options reach every file that includes an lwIP header (through a
+# system header, which -MMD leaves out)
+$(BUILD)/obj/proxy/%.o: proxy/%.c proxy/lwipopts.h | $(LWIP_STAMP)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALLCFLAGS) -Idaemon $(LWIP_CFLAGS) -MMD -MP -c $< -o $@
 
@@ -169,7 +172,7 @@ $(BUILD)/obj/tests/%.o: tests/%.c $(GEN_H)
 $(BUILD)/obj/tests/unit/test_vnet_packet.o: ALLCFLAGS += -Idaemon
 LWIP_TEST_BIN := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(wildcard tests/unit/test_lwip_*.c))
 $(patsubst $(BUILD)/tests/%,$(BUILD)/obj/tests/unit/%.o,$(LWIP_TEST_BIN)): ALLCFLAGS += $(LWIP_CFLAGS)
-$(patsubst $(BUILD)/tests/%,$(BUILD)/obj/tests/unit/%.o,$(LWIP_TEST_BIN)): | $(LWIP_STAMP)
+$(patsubst $(BUILD)/tests/%,$(BUILD)/obj/tests/unit/%.o,$(LWIP_TEST_BIN)): proxy/lwipopts.h | $(LWIP_STAMP)
 $(LWIP_TEST_BIN): LDLIBS_T += $(BUILD)/obj/proxy/lwipmem.o $(BUILD)/obj/proxy/lwip_hooks.o $(LWIP_A)
 $(LWIP_TEST_BIN): $(BUILD)/obj/proxy/lwipmem.o $(BUILD)/obj/proxy/lwip_hooks.o $(LWIP_A)
 

@@ -71,10 +71,10 @@ void sys_unlock_tcpip_core(void);
 #define TCP_WND (0xFFFFU << TCP_RCV_SCALE)
 #define TCP_SND_BUF 0xFFFF
 /* out of order, per connection: a loss in a full window keeps 256 KiB,
- * a flood of one-byte segments at most 128 of them (~20 KiB) */
+ * a flood of one-byte segments at most 64 of them (~10 KiB) */
 #define TCP_QUEUE_OOSEQ 1
 #define TCP_OOSEQ_MAX_BYTES (256 * 1024)
-#define TCP_OOSEQ_MAX_PBUFS 128
+#define TCP_OOSEQ_MAX_PBUFS 64
 /* each listener's half-open and unaccepted connections, at most its
  * backlog (tcp_listen_with_backlog) */
 #define TCP_LISTEN_BACKLOG 1
