@@ -118,7 +118,8 @@ static inline bool h_send(uint16_t sport, uint16_t dport, uint32_t seq, uint32_t
 	t[15] = H_PEER_WND & 0xff;
 	if (opts)
 		memcpy(t + H_TCP, (const uint8_t[H_SYN_OPTS]){2, 4, 0x05, 0x8c, 1, 3, 3, 7}, opts);
-	memcpy(t + H_TCP + opts, data, len);
+	if (len)
+		memcpy(t + H_TCP + opts, data, len);
 	c = (uint16_t)~rfc1071_l4_sum(pkt, tot, H_IP4, 6);
 	t[16] = (uint8_t)(c >> 8);
 	t[17] = (uint8_t)c;
