@@ -59,12 +59,24 @@ LIBZINC_SO := $(BUILD)/libzinc.so
 LIBWG_A    := $(BUILD)/libwg.a
 ZINCTUN    := $(BUILD)/zinctun
 # zinctun-proxy (proxy/, rootless mode): the daemon's runtime on lwIP instead
-# of a TUN device; the only binary linked with lwIP (dynamically).
+# of a TUN device. lwIP is Debian's source package (scripts/fetch-lwip
+# unpacks it into $(BUILD)/lwip) compiled with the program's own options,
+# proxy/lwipopts.h, and linked in: only what the proxy uses (no sockets or
+# netconn API, no ARP, Ethernet, DHCP, IGMP or MLD, no loopback netif).
 PROXY_SRC  := $(sort $(wildcard proxy/*.c))
 PROXY_OBJ  := $(call obj,$(PROXY_SRC))
 ZT_PROXY   := $(BUILD)/zinctun-proxy
-LWIP_CFLAGS = $(subst -I,-isystem ,$(shell pkg-config --cflags lwip 2>/dev/null || echo -I/usr/include/lwip))
-LWIP_LIBS   = $(shell pkg-config --libs lwip 2>/dev/null || echo -llwip)
+LWIP_DIR   := $(BUILD)/lwip
+LWIP_STAMP := $(LWIP_DIR)/.unpacked
+LWIP_SRC   := $(addprefix src/core/,def.c inet_chksum.c init.c ip.c mem.c memp.c netif.c \
+		pbuf.c sys.c tcp.c tcp_in.c tcp_out.c timeouts.c udp.c) \
+	      $(addprefix src/core/ipv4/,icmp.c ip4.c ip4_addr.c ip4_frag.c) \
+	      $(addprefix src/core/ipv6/,icmp6.c inet6.c ip6.c ip6_addr.c ip6_frag.c nd6.c) \
+	      src/api/err.c src/api/tcpip.c port/sys_arch.c
+LWIP_OBJ   := $(patsubst %.c,$(BUILD)/obj-lwip/%.o,$(LWIP_SRC))
+LWIP_A     := $(BUILD)/liblwip.a
+# lwIP's headers as system headers: its code is not held to our warnings
+LWIP_CFLAGS := -Iproxy -isystem $(LWIP_DIR)/src/include -isystem $(LWIP_DIR)/port/include
 
 all: $(LIBZINC_A) $(LIBZINC_SO) $(BUILD)/zinc.pc $(LIBWG_A) $(if $(DAEMON_SRC),$(ZINCTUN)) \
      $(if $(PROXY_SRC),$(ZT_PROXY))
@@ -95,23 +107,33 @@ $(LIBWG_A): $(WG_OBJ)
 $(ZINCTUN): $(DAEMON_OBJ) $(LIBWG_A) $(LIBZINC_A)
 	$(CC) $(ALLCFLAGS) $(DAEMON_LDFLAGS) $(DAEMON_OBJ) $(LIBWG_A) $(LIBZINC_A) -lpthread -o $@
 
-# liblwip exports names the daemon uses too (udp_init, udp_bind, udp_send):
-# the proxy's objects and its copy of the daemon's are built with hidden
-# visibility, so that lwIP's calls stay inside lwIP.
-PROXY_VIS := -fvisibility=hidden
-$(BUILD)/obj/proxy/%.o: proxy/%.c
-	@mkdir -p $(dir $@)
-	$(CC) $(ALLCFLAGS) $(PROXY_VIS) -Idaemon $(LWIP_CFLAGS) -MMD -MP -c $< -o $@
+$(LWIP_STAMP): scripts/fetch-lwip
+	scripts/fetch-lwip $(LWIP_DIR)
+	touch $@
 
-$(BUILD)/obj-proxy/%.o: %.c
+# (order-only: the sources keep the release's dates)
+$(addprefix $(LWIP_DIR)/,$(LWIP_SRC)): | $(LWIP_STAMP) ;
+
+# the same code generation flags as ours (sanitizers included: TSan must
+# see lwIP's accesses too), its own warnings off
+$(BUILD)/obj-lwip/%.o: $(LWIP_DIR)/%.c proxy/lwipopts.h proxy/lwip_hooks.h
 	@mkdir -p $(dir $@)
-	$(CC) $(ALLCFLAGS) $(PROXY_VIS) -MMD -MP -c $< -o $@
+	$(CC) -std=gnu11 -fPIC -pthread -w $(CFLAGS) $(EXTRA_CFLAGS) $(LWIP_CFLAGS) -c $< -o $@
+
+$(LWIP_A): $(LWIP_OBJ)
+	@rm -f $@
+	$(AR) rcs $@ $^
+
+# lwIP's options reach every file that includes an lwIP header (through a
+# system header, which -MMD leaves out)
+$(BUILD)/obj/proxy/%.o: proxy/%.c proxy/lwipopts.h | $(LWIP_STAMP)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALLCFLAGS) -Idaemon $(LWIP_CFLAGS) -MMD -MP -c $< -o $@
 
 # the daemon's objects but its main (proxy/main.c is this program's)
-PROXY_DAEMON_OBJ := $(patsubst $(BUILD)/obj/%,$(BUILD)/obj-proxy/%,\
-		    $(filter-out $(BUILD)/obj/daemon/main.o,$(DAEMON_OBJ)))
-$(ZT_PROXY): $(PROXY_OBJ) $(PROXY_DAEMON_OBJ) $(LIBWG_A) $(LIBZINC_A)
-	$(CC) $(ALLCFLAGS) $^ $(LWIP_LIBS) -lpthread -o $@
+PROXY_DAEMON_OBJ := $(filter-out $(BUILD)/obj/daemon/main.o,$(DAEMON_OBJ))
+$(ZT_PROXY): $(PROXY_OBJ) $(PROXY_DAEMON_OBJ) $(LWIP_A) $(LIBWG_A) $(LIBZINC_A)
+	$(CC) $(ALLCFLAGS) $^ -lpthread -o $@
 
 # Test hooks exist only in test builds, never in the shipped libzinc and
 # zinctun (test_no_test_hooks checks with strings):
@@ -142,9 +164,9 @@ $(ZINCTUN)-testhooks: $(filter-out $(call obj,$(HOOK_SRC)),$(DAEMON_OBJ)) $(HOOK
 
 # zinctun-proxy-testhooks: the proxy with the same escape attempts
 # (test_e2e_proxy_sandbox)
-$(ZT_PROXY)-testhooks: $(PROXY_OBJ) $(filter-out $(patsubst %.c,$(BUILD)/obj-proxy/%.o,$(HOOK_SRC)),$(PROXY_DAEMON_OBJ)) \
-		       $(HOOK_OBJ) $(LIBWG_A) $(LIBZINC_A)
-	$(CC) $(ALLCFLAGS) $^ $(LWIP_LIBS) -lpthread -o $@
+$(ZT_PROXY)-testhooks: $(PROXY_OBJ) $(filter-out $(call obj,$(HOOK_SRC)),$(PROXY_DAEMON_OBJ)) \
+		       $(HOOK_OBJ) $(LWIP_A) $(LIBWG_A) $(LIBZINC_A)
+	$(CC) $(ALLCFLAGS) $^ -lpthread -o $@
 
 # Generated test data: tests/gen/NAME.py writes a C header to stdout.
 $(BUILD)/gen/%.h: tests/gen/%.py $(wildcard tests/vectors/*/*)
@@ -156,10 +178,12 @@ $(BUILD)/obj/tests/%.o: tests/%.c $(GEN_H)
 	$(CC) $(ALLCFLAGS) -DZINC_TEST_HOOKS -Itests -MMD -MP -c $< -o $@
 
 # a proxy module's test that reads the daemon's headers (as proxy/ does),
-# and one on lwIP itself
-$(BUILD)/obj/tests/unit/test_synscale.o: ALLCFLAGS += -Idaemon
-$(BUILD)/obj/tests/unit/test_rcvwnd.o $(BUILD)/obj/tests/unit/test_timewait.o: ALLCFLAGS += $(LWIP_CFLAGS)
-$(BUILD)/tests/test_rcvwnd $(BUILD)/tests/test_timewait: LDLIBS_T += $(LWIP_LIBS)
+# and the tests of our lwIP build (its options and hooks: test_lwip_*)
+LWIP_TEST_BIN := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(wildcard tests/unit/test_lwip_*.c))
+$(patsubst $(BUILD)/tests/%,$(BUILD)/obj/tests/unit/%.o,$(LWIP_TEST_BIN)): ALLCFLAGS += $(LWIP_CFLAGS)
+$(patsubst $(BUILD)/tests/%,$(BUILD)/obj/tests/unit/%.o,$(LWIP_TEST_BIN)): proxy/lwipopts.h | $(LWIP_STAMP)
+$(LWIP_TEST_BIN): LDLIBS_T += $(BUILD)/obj/proxy/lwipmem.o $(BUILD)/obj/proxy/lwip_hooks.o $(LWIP_A)
+$(LWIP_TEST_BIN): $(BUILD)/obj/proxy/lwipmem.o $(BUILD)/obj/proxy/lwip_hooks.o $(LWIP_A)
 
 $(BUILD)/obj/bench/%.o: bench/%.c
 	@mkdir -p $(dir $@)
@@ -347,4 +371,4 @@ clean:
 	fuzz demo install install-strip uninstall clean
 .SECONDARY:
 
--include $(shell find $(BUILD)/obj $(BUILD)/obj-testhooks $(BUILD)/obj-proxy -name '*.d' 2>/dev/null)
+-include $(shell find $(BUILD)/obj $(BUILD)/obj-testhooks -name '*.d' 2>/dev/null)

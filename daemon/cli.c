@@ -291,7 +291,9 @@ static bool parse_env(const char *(*env)(void *ctx, const char *name), void *ctx
 	    !env_number(out, "ZINCTUN_WORKERS", env(ctx, "ZINCTUN_WORKERS"), 0, WPOOL_MAX_THREADS,
 			&dp->workers) ||
 	    !env_number(out, "ZINCTUN_TUN_QUEUES", env(ctx, "ZINCTUN_TUN_QUEUES"), 1,
-			TUN_MAX_QUEUES, &dp->tun_queues))
+			TUN_MAX_QUEUES, &dp->tun_queues) ||
+	    !env_number(out, "ZINCTUN_PROXY_MEMORY", env(ctx, "ZINCTUN_PROXY_MEMORY"),
+			ZT_PROXY_MEMORY_MIN, ZT_PROXY_MEMORY_MAX, &out->proxy_memory))
 		return false;
 	/* it turned off two unrelated offloads; which one is meant is not ours
 	 * to guess */

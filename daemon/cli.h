@@ -23,6 +23,8 @@ enum zt_cli_action {
  * symlink); FILE without one is "proxy". */
 enum { ZT_CLI_NAME_MAX = 15 };
 #define ZT_CLI_DEFAULT_NAME "proxy"
+/* ZINCTUN_PROXY_MEMORY's range, MiB */
+enum { ZT_PROXY_MEMORY_MIN = 4, ZT_PROXY_MEMORY_MAX = 65536 };
 
 /* The data path's switches, for zt_init (runtime.h). */
 struct zt_dp_options {
@@ -56,7 +58,10 @@ struct zt_options {
 	const char *proxy;		/* --proxy FILE (ZT_CLI_PROXY); zinctun-proxy's FILE */
 	const char *socket;		/* zinctun-proxy --socket PATH; NULL: its default */
 	char name[ZT_CLI_NAME_MAX + 1]; /* zinctun-proxy --name, or FILE's up to a '.' */
-	char err[128];			/* for ZT_CLI_ERROR */
+	/* ZINCTUN_PROXY_MEMORY: the MiB zinctun-proxy's lwIP may hold, 0: its
+	 * default (proxy/lwipmem.h) */
+	int proxy_memory;
+	char err[128]; /* for ZT_CLI_ERROR */
 };
 
 /* env(ctx, name) returns the variable's value or NULL. argv[0] is the

@@ -131,6 +131,10 @@ static void check_run_env(const struct zt_options *o, struct env *e)
 	check(o->dp.workers == (given(v) ? model_number(v, 0, WPOOL_MAX_THREADS) : -1), "workers");
 	v = env_lookup(e, "ZINCTUN_TUN_QUEUES");
 	check(o->dp.tun_queues == (given(v) ? model_number(v, 1, TUN_MAX_QUEUES) : 1), "queues");
+	v = env_lookup(e, "ZINCTUN_PROXY_MEMORY");
+	check(o->proxy_memory ==
+		  (given(v) ? model_number(v, ZT_PROXY_MEMORY_MIN, ZT_PROXY_MEMORY_MAX) : 0),
+	      "proxy memory");
 	v = env_lookup(e, "WG_UAPI_FD");
 	check(o->uapi_fd == (given(v) ? model_fd(v) : -1), "uapi fd");
 	check(o->log_level >= LOG_LEVEL_SILENT && o->log_level <= LOG_LEVEL_DEBUG, "log level");

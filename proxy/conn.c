@@ -14,14 +14,16 @@
 #include "addr.h"
 #include "log.h"
 #include "proxy.h"
-#include "rcvwnd.h"
-#include "timewait.h"
 
 enum {
 	CONN_IOV = 16,
 	CONN_U16_MAX = 0xffff,
 	/* segments left free in lwIP's send queue before we stop reading */
 	CONN_QUEUE_SLACK = 8,
+	/* a stash that lwIP refused for want of memory, with nothing in flight
+	 * whose acknowledgement would retry it, is retried this often (lwIP's
+	 * poll timer, in 500 ms ticks) */
+	CONN_POLL_TICKS = 1,
 };
 
 static void conn_event(struct loop *l, struct loop_handler *h, uint32_t events);
@@ -74,8 +76,7 @@ static bool conn_close_ret(struct conn *c, bool abort)
 		tcp_recv(c->pcb, NULL);
 		tcp_sent(c->pcb, NULL);
 		tcp_err(c->pcb, NULL);
-		if (!abort)
-			rcvwnd_settle(c->pcb, c->pending != NULL);
+		tcp_poll(c->pcb, NULL, 0);
 		if (abort || tcp_close(c->pcb) != ERR_OK) {
 			tcp_abort(c->pcb);
 			aborted = c->aborted = true;
@@ -156,11 +157,12 @@ static bool conn_flush(struct conn *c)
 			c->pending = pbuf_free_header(c->pending, n);
 			left -= n;
 		}
-		if (!c->wnd_grown && (size_t)w >= RCVWND_BULK) {
-			rcvwnd_grow(c->pcb);
-			c->wnd_grown = true;
+		for (size_t left = (size_t)w; left;) {
+			u16_t n = left > CONN_U16_MAX ? CONN_U16_MAX : (u16_t)left;
+
+			tcp_recved(c->pcb, n);
+			left -= n;
 		}
-		rcvwnd_recved(c->pcb, (size_t)w);
 		if ((size_t)w < total) {
 			conn_want(c, c->ep | EPOLLOUT);
 			return false;
@@ -327,6 +329,11 @@ static err_t conn_on_sent(void *arg, struct tcp_pcb *pcb, u16_t len)
 	return ERR_OK;
 }
 
+static err_t conn_on_poll(void *arg, struct tcp_pcb *pcb)
+{
+	return conn_on_sent(arg, pcb, 0);
+}
+
 static void conn_on_err(void *arg, err_t err)
 {
 	struct conn *c = arg;
@@ -343,7 +350,7 @@ static err_t conn_on_connected(void *arg, struct tcp_pcb *pcb, err_t err)
 	struct conn *c = arg;
 
 	(void)err;
-	rcvwnd_connected(pcb);
+	(void)pcb;
 	c->front->connected(c, true, ERR_OK);
 	return c->aborted ? ERR_ABRT : ERR_OK;
 }
@@ -354,6 +361,7 @@ static void conn_hook(struct conn *c)
 	tcp_recv(c->pcb, conn_on_recv);
 	tcp_sent(c->pcb, conn_on_sent);
 	tcp_err(c->pcb, conn_on_err);
+	tcp_poll(c->pcb, conn_on_poll, CONN_POLL_TICKS);
 	tcp_nagle_disable(c->pcb);
 }
 
@@ -381,7 +389,6 @@ void conn_connect(struct conn *c, const ip_addr_t *addr, uint16_t port)
 {
 	err_t err = ERR_MEM;
 
-	timewait_trim(TIMEWAIT_MAX); /* before lwIP looks for a free port */
 	if (!c->front->configured && addr_forbidden(&c->px->conf.iface, addr)) {
 		log_debug("proxy: a client asked for %s, refused", ipaddr_ntoa(addr));
 		c->front->connected(c, false, CONN_ERR_FORBIDDEN);

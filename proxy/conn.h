@@ -73,8 +73,7 @@ struct conn {
 	struct resolve *dns;	 /* CONN_RESOLVING */
 	struct conn *next_flush; /* on px->flushq: tunnel bytes to write */
 	bool flush_queued;
-	bool wnd_grown; /* its receive window is past TCP_WND (rcvwnd.h) */
-	uint16_t port;	/* where to connect once resolved */
+	uint16_t port; /* where to connect once resolved */
 	/* front end state */
 	void *fe;
 	/* the owner's bookkeeping: until its front end sets admitted (the

@@ -15,7 +15,6 @@
 #include "conn.h"
 #include "log.h"
 #include "proxy.h"
-#include "rcvwnd.h"
 
 static void forward_readable(struct conn *c)
 {
@@ -65,7 +64,6 @@ static err_t tcp_server_accept(void *arg, struct tcp_pcb *pcb, err_t err)
 
 	if (err != ERR_OK || !pcb)
 		return ERR_VAL;
-	rcvwnd_connected(pcb); /* its SYN-ACK announced RCVWND_SCALE */
 	if (ts->owner.n < ts->owner.cap)
 		fd = socket(ts->target.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (fd >= 0 && connect(fd, (struct sockaddr *)&ts->target, ts->target_len) < 0 &&

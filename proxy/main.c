@@ -22,6 +22,7 @@
 #include "conn.h"
 #include "host.h"
 #include "log.h"
+#include "lwipmem.h"
 #include "privs.h"
 #include "proxy.h"
 #include "rundir.h"
@@ -199,6 +200,7 @@ static int stack_addrs(struct proxy_main *m)
 		proxy_ip_to_lwip(&ifc->dns[0], &m->px.stack.dns);
 		m->px.stack.has_dns = true;
 	}
+	lwipmem_set_budget((size_t)m->opt.proxy_memory << 20);
 	return stack_init(&m->px.stack, &m->h.zt, ifc->mtu, has4 ? &a4 : NULL, has6 ? &a6 : NULL);
 }
 

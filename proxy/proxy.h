@@ -18,7 +18,6 @@ enum {
 	PROXY_UDP_SWEEP_MS = 1000,     /* how often idle UDP flows are looked for */
 	PROXY_UDP_DGRAM_MAX = 65535,   /* one datagram from a host socket */
 	PROXY_UDP_READS = 32,	       /* datagrams read per readable event */
-	PROXY_TIMEWAIT_TRIM_MS = 1000, /* how often the tick bounds TIME_WAIT */
 	/* a client has this long to authenticate and send its request */
 	PROXY_REQUEST_DEADLINE_MS = 10000,
 	/* descriptors kept out of the services' shares (listeners, the
@@ -38,7 +37,6 @@ struct proxy {
 	struct udp_tunnel *udp;	    /* [UDPProxyTunnel]s */
 	struct listener *listeners; /* [Socks5], [http], [TCPClientTunnel]s */
 	struct conn *flushq;	    /* conns with tunnel bytes for their host (conn.h) */
-	uint32_t timewait_trim_at;  /* sys_now() of the tick's next timewait_trim, 0: now */
 };
 
 #endif

@@ -11,8 +11,6 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "lwip/sys.h"
-
 #include "addr.h"
 #include "clock.h"
 #include "conn.h"
@@ -21,7 +19,6 @@
 #include "log.h"
 #include "proxy.h"
 #include "socks_front.h"
-#include "timewait.h"
 #include "udptunnel.h"
 
 struct listener {
@@ -248,16 +245,8 @@ static uint64_t listener_tick(struct listener *ls, uint64_t now)
 uint64_t services_tick(void *arg)
 {
 	struct proxy *px = arg;
-	u32_t now = sys_now();
 	uint64_t next = udp_tunnel_sweep(px), mono = zt_mono_ms();
 
-	/* what the tunnel-side listeners' connections left in TIME_WAIT (the
-	 * connections the proxy opens are bounded at each connect); the
-	 * tick runs after every batch of events, the walk once a second */
-	if (!px->timewait_trim_at || (s32_t)(now - px->timewait_trim_at) >= 0) {
-		timewait_trim(TIMEWAIT_MAX);
-		px->timewait_trim_at = now + PROXY_TIMEWAIT_TRIM_MS;
-	}
 	for (struct listener *ls = px->listeners; ls; ls = ls->next) {
 		uint64_t ms = listener_tick(ls, mono);
 

@@ -13,8 +13,6 @@
 #include "datapath.h"
 #include "log.h"
 #include "proxy_limits.h"
-#include "rcvwnd.h"
-#include "synscale.h"
 
 /* Seals and sends what lwIP queued; a packet the data path writes back
  * meanwhile (an ICMP error for a packet with no peer) is dropped rather
@@ -40,9 +38,6 @@ static err_t stack_emit(struct netif *netif, struct pbuf *p)
 		pbuf_copy_partial(p, s->out, p->tot_len, 0);
 		pkt = s->out;
 	}
-	/* in place: a retransmission (lwIP rebuilds only the checksum) is
-	 * then the same SYN */
-	syn_scale_rewrite(pkt, p->tot_len, TCP_RCV_SCALE, RCVWND_SCALE);
 	s->sending = true; /* a full batch is sent first */
 	zt_tx_add(s->tx, pkt, p->tot_len);
 	s->sending = false;

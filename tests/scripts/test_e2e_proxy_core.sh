@@ -25,7 +25,8 @@ PROXY=$(realpath -m "$BUILD/zinctun-proxy")
 if [ -z "${SANITIZE:-}" ] && readelf -d "$ZINCTUN" | grep -q NEEDED; then
 	fail "$ZINCTUN has dynamic dependencies"
 fi
-readelf -d "$PROXY" | grep -q 'NEEDED.*liblwip' || fail "$PROXY does not link liblwip"
+# lwIP is built in, with the program's own options (proxy/lwipopts.h)
+readelf -d "$PROXY" | grep -q 'NEEDED.*liblwip' && fail "$PROXY links a shared liblwip"
 # scripts/install-deps installs them all
 for t in curl iperf3 setpriv python3 dnsmasq; do
 	command -v $t >/dev/null || fail "no $t (make deps)"

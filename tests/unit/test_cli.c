@@ -151,6 +151,11 @@ static void variables(void)
 	CHECK(refused(&c, "ZINCTUN_TUN_QUEUES=0"));
 	CHECK(refused(&c, "ZINCTUN_TUN_QUEUES=9"));
 	CHECK(refused(&c, "ZINCTUN_TUN_QUEUES=2x"));
+	CHECK(parse_one(&c, "ZINCTUN_TUN_QUEUES=1") == ZT_CLI_RUN && c.proxy_memory == 0);
+	CHECK(parse_one(&c, "ZINCTUN_PROXY_MEMORY=64") == ZT_CLI_RUN && c.proxy_memory == 64);
+	CHECK(refused(&c, "ZINCTUN_PROXY_MEMORY=3"));
+	CHECK(refused(&c, "ZINCTUN_PROXY_MEMORY=65537"));
+	CHECK(refused(&c, "ZINCTUN_PROXY_MEMORY=32M"));
 	CHECK(parse_one(&c, "ZINC_IMPL=generic") == ZT_CLI_RUN && !strcmp(c.zinc_impl, "generic"));
 	CHECK(parse_one(&c, "ZINC_IMPL=avx512") == ZT_CLI_RUN && !strcmp(c.zinc_impl, "avx512"));
 	CHECK(parse_one(&c, "ZINC_IMPL=auto") == ZT_CLI_RUN);
