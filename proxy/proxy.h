@@ -15,9 +15,9 @@ enum {
 	PROXY_DNS_PORT = 53,
 	PROXY_DNS_TIMEOUT_MS = 2000, /* per try */
 	PROXY_DNS_TRIES = 3,
-	PROXY_UDP_SWEEP_MS = 1000,     /* how often idle UDP flows are looked for */
-	PROXY_UDP_DGRAM_MAX = 65535,   /* one datagram from a host socket */
-	PROXY_UDP_READS = 32,	       /* datagrams read per readable event */
+	PROXY_UDP_SWEEP_MS = 1000,   /* how often idle UDP flows are looked for */
+	PROXY_UDP_DGRAM_MAX = 65535, /* one datagram from a host socket */
+	PROXY_UDP_READS = 32,	     /* datagrams read per readable event */
 	/* a client has this long to authenticate and send its request */
 	PROXY_REQUEST_DEADLINE_MS = 10000,
 	/* descriptors kept out of the services' shares (listeners, the
