@@ -62,7 +62,7 @@ static void write_peer(struct buf *out, struct wg_peer *peer)
 
 int config_get(void *ctx, struct buf *out)
 {
-	struct zt *zt = ctx;
+	struct zt_runtime *zt = ctx;
 	uint8_t key[WG_PUBLIC_KEY_LEN];
 	char hex[2 * WG_PUBLIC_KEY_LEN + 1];
 	struct wg_peer *peer = NULL;
@@ -94,7 +94,7 @@ static void to_endpoint(struct wg_endpoint *ep, const union uapi_sockaddr *sa)
 }
 
 /* Would the set exceed the peer limit? Checked before anything changes. */
-static bool too_many_peers(struct zt *zt, const struct uapi_set *set)
+static bool too_many_peers(struct zt_runtime *zt, const struct uapi_set *set)
 {
 	size_t count = set->replace_peers ? 0 : wg_device_peer_count(zt->dev);
 
@@ -110,7 +110,7 @@ static bool too_many_peers(struct zt *zt, const struct uapi_set *set)
 	return count > WG_MAX_PEERS;
 }
 
-static void apply_peer(struct zt *zt, const struct uapi_peer *p)
+static void apply_peer(struct zt_runtime *zt, const struct uapi_peer *p)
 {
 	struct wg_peer *peer = wg_device_peer_lookup(zt->dev, p->public_key);
 
@@ -195,7 +195,7 @@ static void log_rejected(const char *body, const struct uapi_parse_error *err)
 		log_err("UAPI set rejected, line %zu: %s '%s': %s", line, k, v, err->reason);
 }
 
-int config_apply(struct zt *zt, const struct uapi_set *set)
+int config_apply(struct zt_runtime *zt, const struct uapi_set *set)
 {
 	uint32_t old_mark;
 	int ret = 0;
@@ -247,7 +247,7 @@ out:
 
 int config_set(void *ctx, const char *body, size_t len)
 {
-	struct zt *zt = ctx;
+	struct zt_runtime *zt = ctx;
 	struct uapi_set set;
 	struct uapi_parse_error err;
 	int ret = uapi_parse_set(body, len, &set, &err);

@@ -13,7 +13,7 @@
 #include "udp.h"
 
 /* Attached now: the sandbox allows no open() later. */
-static int attach_tun_queues(struct zt *zt)
+static int attach_tun_queues(struct zt_runtime *zt)
 {
 	struct tun_dev *tun = &zt->dp.tun;
 	const int want = zt->opt.tun_queues;
@@ -49,7 +49,7 @@ static void open_icmp(struct zt_datapath *dp)
 			 strerror(errno));
 }
 
-int zt_datapath_init_sink(struct zt *zt, const struct tun_sink *sink)
+int zt_datapath_init_sink(struct zt_runtime *zt, const struct tun_sink *sink)
 {
 	struct zt_datapath *dp = &zt->dp;
 
@@ -65,7 +65,7 @@ int zt_datapath_init_sink(struct zt *zt, const struct tun_sink *sink)
 	return 0;
 }
 
-int zt_datapath_init(struct zt *zt, int tun_fd)
+int zt_datapath_init(struct zt_runtime *zt, int tun_fd)
 {
 	struct zt_datapath *dp = &zt->dp;
 	unsigned int offloads = 0;
@@ -106,7 +106,7 @@ static void datapath_policy(struct zt_datapath *dp)
 		 dp->tx_fuse ? "as segmented" : "by the batch");
 }
 
-int zt_datapath_start(struct zt *zt)
+int zt_datapath_start(struct zt_runtime *zt)
 {
 	struct zt_datapath *dp = &zt->dp;
 	int ret = wpool_start(&dp->pool,
@@ -124,7 +124,7 @@ int zt_datapath_start(struct zt *zt)
 	return ret;
 }
 
-void zt_datapath_stop(struct zt *zt)
+void zt_datapath_stop(struct zt_runtime *zt)
 {
 	struct zt_datapath *dp = &zt->dp;
 
@@ -138,7 +138,7 @@ void zt_datapath_stop(struct zt *zt)
 	dp->pool_started = false;
 }
 
-void zt_datapath_destroy(struct zt *zt)
+void zt_datapath_destroy(struct zt_runtime *zt)
 {
 	struct zt_datapath *dp = &zt->dp;
 
@@ -151,7 +151,7 @@ void zt_datapath_destroy(struct zt *zt)
 	dp->icmp_fd = -1;
 }
 
-void zt_tun_write(struct zt *zt, const uint8_t *pkt, size_t len)
+void zt_tun_write(struct zt_runtime *zt, const uint8_t *pkt, size_t len)
 {
 	int ret = tun_write(&zt->dp.tun, pkt, len);
 
@@ -162,7 +162,7 @@ void zt_tun_write(struct zt *zt, const uint8_t *pkt, size_t len)
 	}
 }
 
-void zt_tun_refused(struct zt *zt, uint64_t n)
+void zt_tun_refused(struct zt_runtime *zt, uint64_t n)
 {
 	zt_drops_add(zt->dp.tun.sink ? &zt->drops.stack_refused : &zt->drops.tun_full, n);
 }

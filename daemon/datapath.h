@@ -14,11 +14,11 @@
 #include "tun.h"
 #include "workers.h"
 
-struct zt;
+struct zt_runtime;
 
 /* One TUN queue and the thread that reads it. */
 struct zt_tunq {
-	struct zt *zt;
+	struct zt_runtime *zt;
 	int index; /* into tun.fd[] */
 };
 
@@ -44,21 +44,21 @@ enum {
 
 /* Takes tun_fd (the first queue): attaches the others, sets the offloads,
  * opens the ICMP socket. After zt_init, before the sandbox. */
-int zt_datapath_init(struct zt *zt, int tun_fd);
+int zt_datapath_init(struct zt_runtime *zt, int tun_fd);
 /* The same with an in-process device, which must outlive the data path. */
-int zt_datapath_init_sink(struct zt *zt, const struct tun_sink *sink);
+int zt_datapath_init_sink(struct zt_runtime *zt, const struct tun_sink *sink);
 /* Starts the crypto workers, then the UDP and TUN threads (after zt_start). */
-int zt_datapath_start(struct zt *zt);
+int zt_datapath_start(struct zt_runtime *zt);
 /* Requests the stop, joins the data path threads and the workers. */
-void zt_datapath_stop(struct zt *zt);
+void zt_datapath_stop(struct zt_runtime *zt);
 /* Closes the TUN queues and the ICMP socket. */
-void zt_datapath_destroy(struct zt *zt);
+void zt_datapath_destroy(struct zt_runtime *zt);
 
 /* A transmit batch an in-process device fills (zt_tx_add sends a full one
  * first; zt_tx_send seals and sends). Calls on one batch must not overlap;
  * NULL when out of memory. It lives as long as the process. */
 struct tx;
-struct tx *zt_tx_open(struct zt *zt);
+struct tx *zt_tx_open(struct zt_runtime *zt);
 void zt_tx_add(struct tx *t, const uint8_t *pkt, size_t len);
 void zt_tx_send(struct tx *t);
 
@@ -66,9 +66,9 @@ void zt_tx_send(struct tx *t);
 void *zt_tun_main(void *arg); /* arg: the struct zt_tunq of its queue */
 void *zt_udp_main(void *arg);
 /* One IP packet to TUN; a refusal is counted (zt_tun_refused). */
-void zt_tun_write(struct zt *zt, const uint8_t *pkt, size_t len);
+void zt_tun_write(struct zt_runtime *zt, const uint8_t *pkt, size_t len);
 /* Counts refused packets: drops.tun_full, or drops.stack_refused for a sink. */
-void zt_tun_refused(struct zt *zt, uint64_t n);
+void zt_tun_refused(struct zt_runtime *zt, uint64_t n);
 /* wpool_run's min_slice for n packets of bytes in all (n: inline). */
 int zt_datapath_slice(int n, size_t bytes);
 

@@ -1,4 +1,4 @@
-/* The engine lock (struct zt.lock), the outermost one (doc/datapath.md,
+/* The engine lock (struct zt_runtime.lock), the outermost one (doc/datapath.md,
  * "Concurrency"). zt_engine_unlock re-arms the timer thread when the next
  * deadline moved earlier, so no caller has to remember it; the timer
  * thread, which sets its own wake-up, uses zt_engine_unlock_no_rearm.
@@ -13,10 +13,10 @@
 #include <stdint.h>
 #include <time.h>
 
-struct zt;
+struct zt_runtime;
 /* With the lock held: re-arms the timer thread if the engine's earliest
  * deadline is now before its wake-up (runtime.c). */
-void zt_timers_changed(struct zt *zt);
+void zt_timers_changed(struct zt_runtime *zt);
 
 #define ZT_LOCK_STR2(x) #x
 #define ZT_LOCK_STR(x) ZT_LOCK_STR2(x)

@@ -17,7 +17,7 @@ static enum gro_target gro_target_of(const struct tun_dev *t)
 	return t->uso ? GRO_TUN_USO : GRO_TUN;
 }
 
-void gro_write(struct zt *zt, struct gro_writer *w, const struct gro_pkt *pkts, int n)
+void gro_write(struct zt_runtime *zt, struct gro_writer *w, const struct gro_pkt *pkts, int n)
 {
 	struct zt_datapath *dp = &zt->dp;
 	struct gro_plan plan = {.items = w->items, .next = w->next};

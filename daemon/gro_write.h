@@ -7,7 +7,7 @@
 #include "offload.h"
 #include "udp.h"
 
-struct zt;
+struct zt_runtime;
 
 /* The plan's room, one per receive thread. */
 struct gro_writer {
@@ -18,6 +18,6 @@ struct gro_writer {
 
 /* Writes pkts[0, n) (n <= UDP_BATCH_DGRAMS) in order per flow. The first
  * EINVAL of a coalesced write turns TUN GRO off for good (logged once). */
-void gro_write(struct zt *zt, struct gro_writer *w, const struct gro_pkt *pkts, int n);
+void gro_write(struct zt_runtime *zt, struct gro_writer *w, const struct gro_pkt *pkts, int n);
 
 #endif

@@ -43,7 +43,7 @@ struct host_ops {
 struct host {
 	const struct host_ops *ops;
 	const struct zt_options *opt;
-	struct zt zt;
+	struct zt_runtime zt;
 	char ifname[IF_NAMESIZE];
 	int tun_fd;		     /* the device: a TUN descriptor, */
 	const struct tun_sink *sink; /* or else the stack packets go to */

@@ -19,7 +19,7 @@
 
 #include "buf.h"
 
-struct zt;
+struct zt_runtime;
 
 enum {
 	METRICS_MAX_CLIENTS = 64,	   /* more wait in the listen backlog */
@@ -51,7 +51,7 @@ struct metrics_proc {
 struct metrics {
 	int listen_fd; /* -1: off */
 	struct metrics_proc proc;
-	struct zt *zt;
+	struct zt_runtime *zt;
 	pthread_t thread;
 	bool started;
 	size_t n_clients;
@@ -61,7 +61,7 @@ struct metrics {
 /* Binds and listens on addr. 0 or a negative errno. */
 int metrics_open(struct metrics *m, const struct sockaddr *addr, socklen_t len);
 void metrics_open_proc(struct metrics *m);
-int metrics_start(struct metrics *m, struct zt *zt);
+int metrics_start(struct metrics *m, struct zt_runtime *zt);
 void metrics_stop(struct metrics *m);
 
 /* ---- metrics_http.c's parts, for tests ---- */
@@ -75,6 +75,6 @@ int metrics_http_status(const char *buf, size_t len, bool *head_only);
 
 /* The exposition text for zt (its engine lock is taken only to copy the
  * figures; the text is written without it). False when out of memory. */
-bool metrics_render(struct zt *zt, const struct metrics_proc *proc, struct buf *out);
+bool metrics_render(struct zt_runtime *zt, const struct metrics_proc *proc, struct buf *out);
 
 #endif

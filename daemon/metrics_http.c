@@ -260,7 +260,7 @@ static void *metrics_main(void *arg)
 	}
 }
 
-int metrics_start(struct metrics *m, struct zt *zt)
+int metrics_start(struct metrics *m, struct zt_runtime *zt)
 {
 	int ret;
 

@@ -73,7 +73,7 @@ static bool copy_ip(void *ctx, int family, const void *addr, uint8_t cidr)
 	return true;
 }
 
-static bool take_snapshot(struct zt *zt, struct snapshot *s)
+static bool take_snapshot(struct zt_runtime *zt, struct snapshot *s)
 {
 	struct wg_peer *peer = NULL;
 	struct wg_peer_info info;
@@ -180,7 +180,7 @@ struct labelled {
 	uint64_t v;
 };
 
-static void device_metrics(struct buf *out, struct zt *zt, const struct snapshot *s)
+static void device_metrics(struct buf *out, struct zt_runtime *zt, const struct snapshot *s)
 {
 	const struct wg_device_stats *st = &s->st;
 	const char *ifn = zt->ifname;
@@ -334,7 +334,7 @@ static void process_metrics(struct buf *out, const struct metrics_proc *proc)
 	}
 }
 
-bool metrics_render(struct zt *zt, const struct metrics_proc *proc, struct buf *out)
+bool metrics_render(struct zt_runtime *zt, const struct metrics_proc *proc, struct buf *out)
 {
 	struct snapshot s;
 	bool ok = take_snapshot(zt, &s);

@@ -28,17 +28,17 @@ enum {
 /* Every engine call that reads the clock is under the engine lock. */
 static uint64_t env_now(void *ctx)
 {
-	zt_engine_assert_held((struct zt *)ctx);
+	zt_engine_assert_held((struct zt_runtime *)ctx);
 	return zt_now_ns();
 }
 
 static uint64_t env_wall(void *ctx)
 {
-	zt_engine_assert_held((struct zt *)ctx);
+	zt_engine_assert_held((struct zt_runtime *)ctx);
 	return zt_wall_ns();
 }
 
-static void log_send_error(struct zt *zt, int ret, size_t len)
+static void log_send_error(struct zt_runtime *zt, int ret, size_t len)
 {
 	if (!ret)
 		return;
@@ -49,13 +49,13 @@ static void log_send_error(struct zt *zt, int ret, size_t len)
 /* The engine's sends, under the lock: on the current sockets. */
 static void io_send(void *ctx, const struct wg_endpoint *to, const uint8_t *pkt, size_t len)
 {
-	struct zt *zt = ctx;
+	struct zt_runtime *zt = ctx;
 
 	zt_engine_assert_held(zt);
 	log_send_error(zt, udp_send(&zt->udp, to, pkt, len), len);
 }
 
-void zt_timers_changed(struct zt *zt)
+void zt_timers_changed(struct zt_runtime *zt)
 {
 	uint64_t deadline;
 
@@ -70,7 +70,7 @@ void zt_timers_changed(struct zt *zt)
 	}
 }
 
-void zt_set_mtu(struct zt *zt, uint32_t mtu)
+void zt_set_mtu(struct zt_runtime *zt, uint32_t mtu)
 {
 	zt_engine_lock(zt);
 	if (mtu != zt->mtu) {
@@ -83,7 +83,7 @@ void zt_set_mtu(struct zt *zt, uint32_t mtu)
 }
 
 /* When the timer thread wakes, given wg_device_tick's next (not UINT64_MAX). */
-static uint64_t timer_wake_time(struct zt *zt, uint64_t next)
+static uint64_t timer_wake_time(struct zt_runtime *zt, uint64_t next)
 {
 	uint64_t now = zt_now_ns(), due = wg_device_next_deadline(zt->dev);
 
@@ -101,7 +101,7 @@ static uint64_t timer_wake_time(struct zt *zt, uint64_t next)
 
 static void *timer_main(void *arg)
 {
-	struct zt *zt = arg;
+	struct zt_runtime *zt = arg;
 	struct pollfd pfd[] = {
 	    {.fd = zt->timer_fd, .events = POLLIN},
 	    {.fd = zt->stop_fd, .events = POLLIN},
@@ -128,7 +128,7 @@ static void *timer_main(void *arg)
  * without it, the state change under it, the answers sent without it. */
 static void *handshake_main(void *arg)
 {
-	struct zt *zt = arg;
+	struct zt_runtime *zt = arg;
 	struct hsq_item *items = malloc(HS_BATCH * sizeof(*items));
 	struct wg_handshake_job *jobs = malloc(HS_BATCH * sizeof(*jobs));
 	struct udp_socks *socks = NULL; /* what the answers go out on */
@@ -173,7 +173,7 @@ static void *handshake_main(void *arg)
 	return NULL;
 }
 
-int zt_init(struct zt *zt, const char *ifname, const struct zt_dp_options *opt)
+int zt_init(struct zt_runtime *zt, const char *ifname, const struct zt_dp_options *opt)
 {
 	struct wg_env env = {.now_ns = env_now, .wall_ns = env_wall, .ctx = zt};
 	struct wg_io io = {.send = io_send, .ctx = zt, .event = eventlog_event};
@@ -219,7 +219,7 @@ int zt_init(struct zt *zt, const char *ifname, const struct zt_dp_options *opt)
 	return 0;
 }
 
-int zt_start(struct zt *zt)
+int zt_start(struct zt_runtime *zt)
 {
 	void *(*mains[])(void *) = {timer_main, handshake_main};
 	int ret = 0;
@@ -231,7 +231,7 @@ int zt_start(struct zt *zt)
 	return ret;
 }
 
-void zt_request_stop(struct zt *zt)
+void zt_request_stop(struct zt_runtime *zt)
 {
 	uint64_t one = 1;
 
@@ -241,7 +241,7 @@ void zt_request_stop(struct zt *zt)
 	}
 }
 
-void zt_stop(struct zt *zt)
+void zt_stop(struct zt_runtime *zt)
 {
 	zt_request_stop(zt);
 	hsq_close(&zt->hsq);
@@ -250,7 +250,7 @@ void zt_stop(struct zt *zt)
 	zt->n_threads = 0;
 }
 
-void zt_destroy(struct zt *zt)
+void zt_destroy(struct zt_runtime *zt)
 {
 	if (zt->dev)
 		wg_device_free(zt->dev);

@@ -19,11 +19,11 @@
 #include "udp.h"
 #include "wg/wg.h"
 
-struct zt;
+struct zt_runtime;
 
 /* Which thread owns and which lock guards each field: doc/datapath.md,
  * "Concurrency" (the engine lock: mtu, timer_deadline, udp's sets). */
-struct zt {
+struct zt_runtime {
 	pthread_mutex_t lock; /* the engine lock: every wg_device_* call (enginelock.h) */
 	ZT_LOCKSTAT_DECL
 	struct wg_device *dev;
@@ -46,15 +46,15 @@ struct zt {
 };
 
 /* Creates the engine and binds a random port (then zt_datapath_init). */
-int zt_init(struct zt *zt, const char *ifname, const struct zt_dp_options *opt);
+int zt_init(struct zt_runtime *zt, const char *ifname, const struct zt_dp_options *opt);
 /* Starts the timer and handshake threads (then zt_datapath_start). */
-int zt_start(struct zt *zt);
+int zt_start(struct zt_runtime *zt);
 /* Safe from any thread; the main loop sees stop_fd become readable. */
-void zt_request_stop(struct zt *zt);
+void zt_request_stop(struct zt_runtime *zt);
 /* Stops and joins the timer and handshake threads (after zt_datapath_stop). */
-void zt_stop(struct zt *zt);
-void zt_destroy(struct zt *zt);
+void zt_stop(struct zt_runtime *zt);
+void zt_destroy(struct zt_runtime *zt);
 /* The TUN MTU changed (netlink). Takes the lock. */
-void zt_set_mtu(struct zt *zt, uint32_t mtu);
+void zt_set_mtu(struct zt_runtime *zt, uint32_t mtu);
 
 #endif

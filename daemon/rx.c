@@ -28,7 +28,7 @@ struct rx_item {
 };
 
 struct rx {
-	struct zt *zt;
+	struct zt_runtime *zt;
 	struct udp_batch b;
 	struct rx_item item[RX_MAX_PKTS];
 	struct wg_rx_job job[RX_MAX_PKTS];
@@ -49,7 +49,7 @@ static void rx_open_slice(void *arg, int begin, int end)
 
 static void rx_batch(struct rx *x, int nb)
 {
-	struct zt *zt = x->zt;
+	struct zt_runtime *zt = x->zt;
 	struct udp_batch *b = &x->b;
 	int n = 0, np = 0;
 	size_t bytes = 0;
@@ -115,7 +115,7 @@ static void rx_batch(struct rx *x, int nb)
 
 void *zt_udp_main(void *arg)
 {
-	struct zt *zt = arg;
+	struct zt_runtime *zt = arg;
 	struct rx *x = zt_pages_alloc(sizeof(*x));
 	struct udp_socks *socks = NULL;
 	bool changed = true;

@@ -28,7 +28,7 @@ struct tx_slot {
 };
 
 struct tx {
-	struct zt *zt;
+	struct zt_runtime *zt;
 	int q; /* the TUN queue this thread reads */
 	uint8_t *in;
 	uint8_t *out;
@@ -73,7 +73,7 @@ static uint8_t *tx_alloc(void *ctx, size_t len)
 /* Prepares slots [prepared, end) in order under the engine lock. */
 static void tx_prepare(struct tx *t, int end)
 {
-	struct zt *zt = t->zt;
+	struct zt_runtime *zt = t->zt;
 
 	if (t->prepared >= end)
 		return;
@@ -187,7 +187,7 @@ static bool tx_read(struct tx *t)
 
 static void tx_flush(struct tx *t)
 {
-	struct zt *zt = t->zt;
+	struct zt_runtime *zt = t->zt;
 	int n_runs = 0, n_dgrams = 0, sent;
 	size_t left = 0; /* bytes still to seal (fused segments are done) */
 
@@ -241,7 +241,7 @@ static void tx_free(struct tx *t)
 	zt_pages_free(t, sizeof(*t));
 }
 
-struct tx *zt_tx_open(struct zt *zt)
+struct tx *zt_tx_open(struct zt_runtime *zt)
 {
 	struct tx *t = zt_pages_alloc(sizeof(*t));
 
@@ -261,7 +261,7 @@ struct tx *zt_tx_open(struct zt *zt)
  * wg_device_free finds every keypair released and wiped) and the sockets. */
 static void tx_release(struct tx *t)
 {
-	struct zt *zt = t->zt;
+	struct zt_runtime *zt = t->zt;
 
 	zt_engine_lock(zt);
 	for (int i = 0; i < t->prepared; i++) {
@@ -295,7 +295,7 @@ void zt_tx_send(struct tx *t)
 void *zt_tun_main(void *arg)
 {
 	const struct zt_tunq *q = arg;
-	struct zt *zt = q->zt;
+	struct zt_runtime *zt = q->zt;
 	struct tx *t = zt_tx_open(zt);
 
 	if (!t) {

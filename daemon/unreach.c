@@ -12,7 +12,8 @@
 #include "log.h"
 #include "runtime.h"
 
-void zt_send_unreachable(struct zt *zt, struct unreach_rate *rate, const uint8_t *pkt, size_t len)
+void zt_send_unreachable(struct zt_runtime *zt, struct unreach_rate *rate, const uint8_t *pkt,
+			 size_t len)
 {
 	uint8_t msg[ICMP_REPLY_MAX];
 	struct if_addrs from;

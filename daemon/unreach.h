@@ -6,7 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-struct zt;
+struct zt_runtime;
 
 enum { UNREACH_PER_SECOND = 100 };
 
@@ -17,6 +17,7 @@ struct unreach_rate {
 };
 
 /* Answers the IP packet pkt; takes the engine lock for a moment. */
-void zt_send_unreachable(struct zt *zt, struct unreach_rate *rate, const uint8_t *pkt, size_t len);
+void zt_send_unreachable(struct zt_runtime *zt, struct unreach_rate *rate, const uint8_t *pkt,
+			 size_t len);
 
 #endif

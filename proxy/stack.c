@@ -138,7 +138,7 @@ static void sink_end(void *ctx)
 	stack_unlock(s);
 }
 
-int stack_init(struct stack *s, struct zt *zt, uint32_t mtu, const ip4_addr_t *a4,
+int stack_init(struct stack *s, struct zt_runtime *zt, uint32_t mtu, const ip4_addr_t *a4,
 	       const ip6_addr_t *a6)
 {
 	ip4_addr_t mask, gw;

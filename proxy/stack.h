@@ -15,7 +15,7 @@
 #include "tun.h"
 
 struct tx;
-struct zt;
+struct zt_runtime;
 
 /* lwIP's state is guarded by its core lock (LOCK_TCPIP_CORE). Every
  * thread that runs lwIP takes it: the data path's receive thread for a
@@ -53,7 +53,7 @@ struct stack {
 /* Starts lwIP's tcpip thread, adds the netif with the given addresses
  * (either may be absent) and fills s->sink (for zt_datapath_init_sink);
  * what lwIP sends goes through zt's data path. */
-int stack_init(struct stack *s, struct zt *zt, uint32_t mtu, const ip4_addr_t *a4,
+int stack_init(struct stack *s, struct zt_runtime *zt, uint32_t mtu, const ip4_addr_t *a4,
 	       const ip6_addr_t *a6);
 /* Sending starts (after zt_datapath_start) and stops (before
  * zt_datapath_stop). */
