@@ -414,14 +414,14 @@ static const char *env_get(void *ctx, const char *name)
 
 int main(int argc, char **argv)
 {
-	static struct daemon d = {
-	    .h = {.ops = &daemon_ops, .opt = &d.opt},
-	    .watch_fd = -1,
-	    .link = {.fd = -1, .peer_fd = -1},
-	    .metrics = {.listen_fd = -1, .proc.stat_fd = -1},
-	    .ready_fd = -1,
-	    .null_fd = -1,
-	};
+	/* zeroed (bss: no page of it is touched until used), then set */
+	static struct daemon d;
+
+	d.h.ops = &daemon_ops;
+	d.h.opt = &d.opt;
+	d.watch_fd = d.ready_fd = d.null_fd = -1;
+	d.link.fd = d.link.peer_fd = -1;
+	d.metrics.listen_fd = d.metrics.proc.stat_fd = -1;
 
 	zt_cli_parse(argc, argv, env_get, NULL, &d.opt);
 	switch (d.opt.action) {

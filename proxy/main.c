@@ -326,7 +326,11 @@ static const char *env_get(void *ctx, const char *name)
 
 int main(int argc, char **argv)
 {
-	static struct proxy_main m = {.h = {.ops = &proxy_ops, .opt = &m.opt}, .name = m.opt.name};
+	static struct proxy_main m; /* zeroed, in bss: untouched pages stay out of RSS */
+
+	m.h.ops = &proxy_ops;
+	m.h.opt = &m.opt;
+	m.name = m.opt.name;
 
 	zt_cli_parse_proxy(argc, argv, env_get, NULL, &m.opt);
 	switch (m.opt.action) {
