@@ -40,6 +40,8 @@ def calls(d):
     defined, used = {}, {}
     for o in sorted(glob.glob(f"{build}/obj/{d}/*.o")):
         f = f"{d}/{os.path.basename(o)[:-2]}.c"
+        if not os.path.exists(f):
+            continue  # a stale object of a file that is gone
         used[f] = set()
         out = subprocess.run(["nm", o], capture_output=True, text=True, check=True).stdout
         for line in out.splitlines():
