@@ -200,13 +200,16 @@ unpriv() {
 }
 
 # start_proxy FILE: the proxy in the client namespace; PROXY_PID. Waits
-# for its SOCKS5 listener. PROXY_PRE: words run before it (prlimit ...).
+# for its SOCKS5 listener. PROXY_PRE: words run before it (prlimit ...), as
+# root: run as the unprivileged user, they could not execute a binary in a
+# checkout only root may enter (a clone under /root).
 start_proxy() {
 	# not through unpriv(): $! must be the proxy's PID (ip and setpriv exec)
 	# shellcheck disable=SC2086 # PROXY_CMD: the command's words
 	# (root's XDG_RUNTIME_DIR, if set, is not the unprivileged user's)
-	ip netns exec "$N2" env -u XDG_RUNTIME_DIR setpriv --reuid="$UNPRIV" --regid="$UNPRIV" \
-		--clear-groups --inh-caps=-all --bounding-set=-all ${PROXY_PRE:-} $PROXY_CMD "$1" >>"$T/proxy.log" 2>&1 &
+	ip netns exec "$N2" env -u XDG_RUNTIME_DIR ${PROXY_PRE:-} setpriv --reuid="$UNPRIV" \
+		--regid="$UNPRIV" --clear-groups --inh-caps=-all --bounding-set=-all \
+		$PROXY_CMD "$1" >>"$T/proxy.log" 2>&1 &
 	PROXY_PID=$!
 	PIDS="$PIDS $PROXY_PID"
 	wait_tcp "$N2" "$SOCKS_PORT" || fail "proxy: no SOCKS5 listener on port $SOCKS_PORT"
