@@ -16,6 +16,11 @@
 #                            # port $KVM_GUEST_PORT, $(tun4 2), $(tun6 2)
 #   kvm_wg_field FIELD PEERKEY   # like wg_field, for the guest's wg0
 #   kvm_check_stats PEERKEY ENDPOINT   # like check_peer_stats, in the guest
+#   kvm_pair                 # kvm_start, zinctun $I1 (keys k1, $(tun4 1),
+#                            # port $P1) in $N1 = $KVM_NS, the guest's wg0 (k2):
+#                            # no peers yet (ENV1: zinctun's extra environment)
+#   kvm_connect              # kvm_pair, each the other's peer (zinctun knows
+#                            # the guest's IPv4 endpoint), one ping through
 #
 # The guest (vmlinuz from scripts/fetch-kernel, an initramfs built here in
 # $T: busybox-static, dash, ip, wg and KVM_BINS with the libraries ldd names, the
@@ -26,7 +31,20 @@
 # Its network is one virtio-net NIC on the tap: another test captures the
 # underlay there (ip netns exec NS tcpdump -i "$KVM_TAP" ...), shapes or
 # marks it with tc or iptables in NS, and checks the guest's side with
-# kvm_run (its /proc, wg, ip, or a KVM_BINS tool such as tcpdump).
+# kvm_run (its /proc, wg, ip, or a KVM_BINS tool such as tcpdump). ECN,
+# say (issue 26), both directions against the module:
+#   KVM_BINS="tcpdump ping"; kvm_need; kvm_connect
+#   ip netns exec "$N1" tcpdump -i "$KVM_TAP" -nv -c 2 udp >"$T/outer" 2>&1 &
+#   kvm_run "tcpdump -Z root -i wg0 -nv -c 2 icmp >/tmp/inner 2>&1 &"
+#   ip netns exec "$N1" ping -Q 2 -c 1 "$(tun4 2)"   # an ECT(0) inner packet
+#   kvm_run "ping -Q 1 -c 1 $(tun4 1)"               # ECT(1), from the module
+#   kvm_run cat /tmp/inner; cat "$T/outer"           # tos of inner and outer
+# and an outer CE on zinctun's datagrams: ip netns exec "$N1" iptables -t
+# mangle -A POSTROUTING -o "$KVM_TAP" -p udp -j TOS --set-tos 0x03/0x03.
+# Without a capture, the guest's /proc/net/dev_snmp6/wg0 counts inner IPv6
+# packets by ECN (Ip6InECT0Pkts, Ip6InCEPkts, ...). (Seen with this: the
+# module carries ECT(0)/ECT(1) to the outer header and an outer CE into an
+# ECT inner packet; zinctun today sends tos 0 outside.)
 # qemu runs with KVM when /dev/kvm works, else with TCG (emulated: boot in
 # seconds, slow traffic: keep transfers short).
 
@@ -73,6 +91,10 @@ kvm_initramfs() {
 	mkdir -p "$KVM_ROOT/bin" "$KVM_ROOT/modules" "$KVM_ROOT/proc" "$KVM_ROOT/sys" \
 		"$KVM_ROOT/dev" "$KVM_ROOT/tmp" "$KVM_ROOT/run"
 	: >"$KVM_ROOT/modules/order"
+	# root by name, for tools that look it up (tcpdump -Z root)
+	mkdir -p "$KVM_ROOT/etc"
+	echo "root:x:0:0:root:/tmp:/bin/sh" >"$KVM_ROOT/etc/passwd"
+	echo "root:x:0:" >"$KVM_ROOT/etc/group"
 	cp /bin/busybox "$KVM_ROOT/bin/"
 	for a in $(/bin/busybox --list | grep -vx busybox); do ln -s busybox "$KVM_ROOT/bin/$a"; done
 	for b in dash ip wg ${KVM_BINS:-}; do
@@ -210,4 +232,26 @@ kvm_check_stats() {
 	set -- $(kvm_wg_field transfer "$1")
 	[ "${1:-0}" -gt 0 ] && [ "${2:-0}" -gt 0 ] || fail "guest wg0: transfer rx=${1:-} tx=${2:-}"
 	ok "guest wg0: endpoint $ep, handshake $((now - hs))s ago, rx $1 tx $2"
+}
+
+# kvm_pair: the guest and a zinctun beside it, configured, no peers yet
+kvm_pair() {
+	kvm_start
+	N1=$KVM_NS I1=$(ifname a)
+	genkeys k1
+	genkeys k2
+	# shellcheck disable=SC2086 # ENV1: extra environment, one word each
+	start_daemon zinctun "$N1" "$I1" ${ENV1:-}
+	conf_iface "$N1" "$I1" k1 1
+	P1=$(listen_port "$N1" "$I1")
+	kvm_wg_up k2
+}
+
+# kvm_connect: kvm_pair, peers on both sides, a first ping (zinctun initiates)
+kvm_connect() {
+	kvm_pair
+	add_peer "$N1" "$I1" k2 "$(tun4 2)/32,$(tun6 2)/128" "$(ul4 2):$KVM_GUEST_PORT"
+	kvm_run "wg set wg0 peer $(pub k1) allowed-ips $(tun4 1)/32,$(tun6 1)/128" ||
+		fail "guest: wg set peer"
+	ping_ok "$N1" "$(tun4 2)" 2 || { cat "$T/ping.out"; fail "initial ping to the guest"; }
 }
