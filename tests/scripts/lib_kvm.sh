@@ -95,7 +95,7 @@ kvm_initramfs() {
 	mkdir -p "$KVM_ROOT/etc"
 	echo "root:x:0:0:root:/tmp:/bin/sh" >"$KVM_ROOT/etc/passwd"
 	echo "root:x:0:" >"$KVM_ROOT/etc/group"
-	cp /bin/busybox "$KVM_ROOT/bin/"
+	kvm_copy_bin /bin/busybox
 	for a in $(/bin/busybox --list | grep -vx busybox); do ln -s busybox "$KVM_ROOT/bin/$a"; done
 	for b in dash ip wg ${KVM_BINS:-}; do
 		p=$(command -v "$b") || fail "$b not installed (for the guest)"
@@ -121,6 +121,8 @@ kvm_start() {
 	ip -n "$KVM_NS" addr add "$(ul6 1)/64" dev "$KVM_TAP" nodad
 	ip -n "$KVM_NS" link set "$KVM_TAP" up
 	mkfifo "$T/ctl.in" "$T/ctl.out"
+	# held open here too: writing a command never blocks, even once qemu is gone
+	exec 8<>"$T/ctl.in"
 	echo 0 >"$T/kvm.seq"
 	: >"$T/ctl.log"
 	KVM_T0=$(date +%s%N)
@@ -194,13 +196,14 @@ kvm_run() {
 	printf '%s %s\n' "$seq" "$(echo "$*" | tr '\n' ' ')" >"$T/ctl.in"
 	for _ in $(seq 1 $((KVM_RUN_TIMEOUT * 10))); do
 		grep -q "^@@ZT-END $seq " "$T/ctl.log" && break
+		kill -0 "$KVM_PID" 2>/dev/null || break
 		sleep 0.1
 	done
 	out=$(awk -v s="$seq" '$1 == "@@ZT-BEGIN" && $2 == s { on = 1; next }
 		$1 == "@@ZT-END" && $2 == s { print "@@" $3; exit } on' "$T/ctl.log")
 	case $out in
 	*@@[0-9]*) ;;
-	*) kvm_fail "guest: no answer in ${KVM_RUN_TIMEOUT}s to: $*" ;;
+	*) kvm_fail "guest: no answer to: $*" ;;
 	esac
 	printf '%s' "${out%@@*}"
 	return "${out##*@@}"
