@@ -3,6 +3,7 @@
 # initramfs): modules in dependency order, then one command line at a time
 # from the second serial port, each answered on it between markers.
 export PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/tmp
+/bin/busybox --install -s /bin
 mount -t proc proc /proc
 mount -t sysfs sysfs /sys
 mount -t devtmpfs devtmpfs /dev
