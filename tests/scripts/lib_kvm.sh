@@ -11,7 +11,8 @@
 #   kvm_start                # boots; the tap $KVM_TAP in namespace $KVM_NS
 #                            # has $(ul4 1), $(ul6 1); the guest's eth0 $(ul4 2), $(ul6 2)
 #   kvm_run 'wg show wg0'    # a shell command line in the guest: its output,
-#                            # its exit status (one line: no newlines in it)
+#                            # its exit status (newlines become spaces; a file
+#                            # or script: kvm_run "echo $(base64 -w0 F) | base64 -d >/tmp/F")
 #   kvm_wg_up KEYNAME        # wg0 in the guest: key $T/KEYNAME.key (genkeys),
 #                            # port $KVM_GUEST_PORT, $(tun4 2), $(tun6 2)
 #   kvm_wg_field FIELD PEERKEY   # like wg_field, for the guest's wg0
