@@ -34,7 +34,7 @@ static bool utf8_valid(const unsigned char *s)
 			       : *s < 0xf0 ? 3
 			       : *s < 0xf5 ? 4
 					   : 0;
-		uint32_t cp = len == 1 ? *s : *s & (0x3f >> len);
+		uint32_t cp = len == 1 ? *s : *s & (0x7f >> len);
 
 		if (!len)
 			return false;
