@@ -4,11 +4,10 @@
 #include "metrics.h"
 
 #include <errno.h>
-#include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <unistd.h>
 
 #include "base64.h"
 
@@ -121,30 +120,18 @@ int metrics_names_parse(struct metrics_names *names, char *text, size_t len)
 
 int metrics_names_load(struct metrics_names *names, const char *path)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	char *text = malloc(METRICS_NAMES_MAX_FILE + 1);
-	size_t len = 0;
-	ssize_t n = 1;
+	FILE *f = fopen(path, "re");
+	char *text = f ? malloc(METRICS_NAMES_MAX_FILE + 2) : NULL;
+	size_t len = text ? fread(text, 1, METRICS_NAMES_MAX_FILE + 1, f) : 0;
+	int err = !f ? -errno : !text ? -ENOMEM : ferror(f) ? -EIO : 0;
 
-	if (fd < 0 || !text) {
-		n = fd < 0 ? -errno : -ENOMEM;
+	if (!err && len > METRICS_NAMES_MAX_FILE)
+		err = -EFBIG;
+	if (f)
+		fclose(f);
+	if (err) {
 		free(text);
-		if (fd >= 0)
-			close(fd);
-		return (int)n;
-	}
-	while (n > 0 && len <= METRICS_NAMES_MAX_FILE) {
-		n = read(fd, text + len, METRICS_NAMES_MAX_FILE + 1 - len);
-		if (n < 0 && errno == EINTR)
-			n = 1;
-		else if (n > 0)
-			len += (size_t)n;
-	}
-	n = n < 0 ? -errno : len > METRICS_NAMES_MAX_FILE ? -EFBIG : 0;
-	close(fd);
-	if (n) {
-		free(text);
-		return (int)n;
+		return err;
 	}
 	text[len] = '\0';
 	return metrics_names_parse(names, text, len);
