@@ -146,20 +146,6 @@ sock_answers() { # IFNAME: something accepts connections on its socket
 		"$SOCKDIR/$1.sock" 2>/dev/null
 }
 
-# sock_released IFNAME: after the daemon exited, its socket file is gone, or
-# (a daemon that is not root cannot remove it) nothing answers it any more
-# and wg removes it on its next look, as it does for any stale socket.
-sock_released() {
-	for _ in $(seq 1 30); do
-		[ -e "$SOCKDIR/$1.sock" ] || return 0
-		sock_answers "$1" || break
-		sleep 0.1
-	done
-	sock_answers "$1" && return 1
-	wg show "$1" >/dev/null 2>&1
-	[ ! -e "$SOCKDIR/$1.sock" ]
-}
-
 # wait_gone PID: true once the process has exited (max ~5 s)
 wait_gone() {
 	for _ in $(seq 1 50); do
@@ -372,19 +358,19 @@ devlog_exec() {
 		"$([ -n "${NODEVLOG:-}" ] || echo "$T/devlog")" "$@"
 }
 
-# sock_removed NS IFNAME: after the daemon's end its socket file goes away
+# sock_removed IFNAME: after the daemon's end its socket file goes away
 # (removed for it, never by wg: nothing here runs wg before the check), and
 # then wg show says what it says of a name that never existed.
 sock_removed() {
 	for _ in $(seq 1 50); do
-		[ -e "$SOCKDIR/$2.sock" ] || break
+		[ -e "$SOCKDIR/$1.sock" ] || break
 		sleep 0.1
 	done
-	[ -e "$SOCKDIR/$2.sock" ] && { echo "$SOCKDIR/$2.sock still there"; return 1; }
-	ip netns exec "$1" wg show "$2" >/dev/null 2>"$T/wgshow.err" && { echo "wg show $2 answered"; return 1; }
-	ip netns exec "$1" wg show "zt${ID}never" >/dev/null 2>"$T/wgnever.err"
-	sed "s/zt${ID}never/$2/" "$T/wgnever.err" | cmp -s - "$T/wgshow.err" ||
-		{ echo "wg show $2: '$(cat "$T/wgshow.err")', not as for no interface"; return 1; }
+	[ -e "$SOCKDIR/$1.sock" ] && { echo "$SOCKDIR/$1.sock still there"; return 1; }
+	wg show "$1" >/dev/null 2>"$T/wgshow.err" && { echo "wg show $1 answered"; return 1; }
+	wg show "zt${ID}never" >/dev/null 2>"$T/wgnever.err"
+	sed "s/zt${ID}never/$1/" "$T/wgnever.err" | cmp -s - "$T/wgshow.err" ||
+		{ echo "wg show $1: '$(cat "$T/wgshow.err")', not as for no interface"; return 1; }
 }
 
 # wait_in FILE TEXT [tenths]: true once TEXT is in FILE (default 10 s)

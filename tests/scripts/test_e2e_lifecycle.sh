@@ -72,7 +72,7 @@ ok "second daemon refused"
 # -- ip link del: exit and remove the socket
 ip -n "$N" link del "$I"
 wait_gone "$P" || fail "still running after ip link del"
-sock_removed "$N" "$I" || fail "after ip link del"
+sock_removed "$I" || fail "after ip link del"
 # the TUN reader sees EBADFD: the link going away, not an error
 grep -q "File descriptor in bad state" "$T/bg.log" && fail "deletion logged as EBADFD: $(cat "$T/bg.log")"
 ok "exit on link deletion ($(grep -oE "interface $I (was deleted|is gone)[^,]*" "$T/bg.log" | tr '\n' ';'))"
@@ -83,7 +83,7 @@ for sig in TERM INT; do
 	P=$LAST_PID
 	kill -s "$sig" "$P"
 	wait_gone "$P" || fail "still running after SIG$sig"
-	sock_removed "$N" "$I" || fail "after SIG$sig"
+	sock_removed "$I" || fail "after SIG$sig"
 	ip -n "$N" link show "$I" >/dev/null 2>&1 && fail "link left after SIG$sig"
 	ok "exit on SIG$sig"
 done
@@ -103,7 +103,7 @@ ok "WG_PROCESS_FOREGROUND=1, exit on socket removal"
 start_daemon zinctun "$N" "$I"
 kill -9 "$LAST_PID"
 wait_gone "$LAST_PID" || fail "SIGKILL"
-sock_removed "$N" "$I" || fail "after SIGKILL"
+sock_removed "$I" || fail "after SIGKILL"
 ok "socket removed after SIGKILL"
 
 # -- restart over a stale socket (its remover killed first): taken over
@@ -130,7 +130,7 @@ wait_gone "$P" || fail "stop"
 
 # -- inherited descriptors (how wireguard-go re-executes itself); the
 # socket made here must not find the last daemon's file
-sock_removed "$N" "$I" || fail "after stop"
+sock_removed "$I" || fail "after stop"
 ip netns exec "$N" python3 - "$ZINCTUN" "$I" "$SOCKDIR/$I.sock" >>"$T/fd.log" 2>&1 <<'PY' &
 import fcntl, os, socket, struct, sys
 zt, name, path = sys.argv[1:]
@@ -149,6 +149,6 @@ sleep 0.3
 w show "$I" listen-port >/dev/null || fail "inherited: wg show: $(cat "$T/fd.log")"
 ip -n "$N" link del "$I"
 wait_gone "$P" || fail "inherited: still running after link deletion"
-sock_removed "$N" "$I" || fail "inherited"
+sock_removed "$I" || fail "inherited"
 ok "WG_TUN_FD / WG_UAPI_FD"
 echo PASS

@@ -111,7 +111,7 @@ for pair in "$N1 $I1" "$N2 $I2"; do
 	p=$(eval echo \$PID_$2)
 	ip netns exec "$1" wg-quick down "$T/$2.conf" >>"$T/$2.log" 2>&1 || fail "wg-quick down $2"
 	wait_gone "$p" || fail "$2: daemon still running after wg-quick down"
-	sock_removed "$1" "$2" || fail "$2: after wg-quick down"
+	sock_removed "$2" || fail "$2: after wg-quick down"
 	ip -n "$1" link show "$2" >/dev/null 2>&1 && fail "$2: link left"
 	ok "wg-quick down $2: daemon exited, socket removed"
 done
