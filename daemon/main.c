@@ -458,8 +458,10 @@ int main(int argc, char **argv)
 	d.link.fd = d.link.peer_fd = -1;
 	d.metrics.listen_fd = d.metrics.proc.stat_fd = -1;
 
-	d.title = argv[0]; /* the kernel lays the arguments out one after another */
-	d.title_len = (size_t)(argv[argc - 1] + strlen(argv[argc - 1]) + 1 - argv[0]);
+	if (argc > 0) { /* the kernel lays the arguments out one after another */
+		d.title = argv[0];
+		d.title_len = (size_t)(argv[argc - 1] + strlen(argv[argc - 1]) + 1 - argv[0]);
+	}
 	zt_cli_parse(argc, argv, env_get, NULL, &d.opt);
 	switch (d.opt.action) {
 	case ZT_CLI_VERSION:

@@ -26,11 +26,10 @@ reap(int fd, const char *path, const struct stat *own, char *title, size_t title
 	if (fd > 0)
 		syscall(SYS_close_range, 0, fd - 1, 0);
 	syscall(SYS_close_range, fd + 1, ~0U, 0);
-	memset(title, 0, title_len);
-	if (title_len > 1)
-		memcpy(title, REAPER_NAME,
-		       title_len - 1 < strlen(REAPER_NAME) ? title_len - 1 : strlen(REAPER_NAME));
+	if (title_len) /* NUL-padded; its last byte is a NUL already */
+		strncpy(title, REAPER_NAME, title_len - 1);
 	prctl(PR_SET_NAME, REAPER_NAME, 0, 0, 0);
+	(void)!chdir("/"); /* holds no mount busy */
 	/* the stop signals stay blocked (signals_open): SIGTERM to the whole
 	 * cgroup leaves this process waiting for the daemon's end */
 	syscall(SYS_capset, &h, none);
