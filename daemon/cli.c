@@ -184,6 +184,10 @@ static bool parse_args(int argc, char *const argv[], struct zt_options *out)
 			out->foreground = true;
 		else if ((v = flag_value(argc, argv, &i, "--metrics", &missing)))
 			out->metrics = v;
+		else if ((v = flag_value(argc, argv, &i, "--metrics-names", &missing)))
+			out->metrics_names = v;
+		else if ((v = flag_value(argc, argv, &i, "--log-file", &missing)))
+			out->log_file = v;
 		else if (missing)
 			return fail(out, "option '%s' needs a value", a);
 		else if (a[0] == '-')
@@ -318,6 +322,10 @@ static bool parse_env(const char *(*env)(void *ctx, const char *name), void *ctx
 	/* wg-quick passes no flags: the environment turns it on too */
 	if (!out->metrics)
 		out->metrics = env(ctx, "ZINCTUN_METRICS");
+	if (!out->metrics_names)
+		out->metrics_names = env(ctx, "ZINCTUN_METRICS_NAMES");
+	if (!out->log_file)
+		out->log_file = env(ctx, "ZINCTUN_LOG_FILE");
 	return true;
 }
 
@@ -414,6 +422,15 @@ void zt_cli_parse(int argc, char *const argv[], const char *(*env)(void *ctx, co
 		out->user = NULL;
 	if (out->metrics && !*out->metrics)
 		out->metrics = NULL;
+	if (out->metrics_names && !*out->metrics_names)
+		out->metrics_names = NULL;
+	if (out->log_file && !*out->log_file)
+		out->log_file = NULL;
+	if (out->metrics_names && !out->metrics) {
+		fail(out,
+		     "--metrics-names (ZINCTUN_METRICS_NAMES) needs --metrics (ZINCTUN_METRICS)");
+		return;
+	}
 	if (out->metrics &&
 	    !zt_cli_parse_listen(out->metrics, &out->metrics_addr, &out->metrics_addr_len)) {
 		fail(out, "invalid metrics address (PORT, IPV4:PORT or [IPV6]:PORT)");

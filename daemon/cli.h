@@ -53,7 +53,9 @@ struct zt_options {
 	const char *metrics;	  /* --metrics ADDR, ZINCTUN_METRICS; NULL: no endpoint */
 	struct sockaddr_storage metrics_addr; /* ... parsed */
 	socklen_t metrics_addr_len;
-	const char *zinc_impl; /* ZINC_IMPL, for zinc_impl_select(); NULL: auto */
+	const char *metrics_names; /* --metrics-names FILE, ZINCTUN_METRICS_NAMES */
+	const char *log_file;	   /* --log-file PATH, ZINCTUN_LOG_FILE; NULL: syslog/stderr */
+	const char *zinc_impl;	   /* ZINC_IMPL, for zinc_impl_select(); NULL: auto */
 	struct zt_dp_options dp;
 	const char *proxy;		/* --proxy FILE (ZT_CLI_PROXY); zinctun-proxy's FILE */
 	const char *socket;		/* zinctun-proxy --socket PATH; NULL: its default */

@@ -1,6 +1,6 @@
-/* One line per message, on stderr in wireguard-go's form, or to a syslog
- * socket connected once before the sandbox (syslog(3) would reconnect,
- * which seccomp forbids, and may block). */
+/* One line per message, on stderr or in a file in wireguard-go's form, or
+ * to a syslog socket connected once before the sandbox (syslog(3) would
+ * reconnect, which seccomp forbids, and may block). */
 #include "log.h"
 
 #include <errno.h>
@@ -22,6 +22,7 @@ static enum log_level level = LOG_LEVEL_ERROR;
 static char prefix[64];
 static int syslog_fd = -1;
 static int syslog_pid;
+static int out_fd = STDERR_FILENO; /* where lines go without syslog */
 
 void log_init(const char *ifname, enum log_level lvl)
 {
@@ -50,6 +51,16 @@ bool log_open_syslog(void)
 	return true;
 }
 
+int log_open_file(const char *path)
+{
+	int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOCTTY, 0640);
+
+	if (fd < 0)
+		return -errno;
+	out_fd = fd;
+	return 0;
+}
+
 static void write_syslog(enum log_level lvl, const char *text, const struct tm *tm)
 {
 	static const int severity[] = {LOG_ERR, LOG_ERR, LOG_INFO, LOG_DEBUG};
@@ -72,7 +83,7 @@ static void write_syslog(enum log_level lvl, const char *text, const struct tm *
 void log_msg(enum log_level lvl, const char *fmt, ...)
 {
 	static const char *const names[] = {"", "ERROR", "INFO", "DEBUG"};
-	char text[1024];
+	char text[1024], line[1200];
 	struct tm tm;
 	time_t now;
 	va_list ap;
@@ -87,10 +98,16 @@ void log_msg(enum log_level lvl, const char *fmt, ...)
 	va_end(ap);
 	if (syslog_fd >= 0)
 		write_syslog(lvl, text, &tm);
-	else
+	else {
+		int n = snprintf(line, sizeof(line), "%s: %s%04d/%02d/%02d %02d:%02d:%02d %s\n",
+				 names[lvl], prefix, tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday,
+				 tm.tm_hour, tm.tm_min, tm.tm_sec, text);
+
+		if (n > 0 && (size_t)n >= sizeof(line)) /* cut: still one line */
+			line[(n = sizeof(line) - 1) - 1] = '\n';
 		/* one write per line so threads do not interleave inside a line */
-		fprintf(stderr, "%s: %s%04d/%02d/%02d %02d:%02d:%02d %s\n", names[lvl], prefix,
-			tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min,
-			tm.tm_sec, text);
+		if (n > 0)
+			(void)!write(out_fd, line, (size_t)n);
+	}
 	errno = saved;
 }

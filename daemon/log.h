@@ -1,4 +1,5 @@
-/* Logging, filtered by a level (LOG_LEVEL): to stderr, or to syslog once
+/* Logging, filtered by a level (LOG_LEVEL): to stderr, to a file once
+ * log_open_file() opened it (--log-file), or to syslog once
  * log_open_syslog() connected (a daemon in the background). */
 #ifndef ZT_LOG_H
 #define ZT_LOG_H
@@ -23,6 +24,9 @@ static inline bool log_enabled(enum log_level lvl)
 /* Connects to the system log (/dev/log) for every later line; call it
  * before the sandbox forbids connect(). False (stderr stays) if none. */
 bool log_open_syslog(void);
+/* Appends every later line to path, opened now (before the sandbox forbids
+ * open(); never reopened: rotate with copytruncate). 0 or a negative errno. */
+int log_open_file(const char *path);
 void log_msg(enum log_level level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 #define log_err(...) log_msg(LOG_LEVEL_ERROR, __VA_ARGS__)

@@ -20,6 +20,7 @@
 #include "proxy_exec.h"
 #include "rnglog.h"
 #include "sandbox.h"
+#include "sockreap.h"
 #include "tun.h"
 #include "version.h"
 
@@ -33,13 +34,17 @@ struct daemon {
 	struct rnglog rnglog;
 	struct metrics metrics; /* listen_fd -1: no --metrics */
 	int ready_fd, null_fd;	/* in the background: readiness pipe, /dev/null */
+	bool keep_stderr;	/* in the background, the log's only way out */
+	char *title;		/* the command line's bytes (the socket remover's name) */
+	size_t title_len;
 };
 
 static void usage(FILE *f, const char *prog)
 {
 	fprintf(
 	    f,
-	    "Usage: %s [-f/--foreground] [--user NAME] [--metrics [ADDR:]PORT] INTERFACE-NAME\n"
+	    "Usage: %s [-f/--foreground] [--user NAME] [--log-file PATH]\n"
+	    "       [--metrics [ADDR:]PORT [--metrics-names WG-QUICK-FILE]] INTERFACE-NAME\n"
 	    "       %s --proxy FILE [--user NAME]\n"
 	    "       %s --version\n"
 	    "\n"
@@ -49,14 +54,16 @@ static void usage(FILE *f, const char *prog)
 	    "zinctun, on the configuration FILE instead (no TUN device; started by\n"
 	    "root it runs as nobody or --user NAME, without capabilities).\n"
 	    "Environment: LOG_LEVEL=silent|error|info|debug (verbose = debug; to stderr\n"
-	    "with -f, else to syslog), WG_PROCESS_FOREGROUND=1,\n"
+	    "with -f, else to syslog or, without one, stderr; --log-file / ZINCTUN_LOG_FILE:\n"
+	    "to that file), WG_PROCESS_FOREGROUND=1,\n"
 	    "WG_TUN_FD and WG_UAPI_FD (inherited descriptors).\n"
 	    "Once the interface and sockets exist the daemon keeps only CAP_NET_ADMIN\n"
 	    "(and CAP_NET_BIND_SERVICE unless ZINCTUN_BIND_SERVICE=0), runs as nobody or\n"
 	    "as --user NAME / ZINCTUN_USER=NAME (root: stay root), and installs a seccomp filter\n"
 	    "(ZINCTUN_SECCOMP=0 turns it off, ZINCTUN_SECCOMP=kill kills on a forbidden call).\n"
 	    "--metrics / ZINCTUN_METRICS=[ADDR:]PORT serves Prometheus metrics on\n"
-	    "http://ADDR:PORT/metrics (PORT alone: 127.0.0.1).\n"
+	    "http://ADDR:PORT/metrics (PORT alone: 127.0.0.1; one port per interface);\n"
+	    "--metrics-names / ZINCTUN_METRICS_NAMES: friendly_name labels from a file.\n"
 	    "Data path and Zinc switches (ZINCTUN_NO_*, ZINCTUN_WORKERS,\n"
 	    "ZINCTUN_TUN_QUEUES, ZINC_IMPL): see zinctun(8).\n",
 	    prog, prog, prog);
@@ -285,14 +292,16 @@ static int daemonize(void)
 
 /* null: /dev/null, opened before the sandbox forbids open(). In the
  * background nothing holds the caller's terminal or pipe (`zinctun wg0 |
- * tail` returns): logs go to syslog. */
-static void detach_stdio(int null)
+ * tail` returns): logs go to syslog or a file; without either, stderr
+ * stays, as wireguard-go keeps it. */
+static void detach_stdio(int null, bool keep_stderr)
 {
 	if (null < 0)
 		return;
 	dup2(null, STDIN_FILENO);
 	dup2(null, STDOUT_FILENO);
-	dup2(null, STDERR_FILENO);
+	if (!keep_stderr)
+		dup2(null, STDERR_FILENO);
 	if (null > STDERR_FILENO)
 		close(null);
 }
@@ -320,6 +329,31 @@ static int enter_sandbox(struct host *h)
 	return 0;
 }
 
+/* The metrics endpoint and its names file; a taken port is explained (wg-quick
+ * would only add "Protocol not supported"). */
+static int open_metrics(struct host *h)
+{
+	struct daemon *d = (struct daemon *)h;
+	const struct zt_options *opt = h->opt;
+	int ret =
+	    metrics_open(&d->metrics, (struct sockaddr *)&opt->metrics_addr, opt->metrics_addr_len);
+
+	if (ret == -EADDRINUSE)
+		return host_fail(h,
+				 "metrics address %s is in use (another interface's daemon?): "
+				 "each interface needs its own ZINCTUN_METRICS port",
+				 opt->metrics);
+	if (ret)
+		return host_fail(h, "cannot open the metrics endpoint %s: %s", opt->metrics,
+				 strerror(-ret));
+	ret =
+	    opt->metrics_names ? metrics_names_load(&d->metrics.proc.names, opt->metrics_names) : 0;
+	if (ret)
+		return host_fail(h, "cannot read the peer names of %s: %s", opt->metrics_names,
+				 strerror(-ret));
+	return 0;
+}
+
 /* What the daemon serves beside the configuration socket (the link
  * monitor, the socket file's watch, metrics), then the fork to the
  * background: a taken metrics port fails the start visibly. */
@@ -334,26 +368,26 @@ static int prepare(struct host *h)
 	else
 		link_alive(d, d->link.fd); /* the addresses it has already */
 	d->watch_fd = watch_socket(d);
-	if (opt->metrics) {
-		ret = metrics_open(&d->metrics, (struct sockaddr *)&opt->metrics_addr,
-				   opt->metrics_addr_len);
-		if (ret)
-			return host_fail(h, "cannot open the metrics endpoint %s: %s", opt->metrics,
-					 strerror(-ret));
-	}
+	ret = opt->metrics ? open_metrics(h) : 0;
+	if (ret)
+		return ret;
 	if (!opt->foreground) {
 		d->ready_fd = daemonize();
 		if (d->ready_fd < 0)
 			return host_fail(h, "fork: %s", strerror(-d->ready_fd));
 		d->null_fd = open("/dev/null", O_RDWR | O_CLOEXEC);
 		/* connected now: the sandbox forbids connect() */
-		if (!log_open_syslog())
-			log_err("no system log (%s: %s): in the background, logs are lost; "
-				"-f keeps them on stderr",
-				"/dev/log", strerror(errno));
+		d->keep_stderr = !opt->log_file && !log_open_syslog();
+		if (d->keep_stderr)
+			log_err("no system log (/dev/log: %s): logging to the inherited stderr",
+				strerror(errno));
+		d->keep_stderr &= log_enabled(LOG_LEVEL_ERROR);
 	}
 	if (opt->metrics)
 		metrics_open_proc(&d->metrics); /* /proc/self is the child's now */
+	ret = h->uapi.own_path ? sockreap_start(h->uapi.path, d->title, d->title_len) : 0;
+	if (ret)
+		log_err("%s will outlive the daemon: %s", h->uapi.path, strerror(-ret));
 	return 0;
 }
 
@@ -369,7 +403,7 @@ static int start(struct host *h)
 		log_info("Metrics: listening on %s (GET /metrics)", h->opt->metrics);
 	log_info("Device started (%s)", h->ifname);
 	if (d->ready_fd >= 0) {
-		detach_stdio(d->null_fd);
+		detach_stdio(d->null_fd, d->keep_stderr);
 		if (write(d->ready_fd, &ok, 1) != 1)
 			log_debug("readiness pipe: %s", strerror(errno));
 		close(d->ready_fd);
@@ -416,6 +450,7 @@ int main(int argc, char **argv)
 {
 	/* zeroed (bss: no page of it is touched until used), then set */
 	static struct daemon d;
+	int ret;
 
 	d.h.ops = &daemon_ops;
 	d.h.opt = &d.opt;
@@ -423,6 +458,10 @@ int main(int argc, char **argv)
 	d.link.fd = d.link.peer_fd = -1;
 	d.metrics.listen_fd = d.metrics.proc.stat_fd = -1;
 
+	if (argc > 0) { /* the kernel lays the arguments out one after another */
+		d.title = argv[0];
+		d.title_len = (size_t)(argv[argc - 1] + strlen(argv[argc - 1]) + 1 - argv[0]);
+	}
 	zt_cli_parse(argc, argv, env_get, NULL, &d.opt);
 	switch (d.opt.action) {
 	case ZT_CLI_VERSION:
@@ -447,5 +486,9 @@ int main(int argc, char **argv)
 	log_init(d.opt.ifname, d.opt.log_level);
 	if (!known_user(&d.opt))
 		return host_fail(&d.h, "unknown user '%s' (not in " ZT_PASSWD_FILE ")", d.opt.user);
+	ret = d.opt.log_file ? log_open_file(d.opt.log_file) : 0;
+	if (ret)
+		return host_fail(&d.h, "cannot open the log file %s: %s", d.opt.log_file,
+				 strerror(-ret));
 	return host_run(&d.h);
 }

@@ -18,6 +18,7 @@
 #include <sys/socket.h>
 
 #include "buf.h"
+#include "wg/wg.h"
 
 struct zt_runtime;
 
@@ -29,6 +30,8 @@ enum {
 	METRICS_REQUEST_TIMEOUT_MS = 5000, /* its whole request head, from accept */
 	METRICS_BACKLOG = 1024,
 	METRICS_MAX_RESPONSE = 1024u << 20,
+	METRICS_NAMES_MAX_FILE = 1 << 20, /* --metrics-names: a wg-quick file, not a database */
+	METRICS_NAME_MAX = 256,		  /* a longer friendly_name is left out */
 };
 
 struct metrics_client {
@@ -42,10 +45,23 @@ struct metrics_client {
 	uint64_t last_ms;  /* last progress */
 };
 
-/* What the process figures are read from, opened before the sandbox. */
+/* friendly_name labels (--metrics-names FILE) by peer public key. */
+struct metrics_name {
+	uint8_t key[WG_PUBLIC_KEY_LEN];
+	const char *name; /* into text */
+};
+struct metrics_names {
+	char *text; /* the file, its names NUL-terminated in place */
+	struct metrics_name *v;
+	size_t n;
+};
+
+/* What the process figures (and peer names) are read from, before the
+ * sandbox. */
 struct metrics_proc {
 	int stat_fd;	      /* /proc/self/stat, pread at each scrape */
 	uint64_t boot_time_s; /* btime of /proc/stat: start time is relative to it */
+	struct metrics_names names;
 };
 
 struct metrics {
@@ -70,6 +86,23 @@ void metrics_stop(struct metrics *m);
  * incomplete (and may still be valid), 200 for GET (or HEAD) /metrics,
  * else 400, 404 or 405. */
 int metrics_http_status(const char *buf, size_t len, bool *head_only);
+
+/* ---- metrics_names.c ---- */
+
+/* The names as prometheus_wireguard_exporter's -n takes them: in each
+ * [Peer] (or systemd-networkd [WireGuardPeer]) section of a wg-quick file,
+ * a comment "# friendly_name = NAME" names the section's PublicKey. text
+ * (len bytes, NUL-terminated) is taken over and cut up. Sections without a
+ * valid key, and names longer than METRICS_NAME_MAX or not UTF-8, are left
+ * out. 0, or -ENOMEM (text freed). */
+int metrics_names_parse(struct metrics_names *names, char *text, size_t len);
+/* Reads path (at most METRICS_NAMES_MAX_FILE bytes) and parses it; 0 or a
+ * negative errno (-EFBIG: too large). */
+int metrics_names_load(struct metrics_names *names, const char *path);
+/* The name of key (the last section naming it), or NULL. */
+const char *metrics_names_find(const struct metrics_names *names,
+			       const uint8_t key[WG_PUBLIC_KEY_LEN]);
+void metrics_names_free(struct metrics_names *names);
 
 /* ---- metrics_text.c ---- */
 

@@ -286,4 +286,5 @@ void metrics_stop(struct metrics *m)
 	if (m->proc.stat_fd >= 0)
 		close(m->proc.stat_fd);
 	m->listen_fd = m->proc.stat_fd = -1;
+	metrics_names_free(&m->proc.names);
 }

@@ -13,6 +13,7 @@
 #include <zinc/impl.h>
 
 #include "base64.h"
+#include "clock.h"
 #include "runtime.h"
 #include "version.h"
 
@@ -46,6 +47,8 @@ struct snapshot {
 	size_t n_ips, cap_ips;
 	struct snap_ip *ips;
 	bool nomem;
+	const struct metrics_names *names;
+	uint64_t now_s; /* wall clock, for the handshake's age */
 };
 
 /* ---- copy (under the engine lock) ---- */
@@ -131,6 +134,7 @@ static void peer_labels(struct buf *out, const char *ifname, const struct snapsh
 			const struct snap_peer *p)
 {
 	char key[BASE64_KEY_LEN + 1], addr[INET6_ADDRSTRLEN];
+	const char *name = metrics_names_find(s->names, p->public_key);
 
 	base64_encode_key(key, p->public_key);
 	buf_printf(out, "interface=\"");
@@ -143,9 +147,14 @@ static void peer_labels(struct buf *out, const char *ifname, const struct snapsh
 			buf_printf(out, "%s%s/%u", i ? "," : "", addr, ip->cidr);
 	}
 	buf_printf(out, "%s\"", p->n_ips ? "" : "(none)");
+	if (name) {
+		buf_printf(out, ",friendly_name=\"");
+		put_escaped(out, name);
+		buf_append(out, "\"", 1);
+	}
 }
 
-enum peer_value { SENT, RECEIVED, HANDSHAKE };
+enum peer_value { SENT, RECEIVED, HANDSHAKE, HANDSHAKE_DELAY };
 
 static void peer_metric(struct buf *out, const char *ifname, const struct snapshot *s,
 			const char *name, const char *type, const char *help, enum peer_value what)
@@ -153,9 +162,13 @@ static void peer_metric(struct buf *out, const char *ifname, const struct snapsh
 	header(out, name, type, help);
 	for (size_t i = 0; i < s->n_peers; i++) {
 		const struct snap_peer *p = &s->peers[i];
-		uint64_t v = what == SENT	? p->tx_bytes
-			     : what == RECEIVED ? p->rx_bytes
-						: p->last_handshake_wall_ns / 1000000000ULL;
+		uint64_t hs = p->last_handshake_wall_ns / 1000000000ULL;
+		/* the exporter's delay: now minus the handshake's time, which
+		 * is 0 (so the delay is now) before the first handshake */
+		uint64_t v = what == SENT	 ? p->tx_bytes
+			     : what == RECEIVED	 ? p->rx_bytes
+			     : what == HANDSHAKE ? hs
+						 : (s->now_s > hs ? s->now_s - hs : 0);
 
 		buf_printf(out, "%s{", name);
 		peer_labels(out, ifname, s, p);
@@ -339,6 +352,9 @@ bool metrics_render(struct zt_runtime *zt, const struct metrics_proc *proc, stru
 	struct snapshot s;
 	bool ok = take_snapshot(zt, &s);
 
+	s.names = &proc->names;
+	s.now_s = zt_wall_ns() / 1000000000ULL;
+
 	if (ok) {
 		peer_metric(out, zt->ifname, &s, "wireguard_sent_bytes_total", "counter",
 			    "Bytes sent to the peer", SENT);
@@ -346,6 +362,8 @@ bool metrics_render(struct zt_runtime *zt, const struct metrics_proc *proc, stru
 			    "Bytes received from the peer", RECEIVED);
 		peer_metric(out, zt->ifname, &s, "wireguard_latest_handshake_seconds", "gauge",
 			    "Seconds from the last handshake", HANDSHAKE);
+		peer_metric(out, zt->ifname, &s, "wireguard_latest_handshake_delay_seconds",
+			    "gauge", "Seconds since the last handshake", HANDSHAKE_DELAY);
 		device_metrics(out, zt, &s);
 		crypto_info(out);
 		process_metrics(out, proc);

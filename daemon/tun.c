@@ -96,19 +96,19 @@ static void explain_setiff(const char *name, int err, char *msg, size_t len)
 		snprintf(msg, len, "interface %s is held by another daemon", name);
 		return;
 	case EINVAL:
-		if (link_driver(name, driver, sizeof(driver)) == 0 && strcmp(driver, TUN_DRIVER)) {
+		if (!if_nametoindex(name))
+			break;
+		/* no driver information (lo): no TUN either */
+		if (link_driver(name, driver, sizeof(driver)))
+			snprintf(driver, sizeof(driver), "no driver information");
+		if (strcmp(driver, TUN_DRIVER))
 			snprintf(msg, len, "interface %s exists and is not a TUN device (%s)", name,
 				 driver);
-			return;
-		}
-		if (if_nametoindex(name)) {
+		else
 			snprintf(msg, len,
-				 "interface %s exists with other TUN flags (TAP or "
-				 "multi-queue)",
+				 "interface %s exists with other TUN flags (TAP or multi-queue)",
 				 name);
-			return;
-		}
-		break;
+		return;
 	}
 	snprintf(msg, len, "cannot create TUN interface %s: %s", name, strerror(err));
 }

@@ -20,6 +20,7 @@
 #include "cli.h"
 #include "config.h"
 #include "conn.h"
+#include "eventlog.h"
 #include "host.h"
 #include "log.h"
 #include "lwipmem.h"
@@ -139,11 +140,11 @@ static void log_peers(struct host *h)
 	for (struct wg_peer *p = wg_device_peer_next(h->zt.dev, NULL); p;
 	     p = wg_device_peer_next(h->zt.dev, p)) {
 		struct wg_peer_info info;
-		char key[2 * WG_PUBLIC_KEY_LEN + 1], when[32] = "never";
+		char who[EVENTLOG_PEER_NAME_LEN], when[32] = "never";
 		char ep[INET6_ADDRSTRLEN + 32] = "(none)";
 
 		wg_peer_get_info(p, &info);
-		uapi_format_key(key, info.public_key);
+		eventlog_peer_name(who, info.public_key); /* as every other line names it */
 		if (info.has_endpoint &&
 		    !uapi_format_endpoint(ep, sizeof(ep), &info.endpoint.addr.sa))
 			snprintf(ep, sizeof(ep), "(none)");
@@ -151,9 +152,9 @@ static void log_peers(struct host *h)
 			snprintf(when, sizeof(when), "%llu s ago",
 				 (unsigned long long)((now - info.last_handshake_wall_ns) /
 						      1000000000ULL));
-		log_info("peer %s endpoint %s latest handshake %s transfer %llu B received, %llu B "
+		log_info("%s endpoint %s latest handshake %s transfer %llu B received, %llu B "
 			 "sent",
-			 key, ep, when, (unsigned long long)info.rx_bytes,
+			 who, ep, when, (unsigned long long)info.rx_bytes,
 			 (unsigned long long)info.tx_bytes);
 		zinc_memzero(&info, sizeof(info));
 	}

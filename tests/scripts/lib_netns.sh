@@ -146,20 +146,6 @@ sock_answers() { # IFNAME: something accepts connections on its socket
 		"$SOCKDIR/$1.sock" 2>/dev/null
 }
 
-# sock_released IFNAME: after the daemon exited, its socket file is gone, or
-# (a daemon that is not root cannot remove it) nothing answers it any more
-# and wg removes it on its next look, as it does for any stale socket.
-sock_released() {
-	for _ in $(seq 1 30); do
-		[ -e "$SOCKDIR/$1.sock" ] || return 0
-		sock_answers "$1" || break
-		sleep 0.1
-	done
-	sock_answers "$1" && return 1
-	wg show "$1" >/dev/null 2>&1
-	[ ! -e "$SOCKDIR/$1.sock" ]
-}
-
 # wait_gone PID: true once the process has exited (max ~5 s)
 wait_gone() {
 	for _ in $(seq 1 50); do
@@ -305,8 +291,8 @@ pair_test() {
 connect_pair() {
 	ns_setup "${3:-2}"
 	N1=$(ns_name 1) N2=$(ns_name 2) I1=$(ifname a) I2=$(ifname b)
-	genkeys k1
-	genkeys k2
+	[ -e "$T/k1.key" ] || genkeys k1 # made already by a caller that needs them first
+	[ -e "$T/k2.key" ] || genkeys k2
 	# shellcheck disable=SC2086 # ENV1/ENV2: extra environment, one word each
 	start_daemon "$1" "$N1" "$I1" ${ENV1:-}
 	# shellcheck disable=SC2086
@@ -360,14 +346,31 @@ with open(sys.argv[2], "ab", buffering=0) as f:
 
 # devlog_exec NS CMD...: runs CMD in NS and in a private mount namespace
 # whose /dev (a tmpfs: null, net/tun) has log pointing at the stand-in,
-# so that the host's /dev/log (if any) is neither used nor touched.
+# so that the host's /dev/log (if any) is neither used nor touched. With
+# NODEVLOG=1 that /dev has no log at all (a container without syslog).
 devlog_exec() {
 	ns=$1
 	shift
 	ip netns exec "$ns" unshare -m --propagation private sh -c '
 		mount -t tmpfs -o mode=755 zt-dev /dev && mknod -m 666 /dev/null c 1 3 &&
 		mkdir /dev/net && mknod -m 666 /dev/net/tun c 10 200 &&
-		ln -s "$0" /dev/log && exec "$@"' "$T/devlog" "$@"
+		{ [ -z "$0" ] || ln -s "$0" /dev/log; } && exec "$@"' \
+		"$([ -n "${NODEVLOG:-}" ] || echo "$T/devlog")" "$@"
+}
+
+# sock_removed IFNAME: after the daemon's end its socket file goes away
+# (removed for it, never by wg: nothing here runs wg before the check), and
+# then wg show says what it says of a name that never existed.
+sock_removed() {
+	for _ in $(seq 1 50); do
+		[ -e "$SOCKDIR/$1.sock" ] || break
+		sleep 0.1
+	done
+	[ -e "$SOCKDIR/$1.sock" ] && { echo "$SOCKDIR/$1.sock still there"; return 1; }
+	wg show "$1" >/dev/null 2>"$T/wgshow.err" && { echo "wg show $1 answered"; return 1; }
+	wg show "zt${ID}never" >/dev/null 2>"$T/wgnever.err"
+	sed "s/zt${ID}never/$1/" "$T/wgnever.err" | cmp -s - "$T/wgshow.err" ||
+		{ echo "wg show $1: '$(cat "$T/wgshow.err")', not as for no interface"; return 1; }
 }
 
 # wait_in FILE TEXT [tenths]: true once TEXT is in FILE (default 10 s)

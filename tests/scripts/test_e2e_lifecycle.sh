@@ -1,10 +1,11 @@
 #!/bin/sh
 # Daemon life cycle: CLI, background start returning once ready, exit on
-# `ip link del`, SIGTERM, SIGINT and socket deletion (the socket released:
-# removed, or left unanswered for wg to remove, as a daemon running as
-# nobody cannot unlink it),
-# restart after SIGKILL (stale socket), refusing a second daemon, MTU
-# following, inherited WG_TUN_FD / WG_UAPI_FD.
+# `ip link del`, SIGTERM, SIGINT and socket deletion; after each, and after
+# SIGKILL, the socket file is gone under the default sandbox (its remover,
+# zinctun-sockrm, has no capability and no other descriptor) and wg show
+# answers as for no interface; restart over a stale socket (remover killed
+# too), refusing a second daemon, MTU following, inherited WG_TUN_FD /
+# WG_UAPI_FD.
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 set -u
 . "$(dirname "$0")/lib_netns.sh"
@@ -40,6 +41,23 @@ PIDS="$PIDS $P"
 w show "$I" >/dev/null || fail "wg show"
 ok "background start (pid $P), MTU 1420"
 
+# the socket file's remover: the daemon's child, uid 0 without any
+# capability, no_new_privs, one descriptor (the pipe from the daemon)
+remover_of() {
+	for d in /proc/[0-9]*; do
+		[ "$(awk '/^PPid:/ { print $2 }' "$d/status" 2>/dev/null)" = "$1" ] &&
+			[ "$(cat "$d/comm" 2>/dev/null)" = zinctun-sockrm ] && { basename "$d"; return; }
+	done
+}
+R=$(remover_of "$P")
+[ -n "$R" ] || fail "no zinctun-sockrm child of $P"
+st=$(grep -E "^(Uid|CapPrm|CapEff|NoNewPrivs):" /proc/"$R"/status | tr -s '\t' ' ' | tr '\n' ';')
+[ "$st" = "Uid: 0 0 0 0;CapPrm: 0000000000000000;CapEff: 0000000000000000;NoNewPrivs: 1;" ] ||
+	fail "remover $R: $st"
+[ "$(ls /proc/"$R"/fd | wc -l)" = 1 ] || fail "remover $R holds $(ls -l /proc/"$R"/fd)"
+[ "$(awk '/^Uid:/ { print $2 }' /proc/"$P"/status)" = "$(id -u nobody)" ] || fail "daemon not nobody"
+ok "socket remover $R: $st one descriptor"
+
 # -- MTU changes are followed
 ip -n "$N" link set "$I" mtu 1280
 wait_in "$T/syslog.log" "MTU of $I is now 1280" 20 || fail "MTU change not seen"
@@ -54,7 +72,7 @@ ok "second daemon refused"
 # -- ip link del: exit and remove the socket
 ip -n "$N" link del "$I"
 wait_gone "$P" || fail "still running after ip link del"
-sock_released "$I" || fail "socket still answered after ip link del"
+sock_removed "$I" || fail "after ip link del"
 # the TUN reader sees EBADFD: the link going away, not an error
 grep -q "File descriptor in bad state" "$T/bg.log" && fail "deletion logged as EBADFD: $(cat "$T/bg.log")"
 ok "exit on link deletion ($(grep -oE "interface $I (was deleted|is gone)[^,]*" "$T/bg.log" | tr '\n' ';'))"
@@ -65,7 +83,7 @@ for sig in TERM INT; do
 	P=$LAST_PID
 	kill -s "$sig" "$P"
 	wait_gone "$P" || fail "still running after SIG$sig"
-	sock_released "$I" || fail "socket still answered after SIG$sig"
+	sock_removed "$I" || fail "after SIG$sig"
 	ip -n "$N" link show "$I" >/dev/null 2>&1 && fail "link left after SIG$sig"
 	ok "exit on SIG$sig"
 done
@@ -81,15 +99,24 @@ rm -f "$SOCKDIR/$I.sock"
 wait_gone "$P" || fail "still running after socket removal"
 ok "WG_PROCESS_FOREGROUND=1, exit on socket removal"
 
-# -- restart after SIGKILL: the stale socket is taken over
+# -- SIGKILL: the remover still removes the socket file
+start_daemon zinctun "$N" "$I"
+kill -9 "$LAST_PID"
+wait_gone "$LAST_PID" || fail "SIGKILL"
+sock_removed "$I" || fail "after SIGKILL"
+ok "socket removed after SIGKILL"
+
+# -- restart over a stale socket (its remover killed first): taken over
 genkeys k
 genkeys p
 start_daemon zinctun "$N" "$I"
 P=$LAST_PID
 w set "$I" private-key "$T/k.key" peer "$(pub p)" allowed-ips 10.7.0.0/24
+R=$(remover_of "$P")
+[ -n "$R" ] && kill -9 "$R"
 kill -9 "$P"
 wait_gone "$P" || fail "SIGKILL"
-[ -S "$SOCKDIR/$I.sock" ] || fail "expected a stale socket after SIGKILL"
+[ -S "$SOCKDIR/$I.sock" ] || fail "expected a stale socket after SIGKILL of both"
 start_daemon zinctun "$N" "$I"
 P=$LAST_PID
 # start_daemon's socket wait returns at once here (the stale file exists):
@@ -103,7 +130,7 @@ wait_gone "$P" || fail "stop"
 
 # -- inherited descriptors (how wireguard-go re-executes itself); the
 # socket made here must not find the last daemon's file
-sock_released "$I" || fail "socket still answered after stop"
+sock_removed "$I" || fail "after stop"
 ip netns exec "$N" python3 - "$ZINCTUN" "$I" "$SOCKDIR/$I.sock" >>"$T/fd.log" 2>&1 <<'PY' &
 import fcntl, os, socket, struct, sys
 zt, name, path = sys.argv[1:]
@@ -122,6 +149,6 @@ sleep 0.3
 w show "$I" listen-port >/dev/null || fail "inherited: wg show: $(cat "$T/fd.log")"
 ip -n "$N" link del "$I"
 wait_gone "$P" || fail "inherited: still running after link deletion"
-sock_released "$I" || fail "inherited: socket still answered"
+sock_removed "$I" || fail "inherited"
 ok "WG_TUN_FD / WG_UAPI_FD"
 echo PASS

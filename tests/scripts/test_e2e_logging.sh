@@ -3,8 +3,10 @@
 # know (retries on one side, the unknown key on the other, at info); bad
 # mac1 traffic in one rate-limited line with a count; a refused set naming
 # its line, key and value; a background daemon that does not hold the
-# caller's pipe and logs to syslog; an unknown LOG_LEVEL refused with the
-# accepted names.
+# caller's pipe and logs to syslog; without /dev/log (a private /dev, the
+# host's untouched) one warning and then the handshake lines on the
+# inherited stderr; --log-file collecting them under the default sandbox;
+# an unknown LOG_LEVEL refused with the accepted names.
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 set -u
 . "$(dirname "$0")/lib_netns.sh"
@@ -98,6 +100,63 @@ uapi "$I3" $'set=1\nlisten_port=70000\n\n' >/dev/null
 wait_in "$T/syslog.log" "listen_port '70000': invalid port" ||
 	fail "a line from the sandboxed daemon did not reach syslog"
 ok "background: the pipe returned, $(wc -l <"$T/syslog.log") lines in syslog"
+
+# bg_pid IFNAME: the background daemon's PID, by its command line
+bg_pid() {
+	for d in /proc/[0-9]*; do
+		case "$(tr '\0' ' ' 2>/dev/null <"$d/cmdline")" in "$ZINCTUN "*"$1 ") basename "$d" ;; esac
+	done
+}
+# handshake_to_2 IFNAME KEY: a peer (side 2, which does not know KEY) with a
+# keepalive, so the daemon sends handshake initiations at once
+handshake_to_2() {
+	ip netns exec "$N1" wg set "$1" private-key "$T/$2.key" peer "$(pub k2)" \
+		endpoint "$(ul4 2):$P2" persistent-keepalive 1 allowed-ips 10.97.0.2/32 ||
+		fail "wg set $1"
+}
+
+# -- in the background without /dev/log: one warning, then the lines on
+# the stderr the daemon was started with (as wireguard-go keeps it)
+I5=$(ifname e)
+IFACES="$IFACES $I5"
+genkeys k5
+LOG_LEVEL=debug NODEVLOG=1 devlog_exec "$N1" "$ZINCTUN" "$I5" 2>"$T/nolog.err" ||
+	fail "background start without /dev/log: $(cat "$T/nolog.err")"
+P5=$(bg_pid "$I5")
+[ -n "$P5" ] && PIDS="$PIDS $P5"
+[ -n "$P5" ] || fail "background daemon $I5 not found"
+handshake_to_2 "$I5" k5
+wait_in "$T/nolog.err" "$(short k2) - Sending handshake initiation" ||
+	fail "no handshake line on the inherited stderr: $(cat "$T/nolog.err")"
+[ "$(grep -c "no system log" "$T/nolog.err")" = 1 ] || fail "not one warning: $(cat "$T/nolog.err")"
+grep -q "^ERROR: ($I5) .*no system log (/dev/log: .*): logging to the inherited stderr" "$T/nolog.err" ||
+	fail "warning: $(grep "no system log" "$T/nolog.err")"
+ok "no /dev/log: one warning, then $(wc -l <"$T/nolog.err") lines on the inherited stderr"
+
+# -- --log-file: every line in the file, the caller's pipe not held, under
+# the default sandbox (nobody, seccomp filter)
+I6=$(ifname f)
+IFACES="$IFACES $I6"
+genkeys k6
+(LOG_LEVEL=debug ip netns exec "$N1" "$ZINCTUN" --log-file "$T/file.log" "$I6" 2>&1 | tail -n 3) \
+	>"$T/logfile.out" 2>&1 &
+TP=$!
+for _ in $(seq 1 100); do kill -0 "$TP" 2>/dev/null || break; sleep 0.1; done
+P6=$(bg_pid "$I6")
+[ -n "$P6" ] && PIDS="$PIDS $P6"
+kill -0 "$TP" 2>/dev/null && { kill "$TP"; fail "zinctun --log-file $I6 | tail did not return"; }
+[ -n "$P6" ] || fail "background daemon $I6 not found"
+[ -s "$T/logfile.out" ] && fail "lines on the caller's stderr: $(cat "$T/logfile.out")"
+# (mode 2: the filter; the sanitizer runs turn it off with ZINCTUN_SECCOMP=0)
+sc=2
+[ "${ZINCTUN_SECCOMP:-1}" = 0 ] && sc=0
+[ "$(awk '/^Uid:/ { print $2 }' /proc/"$P6"/status) $(awk '/^Seccomp:/ { print $2 }' /proc/"$P6"/status)" = \
+	"$(id -u nobody) $sc" ] || fail "$I6 is not sandboxed: $(grep -E '^(Uid|Seccomp):' /proc/"$P6"/status)"
+handshake_to_2 "$I6" k6
+wait_in "$T/file.log" "DEBUG: ($I6) " || fail "no line in the log file"
+wait_in "$T/file.log" "$(short k2) - Sending handshake initiation" || fail "no handshake line in the log file"
+grep -q "Privileges dropped" "$T/file.log" || fail "the start-up lines are not in the log file"
+ok "--log-file: $(wc -l <"$T/file.log") lines, handshakes included, from the sandboxed daemon"
 
 # -- an unknown LOG_LEVEL is refused (status 1), with the accepted ones
 I4=$(ifname d)

@@ -55,7 +55,7 @@ I3=$(ifname c)
 IFACES="$IFACES $I3"
 ip netns exec "$N1" "$ZINCTUN" --metrics "$MPORT" "$I3" >"$T/taken.log" 2>&1 &&
 	fail "a second daemon started on a taken metrics port"
-grep -q "metrics endpoint $MPORT: Address already in use" "$T/taken.log" ||
+grep -q "metrics address $MPORT is in use .*: each interface needs its own ZINCTUN_METRICS port" "$T/taken.log" ||
 	fail "taken port: $(cat "$T/taken.log")"
 ip -n "$N1" link show "$I3" >/dev/null 2>&1 && fail "$I3 left behind"
 ok "a taken port fails the start: $(tail -1 "$T/taken.log")"

@@ -5,7 +5,11 @@
 # PromQL through its HTTP API then gives the bytes and the handshake time
 # `wg show dump` gives (within one scrape), and a packet with a spoofed
 # inner source shows in the wrong_source drop counter. One daemon runs
-# with ZINC_IMPL=generic, and its crypto info says so.
+# with ZINC_IMPL=generic, and its crypto info says so. Side 1 reads its
+# wg-quick file's "# friendly_name =" comments (ZINCTUN_METRICS_NAMES): its
+# series carry the label as prometheus_wireguard_exporter -n gives it (same
+# label names, in its order), and wireguard_latest_handshake_delay_seconds
+# is the time since the handshake (the exporter's -d).
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 set -u
 . "$(dirname "$0")/lib_netns.sh"
@@ -17,7 +21,25 @@ PROM=127.0.0.1:9090
 KILL=ZINCTUN_SECCOMP=kill # sanitizer builds: off, for their runtime's calls
 [ -n "${SANITIZE:-}" ] && KILL=
 # side 1 on Zinc's portable code (ZINC_IMPL), side 2 on the best this CPU has
-ENV1="ZINCTUN_METRICS=$(ul4 1):$MPORT ZINC_IMPL=generic" ENV2="ZINCTUN_METRICS=$(ul4 2):$MPORT $KILL"
+genkeys k1
+genkeys k2
+genkeys k3
+cat >"$T/names.conf" <<EOC
+[Interface]
+# friendly_name = not a peer
+PrivateKey = $(cat "$T/k1.key")
+
+[Peer]
+# friendly_name = side "two"
+PublicKey = $(pub k2)
+AllowedIPs = $(tun4 2)/32
+
+[Peer]
+# a peer with no name
+PublicKey = $(pub k3)
+EOC
+ENV1="ZINCTUN_METRICS=$(ul4 1):$MPORT ZINC_IMPL=generic ZINCTUN_METRICS_NAMES=$T/names.conf"
+ENV2="ZINCTUN_METRICS=$(ul4 2):$MPORT $KILL"
 connect_pair zinctun zinctun
 
 cat >"$T/prometheus.yml" <<YML
@@ -111,6 +133,35 @@ got=$(promql "count(zinctun_crypto_info{instance=\"$(ul4 2):$MPORT\",selftest=\"
 got=$(promql "count(zinctun_crypto_info{instance=\"$(ul4 1):$MPORT\",path=\"generic\",aead=\"generic\"})")
 [ "$got" = 1 ] || fail "ZINC_IMPL=generic not honoured: '$got'"
 ok "exporter labels, handshakes, process and crypto info"
+
+# friendly_name as the exporter's -n adds it: after allowed_ips, quotes
+# escaped; no label for a peer the file does not name
+ip netns exec "$N1" wg set "$I1" peer "$(pub k3)" allowed-ips 10.96.0.3/32
+text=$(ip netns exec "$N1" curl -s --max-time 5 "http://$(ul4 1):$MPORT/metrics")
+k2re=$(pub k2 | sed 's/+/\\+/g') # a key in an extended regular expression
+for m in sent_bytes_total received_bytes_total latest_handshake_seconds latest_handshake_delay_seconds; do
+	echo "$text" | grep -qE "^wireguard_$m\{interface=\"$I1\",public_key=\"$k2re\",allowed_ips=\"[^\"]*\",friendly_name=\"side \\\\\"two\\\\\"\"\} [0-9]+\$" ||
+		fail "wireguard_$m of $I1's named peer: $(echo "$text" | grep "^wireguard_$m{" | head -2)"
+	echo "$text" | grep "^wireguard_$m{" | grep -F "$(pub k3)" | grep -q friendly_name &&
+		fail "friendly_name on a peer the file does not name"
+done
+got=$(promql "count(wireguard_sent_bytes_total{interface=\"$I1\",friendly_name=\"side \\\"two\\\"\"})")
+[ "$got" = 1 ] || fail "Prometheus has no series with friendly_name: '$got'"
+labels=$(ip netns exec "$N1" python3 - "$PROM" "$I1" "$(pub k2)" <<'PY'
+import json, sys, urllib.parse, urllib.request
+q = 'wireguard_latest_handshake_delay_seconds{interface="%s",public_key="%s"}' % (sys.argv[2], sys.argv[3])
+url = "http://%s/api/v1/query?%s" % (sys.argv[1], urllib.parse.urlencode({"query": q}))
+r = json.load(urllib.request.urlopen(url, timeout=5))["data"]["result"]
+print(" ".join(sorted(r[0]["metric"])) if len(r) == 1 else "none")
+PY
+)
+[ "$labels" = "__name__ allowed_ips friendly_name instance interface job public_key" ] ||
+	fail "labels of the delay series: $labels"
+# the delay is now minus the handshake time, as Prometheus evaluates them
+got=$(promql "abs(wireguard_latest_handshake_delay_seconds{interface=\"$I1\",public_key=\"$(pub k2)\"} - (time() - wireguard_latest_handshake_seconds{interface=\"$I1\",public_key=\"$(pub k2)\"}))")
+[ -n "$got" ] && awk -v g="$got" 'BEGIN { exit !(g <= 3) }' ||
+	fail "delay - (time() - latest handshake) = '$got'"
+ok "friendly_name from the wg-quick file ($labels); delay matches time() - handshake (off by $got s)"
 
 log "spoofed inner source: $N2 sends from 10.98.9.9, outside its allowed IPs on $I1"
 sel="zinctun_packets_dropped_total{interface=\"$I1\",reason=\"wrong_source\"}"

@@ -3,7 +3,7 @@
 # and config socket stay there), its interface is moved into another with
 # `ip link set IF netns X`. The daemon keeps serving traffic through the
 # moved link (ping, iperf3), follows an MTU set inside X (its engine pads
-# to that MTU: see mtu_followed), and still exits, releasing its socket,
+# to that MTU: see mtu_followed), and still exits, its socket file removed,
 # when the link is deleted in X or X itself is deleted.
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 set -u
@@ -89,7 +89,7 @@ ok "moved back to $N1 and out again, MTU followed each time"
 # -- deleting the link in the container stops the daemon
 ip -n "$C1" link del "$I1" || fail "ip -n $C1 link del"
 wait_exit "$P" 10 || fail "daemon still running after its link was deleted in $C1"
-sock_released "$I1" || fail "socket still answered after link deletion in $C1"
+sock_removed "$I1" || fail "after link deletion in $C1"
 ok "exit on link deletion in $C1"
 
 # -- moved on from the container to a namespace the daemon's has no id
@@ -103,7 +103,7 @@ wait_log "$I3" "has no id" || fail "move out of sight not logged"
 kill -0 "$P3" 2>/dev/null || fail "daemon exited when its link was moved on to $C3"
 ip netns del "$C3"
 wait_exit "$P3" 30 || fail "daemon still running after $C3 was deleted"
-sock_released "$I3" || fail "socket still answered after $C3 was deleted"
+sock_removed "$I3" || fail "after $C3 was deleted"
 ok "exit on deletion of the namespace $C3"
 
 # -- the same with a namespace the daemon's namespace has an id for
@@ -114,7 +114,7 @@ ip -n "$N1" link set "$I5" netns "$C2" || fail "move $I5 to $C2"
 wait_log "$I5" "interface $I5 moved to network namespace id" || fail "move to $C2 not logged"
 ip netns del "$C2"
 wait_exit "$P5" 30 || fail "daemon still running after $C2 was deleted"
-sock_released "$I5" || fail "socket still answered after $C2 was deleted"
+sock_removed "$I5" || fail "after $C2 was deleted"
 ok "exit on deletion of the namespace $C2"
 
 # -- plain deletion in the daemon's own namespace still stops it at once
@@ -123,5 +123,5 @@ start_daemon zinctun "$N1" "$I4"
 P4=$LAST_PID
 ip -n "$N1" link del "$I4"
 wait_gone "$P4" || fail "still running after ip link del in its own namespace"
-sock_released "$I4" || fail "socket still answered after ip link del"
+sock_removed "$I4" || fail "after ip link del"
 ok "exit on link deletion in the daemon's namespace"

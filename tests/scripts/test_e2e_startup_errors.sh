@@ -5,8 +5,11 @@
 #  - no CAP_NET_ADMIN (as nobody, and as root without capabilities);
 #  - no /dev/net/tun (an empty tmpfs over /dev/net in a private mount
 #    namespace; the host's /dev is not touched);
-#  - a link of that name that is not a TUN device;
-#  - a second daemon on a name another one holds;
+#  - a link of that name that is not a TUN device, lo included (no driver
+#    information: it was taken for a TUN with other flags);
+#  - a second daemon on a name another one holds, also from another network
+#    namespace (the socket directory is shared);
+#  - a metrics port another interface's daemon has (one port per interface);
 #  - an unknown option, an option without its value, an extra argument;
 #  - an unknown --user (checked before the interface is made);
 #  - WG_TUN_FD together with a different name on the command line;
@@ -17,8 +20,8 @@
 set -u
 . "$(dirname "$0")/lib_netns.sh"
 
-ns_setup 1
-N1=$(ns_name 1)
+ns_setup 2
+N1=$(ns_name 1) N2=$(ns_name 2)
 
 # expect_error WHAT PATTERN COMMAND...: status 1, one line on stderr that
 # matches PATTERN (grep -E)
@@ -63,6 +66,8 @@ ip -n "$N1" link add "$L" type dummy 2>/dev/null || ip -n "$N1" link add "$L" ty
 	fail "cannot add a non-TUN link"
 expect_error "non-TUN link" "$L exists and is not a TUN device" ip netns exec "$N1" "$ZINCTUN" "$L"
 [ ! -e "$SOCKDIR/$L.sock" ] || fail "a socket for $L was created"
+expect_error "lo" "^zinctun: interface lo exists and is not a TUN device" ip netns exec "$N1" "$ZINCTUN" lo
+[ ! -e "$SOCKDIR/lo.sock" ] || fail "a socket for lo was created"
 
 expect_error "unknown user" "unknown user 'zt-no-such-user'" ip netns exec "$N1" "$ZINCTUN" \
 	--user zt-no-such-user "$I"
@@ -85,8 +90,22 @@ H=$(ifname h)
 start_daemon zinctun "$N1" "$H"
 expect_error "second daemon" "$H is held by another daemon" ip netns exec "$N1" "$ZINCTUN" "$H"
 expect_error "second daemon (foreground)" "$H is held by another daemon" ip netns exec "$N1" "$ZINCTUN" -f "$H"
+expect_error "same name in another namespace" "another daemon holds interface $H" \
+	ip netns exec "$N2" "$ZINCTUN" "$H"
+ip -n "$N2" link show "$H" >/dev/null 2>&1 && fail "interface $H left in $N2"
 kill -0 "$(eval echo \$PID_$H)" || fail "the first daemon died"
 ip netns exec "$N1" wg show "$H" listen-port >/dev/null || fail "the first daemon stopped answering"
+
+# one metrics port per interface: a second one on it is refused, naming it
+M=$(ifname m) M2=$(ifname n)
+IFACES="$IFACES $M $M2"
+start_daemon zinctun "$N1" "$M" ZINCTUN_METRICS=9586
+for fg in "" -f; do
+	expect_error "metrics port taken ${fg:-(background)}" \
+		"metrics address 9586 is in use .*each interface needs its own ZINCTUN_METRICS port" \
+		ip netns exec "$N1" env ZINCTUN_METRICS=9586 "$ZINCTUN" $fg "$M2"
+	no_link "$M2"
+done
 
 # WG_TUN_FD names its interface; a different name beside it is a mistake
 expect_error "WG_TUN_FD and another name" "is interface $I, not $(ifname y)" ip netns exec "$N1" python3 - \

@@ -130,6 +130,16 @@ static void variables(void)
 	      c.metrics_addr.ss_family == AF_INET);
 	CHECK(parse_one(&c, "ZINCTUN_METRICS=99999") == ZT_CLI_ERROR);
 	CHECK(strstr(c.err, "invalid metrics address") != NULL);
+	CHECK(parse_one(&c, "ZINCTUN_LOG_FILE=/var/log/zt.log") == ZT_CLI_RUN &&
+	      !strcmp(c.log_file, "/var/log/zt.log"));
+	CHECK(parse_one(&c, "ZINCTUN_LOG_FILE=") == ZT_CLI_RUN && !c.log_file);
+	/* names without an endpoint to show them: refused, not ignored */
+	CHECK(parse_one(&c, "ZINCTUN_METRICS_NAMES=/etc/wireguard/wg0.conf") == ZT_CLI_ERROR);
+	CHECK(strstr(c.err, "ZINCTUN_METRICS_NAMES) needs --metrics") != NULL);
+	CHECK(parse(&c, NULL, "--metrics=9586", "--metrics-names=/x.conf", "wg0") == ZT_CLI_RUN &&
+	      !strcmp(c.metrics_names, "/x.conf"));
+	CHECK(parse(&c, NULL, "--log-file", "/x.log", "wg0") == ZT_CLI_RUN &&
+	      !strcmp(c.log_file, "/x.log"));
 	CHECK(parse_one(&c, "ZINCTUN_NO_TUN_OFFLOAD=1") == ZT_CLI_RUN && !c.dp.tun_offload);
 	CHECK(refused(&c, "ZINCTUN_NO_TUN_OFFLOAD=2"));
 	CHECK(parse_one(&c, "ZINCTUN_NO_TUN_GRO=1") == ZT_CLI_RUN && !c.dp.tun_gro && c.dp.udp_gro);

@@ -1,9 +1,12 @@
 /* The metrics endpoint's parsing: the listen address of --metrics /
- * ZINCTUN_METRICS (daemon/cli.c) and the HTTP request head
- * (daemon/metrics_request.c). */
+ * ZINCTUN_METRICS (daemon/cli.c), the HTTP request head
+ * (daemon/metrics_request.c) and the friendly_name file
+ * (daemon/metrics_names.c). */
 #include "test.h"
 
+#include "../../daemon/base64.c"
 #include "../../daemon/cli.c"
+#include "../../daemon/metrics_names.c"
 #include "../../daemon/metrics_request.c"
 
 #include <arpa/inet.h>
@@ -143,10 +146,141 @@ static void test_request(void)
 	CHECK(metrics_http_status(big, sizeof(big), &head) == 400);
 }
 
+/* key: 42 times c, then 'A=' (a valid base64 key) */
+#define KEY(c)                                                                                     \
+	c c c c c c c c c c c c c c c c c c c c c c c c c c c c c c c c c c c c c c c c c c "A="
+
+static const char *name_of_key(const struct metrics_names *n, const char *b64)
+{
+	uint8_t key[WG_PUBLIC_KEY_LEN];
+
+	return base64_decode_key(b64, strlen(b64), key) ? metrics_names_find(n, key) : "(bad key)";
+}
+
+static bool name_is(const struct metrics_names *n, const char *b64, const char *want)
+{
+	const char *got = name_of_key(n, b64);
+
+	return want ? got && !strcmp(got, want) : !got;
+}
+
+/* prometheus_wireguard_exporter's rules: a "# friendly_name = NAME" comment
+ * anywhere in a [Peer] section names its PublicKey; blanks around key and
+ * value trimmed, a comment after the key's value cut; other comments and
+ * sections ignored. */
+static void test_names(void)
+{
+	static const char text[] =
+	    "[Interface]\n"
+	    "# friendly_name = not a peer\n"
+	    "PrivateKey = " KEY(
+		"Z") "\n"
+		     "\n"
+		     "[Peer]\n"
+		     "# a comment\n"
+		     "# friendly_name=phone 6T\n"
+		     "PublicKey = " KEY(
+			 "B") "\n"
+			      "AllowedIPs = 10.0.0.2/32  # a comment\n"
+			      "[Peer]\n"
+			      "# no name here\n"
+			      "PublicKey = " KEY(
+				  "C") "\n"
+				       "[Peer]\n"
+				       "#    friendly_name    =    laptop \"x\" (work)   \n"
+				       "PublicKey = " KEY(
+					   "D") " # other comment\r\n"
+						"[Peer]\n"
+						"publickey=" KEY(
+						    "E") "\n"
+							 "#friendly_name = after the key\n"
+							 "[WireGuardPeer]\n"
+							 "PublicKey=" KEY(
+							     "F") "\n"
+								  "# friendly_name = networkd\n"
+								  "[Peer]\n"
+								  "# friendly_name = \xff\xfe not "
+								  "utf-8\n"
+								  "PublicKey = " KEY(
+								      "G") "\n"
+									   "[Peer]\n"
+									   "# friendly_name = bad "
+									   "key\n"
+									   "PublicKey = " KEY(
+									       "H") "x\n"
+										    "[Peer]\n"
+										    "# "
+										    "friendly_name "
+										    "= first\n"
+										    "PublicKey "
+										    "= " KEY(
+											"I") "\n"
+											     "[Peer"
+											     "]\n"
+											     "# "
+											     "frien"
+											     "dly_"
+											     "name "
+											     "= "
+											     "\xc3"
+											     "\xa9t"
+											     "\xc3"
+											     "\xa9 "
+											     "\xf0"
+											     "\x9f"
+											     "\x93"
+											     "\xb1"
+											     "\n"
+											     "Publi"
+											     "cKey "
+											     "="
+											     " " KEY(
+												 "I") "\n"
+												      "[Peerx]\n"
+												      "# friendly_name = not a peer section\n"
+												      "PublicKey = " KEY(
+													  "J") "\n";
+	struct metrics_names n;
+	char *copy = strdup(text);
+	char *big = malloc(METRICS_NAME_MAX + 200);
+
+	CHECK(copy && big);
+	CHECK(metrics_names_parse(&n, copy, strlen(text)) == 0);
+	CHECK(name_is(&n, KEY("Z"), NULL));
+	CHECK(name_is(&n, KEY("B"), "phone 6T"));
+	CHECK(name_is(&n, KEY("C"), NULL));
+	CHECK(name_is(&n, KEY("D"), "laptop \"x\" (work)"));
+	CHECK(name_is(&n, KEY("E"), "after the key"));
+	CHECK(name_is(&n, KEY("F"), "networkd"));
+	CHECK(name_is(&n, KEY("G"), NULL));
+	CHECK(name_is(&n, KEY("H"), NULL));
+	CHECK(name_is(&n, KEY("I"), "\xc3\xa9t\xc3\xa9 \xf0\x9f\x93\xb1")); /* the last wins */
+	CHECK(name_is(&n, KEY("J"), NULL));
+	metrics_names_free(&n);
+	/* a name of METRICS_NAME_MAX bytes is kept, one more is not */
+	for (size_t extra = 0; extra < 2; extra++) {
+		int len = snprintf(big, METRICS_NAME_MAX + 200,
+				   "[Peer]\n# friendly_name = %0*d\nPublicKey = %s\n",
+				   (int)(METRICS_NAME_MAX + extra), 0, KEY("K"));
+
+		CHECK(metrics_names_parse(&n, strdup(big), (size_t)len) == 0);
+		CHECK(extra ? name_is(&n, KEY("K"), NULL) : name_of_key(&n, KEY("K")) != NULL);
+		metrics_names_free(&n);
+	}
+	/* overlong and surrogate encodings are not UTF-8 */
+	CHECK(!utf8_valid((const unsigned char *)"\xc0\xaf") &&
+	      !utf8_valid((const unsigned char *)"\xed\xa0\x80"));
+	CHECK(!utf8_valid((const unsigned char *)"\xf4\x90\x80\x80") &&
+	      !utf8_valid((const unsigned char *)"\xe2\x82"));
+	CHECK(metrics_names_load(&n, "/nonexistent/zt-names") == -ENOENT);
+	free(big);
+}
+
 int main(void)
 {
 	test_listen();
 	test_cli();
 	test_request();
+	test_names();
 	return test_finish("metrics");
 }
