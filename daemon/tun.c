@@ -224,11 +224,6 @@ int tun_netns_is(int fd, dev_t dev, ino_t ino)
 	return ret;
 }
 
-#ifndef TUN_F_USO4
-#define TUN_F_USO4 0x20
-#define TUN_F_USO6 0x40
-#endif
-
 int tun_setup_offload(int fd, bool *vnet_hdr, unsigned int *offloads)
 {
 	/* the most the kernel may accept first; older kernels lack USO */
