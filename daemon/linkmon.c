@@ -71,13 +71,12 @@ static void dump_addrs(struct linkmon *lm)
 	struct {
 		struct nlmsghdr nh;
 		struct ifaddrmsg ifa;
-	} req;
+	} req = {0};
 
 	if (lm->dumping) {
 		lm->redump = true;
 		return;
 	}
-	memset(&req, 0, sizeof(req));
 	req.nh.nlmsg_len = sizeof(req);
 	req.nh.nlmsg_type = RTM_GETADDR;
 	req.nh.nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP;
@@ -199,7 +198,7 @@ static void check_nsid(struct linkmon *lm)
 		uint8_t pad[NLMSG_ALIGN(sizeof(struct rtgenmsg)) - sizeof(struct rtgenmsg)];
 		struct rtattr rta;
 		int32_t fd;
-	} req;
+	} req = {0};
 	int ns = ioctl(lm->tun_fd, TUNGETDEVNETNS);
 
 	if (ns < 0 || lm->fd < 0) {
@@ -207,7 +206,6 @@ static void check_nsid(struct linkmon *lm)
 			close(ns);
 		return;
 	}
-	memset(&req, 0, sizeof(req));
 	req.nh.nlmsg_len = sizeof(req);
 	req.nh.nlmsg_type = RTM_GETNSID;
 	req.nh.nlmsg_flags = NLM_F_REQUEST;
