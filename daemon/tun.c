@@ -72,14 +72,6 @@ int tun_get_mtu(const char *name, uint32_t *mtu)
 	return ret;
 }
 
-static int tun_set_mtu(const char *name, uint32_t mtu)
-{
-	struct ifreq ifr = {0};
-
-	ifr.ifr_mtu = (int)mtu;
-	return ifreq_ioctl(SIOCSIFMTU, name, &ifr);
-}
-
 /* What the kernel's TUNSETIFF refusal means for the name asked for. */
 static void explain_setiff(const char *name, int err, char *msg, size_t len)
 {
@@ -112,7 +104,7 @@ static void explain_setiff(const char *name, int err, char *msg, size_t len)
 
 int tun_create(const char *name, bool vnet_hdr, bool multi_queue, char *msg, size_t msglen)
 {
-	struct ifreq ifr = {0};
+	struct ifreq ifr = {0}, mtu = {.ifr_mtu = WG_DEFAULT_MTU};
 	int fd, ret;
 
 	if (strlen(name) >= IF_NAMESIZE) {
@@ -148,7 +140,7 @@ int tun_create(const char *name, bool vnet_hdr, bool multi_queue, char *msg, siz
 		explain_setiff(name, -ret, msg, msglen);
 		return ret;
 	}
-	ret = tun_set_mtu(ifr.ifr_name, WG_DEFAULT_MTU);
+	ret = ifreq_ioctl(SIOCSIFMTU, ifr.ifr_name, &mtu);
 	if (ret) {
 		close(fd);
 		snprintf(msg, msglen, "cannot set the MTU of %s: %s", name, strerror(-ret));
