@@ -287,7 +287,8 @@ bench-scale: deps
 # which fails the test; every report is also written under build-tsan/tsan/,
 # which catches races in a daemon that the test only stops. The seccomp
 # filter is off: TSan opens the binary to symbolize a report and the report
-# file to write it, and the filter refuses open(). TESTS=... narrows the run.
+# file to write it, and the filter refuses open(). TESTS=... narrows the run
+# to the script tests named (a unit test's name fails: no unit test runs here).
 check-tsan: deps
 	@$(MAKE) --no-print-directory BUILD=build-tsan \
 	    EXTRA_CFLAGS="-fsanitize=thread -fno-omit-frame-pointer" all build-tsan/tools/flood build-tsan/tools/manypeers \
@@ -295,7 +296,7 @@ check-tsan: deps
 	@rm -rf $(CURDIR)/build-tsan/tsan && mkdir -p -m 1777 $(CURDIR)/build-tsan/tsan
 	@BUILD=build-tsan SANITIZE=thread ZINCTUN_SECCOMP=0 \
 	    TSAN_OPTIONS="halt_on_error=1 exitcode=66 log_path=$(CURDIR)/build-tsan/tsan/report" \
-	    MAKEFLAGS= scripts/run-tests $(or $(TESTS),test_e2e_); r=$$?; \
+	    MAKEFLAGS= scripts/run-tests --scripts $(or $(TESTS),test_e2e_); r=$$?; \
 	for f in $(CURDIR)/build-tsan/tsan/report*; do [ -e "$$f" ] || continue; \
 	    echo "ThreadSanitizer report $$f:"; cat "$$f"; r=1; done; exit $$r
 

@@ -84,15 +84,6 @@ int config_get(void *ctx, struct buf *out)
 	return out->overflow ? -ENOMEM : 0;
 }
 
-static void to_endpoint(struct wg_endpoint *ep, const union uapi_sockaddr *sa)
-{
-	memset(ep, 0, sizeof(*ep));
-	if (sa->sa.sa_family == AF_INET)
-		ep->addr.in4 = sa->in4;
-	else
-		ep->addr.in6 = sa->in6;
-}
-
 /* Would the set exceed the peer limit? Checked before anything changes. */
 static bool too_many_peers(struct zt_runtime *zt, const struct uapi_set *set)
 {
@@ -133,9 +124,9 @@ static void apply_peer(struct zt_runtime *zt, const struct uapi_peer *p)
 	if (p->has_preshared_key)
 		wg_peer_set_preshared_key(peer, p->preshared_key);
 	if (p->has_endpoint) {
-		struct wg_endpoint ep;
+		/* in6, the largest member: the whole address, either family */
+		struct wg_endpoint ep = {.addr.in6 = p->endpoint.in6};
 
-		to_endpoint(&ep, &p->endpoint);
 		wg_peer_set_endpoint(peer, &ep);
 	}
 	if (p->replace_allowed_ips)

@@ -85,8 +85,8 @@ int zt_datapath_init(struct zt_runtime *zt, int tun_fd)
 	if (ret)
 		log_info("tun offload setup: %s", strerror(-ret));
 	atomic_init(&dp->tun_gro, dp->tun.vnet_hdr && zt->opt.tun_gro);
-	/* TUN_F_USO4: the kernel has UDP_L4 GSO for tun */
-	dp->tun.uso = (offloads & 0x20) != 0;
+	/* the kernel has UDP_L4 GSO for tun */
+	dp->tun.uso = (offloads & TUN_F_USO4) != 0;
 	log_info("offloads: tun vnet header %s (0x%x), tun GRO %s, UDP GSO %s, UDP GRO %s",
 		 dp->tun.vnet_hdr ? "on" : "off", offloads,
 		 atomic_load(&dp->tun_gro) ? "on" : "off", udp_gso_enabled() ? "on" : "off",

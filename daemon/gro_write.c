@@ -8,15 +8,6 @@
 #include "log.h"
 #include "runtime.h"
 
-/* An in-process stack takes whole packets; the kernel's TUN takes a
- * partial checksum, and coalesced UDP if it took USO. */
-static enum gro_target gro_target_of(const struct tun_dev *t)
-{
-	if (t->sink)
-		return GRO_STACK;
-	return t->uso ? GRO_TUN_USO : GRO_TUN;
-}
-
 void gro_write(struct zt_runtime *zt, struct gro_writer *w, const struct gro_pkt *pkts, int n)
 {
 	struct zt_datapath *dp = &zt->dp;
@@ -29,7 +20,12 @@ void gro_write(struct zt_runtime *zt, struct gro_writer *w, const struct gro_pkt
 		tun_batch_end(&dp->tun);
 		return;
 	}
-	gro_plan_build(&plan, pkts, n, gro_target_of(&dp->tun));
+	/* an in-process stack takes whole packets; the kernel's TUN takes a
+	 * partial checksum, and coalesced UDP if it took USO */
+	gro_plan_build(&plan, pkts, n,
+		       dp->tun.sink  ? GRO_STACK
+		       : dp->tun.uso ? GRO_TUN_USO
+				     : GRO_TUN);
 	for (int k = 0; k < plan.n_items; k++) {
 		struct gro_item *it = &plan.items[k];
 		struct vnet_hdr h;

@@ -48,12 +48,6 @@ void gso_paths_destroy(struct gso_paths *p)
 	pthread_mutex_destroy(&p->lock);
 }
 
-static void slot_clear(struct gso_paths *p, struct gso_path_entry *e)
-{
-	memset(e, 0, sizeof(*e));
-	atomic_fetch_sub_explicit(&p->used, 1, memory_order_relaxed);
-}
-
 bool gso_path_allows(struct gso_paths *p, const struct wg_endpoint *to, size_t seg, uint64_t now_ns)
 {
 	struct gso_path_entry *e;
@@ -65,10 +59,12 @@ bool gso_path_allows(struct gso_paths *p, const struct wg_endpoint *to, size_t s
 	pthread_mutex_lock(&p->lock);
 	e = &p->slot[slot_of(&k)];
 	if (e->refused_seg && same_dest(e, &k)) {
-		if (now_ns >= e->retry_at_ns)
-			slot_clear(p, e); /* try GSO once more */
-		else
+		if (now_ns < e->retry_at_ns) {
 			allowed = seg < e->refused_seg;
+		} else { /* try GSO once more */
+			memset(e, 0, sizeof(*e));
+			atomic_fetch_sub_explicit(&p->used, 1, memory_order_relaxed);
+		}
 	}
 	pthread_mutex_unlock(&p->lock);
 	return allowed;

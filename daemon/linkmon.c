@@ -64,11 +64,6 @@ static int join(int fd, int opt, int group)
 	return setsockopt(fd, SOL_NETLINK, opt, &group, sizeof(group)) < 0 ? -errno : 0;
 }
 
-static int set_group(int fd, int opt)
-{
-	return join(fd, opt, RTNLGRP_LINK);
-}
-
 /* Asks for every address of every link here (the kernel may ignore a
  * filter by index): the answers come on lm->fd with seq addr_seq. */
 static void dump_addrs(struct linkmon *lm)
@@ -76,13 +71,12 @@ static void dump_addrs(struct linkmon *lm)
 	struct {
 		struct nlmsghdr nh;
 		struct ifaddrmsg ifa;
-	} req;
+	} req = {0};
 
 	if (lm->dumping) {
 		lm->redump = true;
 		return;
 	}
-	memset(&req, 0, sizeof(req));
 	req.nh.nlmsg_len = sizeof(req);
 	req.nh.nlmsg_type = RTM_GETADDR;
 	req.nh.nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP;
@@ -166,7 +160,7 @@ int linkmon_open(struct linkmon *lm, int tun_fd, int ifindex)
 	lm->fd = nl_socket(0);
 	if (lm->fd < 0)
 		return lm->fd;
-	ret = set_group(lm->fd, NETLINK_ADD_MEMBERSHIP);
+	ret = join(lm->fd, NETLINK_ADD_MEMBERSHIP, RTNLGRP_LINK);
 	if (ret) {
 		close(lm->fd);
 		lm->fd = -1;
@@ -204,7 +198,7 @@ static void check_nsid(struct linkmon *lm)
 		uint8_t pad[NLMSG_ALIGN(sizeof(struct rtgenmsg)) - sizeof(struct rtgenmsg)];
 		struct rtattr rta;
 		int32_t fd;
-	} req;
+	} req = {0};
 	int ns = ioctl(lm->tun_fd, TUNGETDEVNETNS);
 
 	if (ns < 0 || lm->fd < 0) {
@@ -212,7 +206,6 @@ static void check_nsid(struct linkmon *lm)
 			close(ns);
 		return;
 	}
-	memset(&req, 0, sizeof(req));
 	req.nh.nlmsg_len = sizeof(req);
 	req.nh.nlmsg_type = RTM_GETNSID;
 	req.nh.nlmsg_flags = NLM_F_REQUEST;
@@ -255,9 +248,9 @@ static void set_location(struct linkmon *lm, int nsid, int ifindex)
 	lm->nsid = nsid;
 	lm->ifindex = ifindex;
 	if (nsid >= 0 && !lm->peer_joined)
-		lm->peer_joined = !set_group(lm->peer_fd, NETLINK_ADD_MEMBERSHIP);
+		lm->peer_joined = !join(lm->peer_fd, NETLINK_ADD_MEMBERSHIP, RTNLGRP_LINK);
 	else if (nsid < 0 && lm->peer_joined)
-		lm->peer_joined = set_group(lm->peer_fd, NETLINK_DROP_MEMBERSHIP) != 0;
+		lm->peer_joined = join(lm->peer_fd, NETLINK_DROP_MEMBERSHIP, RTNLGRP_LINK) != 0;
 	if (nsid >= 0 && !lm->peer_joined)
 		lm->nsid = LINKMON_LOST;
 	/* it may have moved on before we joined (an MTU set there meanwhile
@@ -393,6 +386,36 @@ static void after_read(struct linkmon *lm, struct link_event *ev)
 	}
 }
 
+void linkmon_handle(struct linkmon *lm, int fd, int nsid, const void *buf, size_t n,
+		    struct link_event *ev)
+{
+	int len = (int)n;
+
+	/* len > 0: after a last message whose length is not aligned it is
+	 * negative, which NLMSG_OK would take for a large unsigned one */
+	for (const struct nlmsghdr *nh = buf;
+	     len > 0 && NLMSG_OK(nh, (unsigned int)len) && !ev->deleted; nh = NLMSG_NEXT(nh, len)) {
+		struct link_msg m;
+
+		if ((nh->nlmsg_type == RTM_NEWLINK || nh->nlmsg_type == RTM_DELLINK) &&
+		    nh->nlmsg_len >= NLMSG_LENGTH(sizeof(struct ifinfomsg))) {
+			parse_link(nh, nsid, &m);
+			handle_link(lm, &m, ev);
+		} else if ((nh->nlmsg_type == RTM_NEWADDR || nh->nlmsg_type == RTM_DELADDR) &&
+			   fd == lm->fd &&
+			   nh->nlmsg_len >= NLMSG_LENGTH(sizeof(struct ifaddrmsg))) {
+			handle_addr(lm, nh);
+		} else if (nh->nlmsg_type == RTM_NEWNSID && fd == lm->fd &&
+			   nh->nlmsg_seq == lm->nsid_seq &&
+			   nh->nlmsg_len >= NLMSG_LENGTH(sizeof(struct rtgenmsg))) {
+			handle_nsid(lm, nh, ev);
+		} else if ((nh->nlmsg_type == NLMSG_DONE || nh->nlmsg_type == NLMSG_ERROR) &&
+			   fd == lm->fd && lm->dumping && nh->nlmsg_seq == lm->addr_seq) {
+			addrs_done(lm, ev);
+		}
+	}
+}
+
 int linkmon_read(struct linkmon *lm, int fd, struct link_event *ev)
 {
 	/* aligned for nlmsghdr */
@@ -411,9 +434,6 @@ int linkmon_read(struct linkmon *lm, int fd, struct link_event *ev)
 				    .msg_control = cbuf,
 				    .msg_controllen = sizeof(cbuf)};
 		ssize_t n = recvmsg(fd, &mh, MSG_DONTWAIT);
-		struct nlmsghdr *nh;
-		struct link_msg m;
-		int len, nsid;
 
 		if (n < 0) {
 			if (errno == EAGAIN || errno == EWOULDBLOCK)
@@ -432,31 +452,8 @@ int linkmon_read(struct linkmon *lm, int fd, struct link_event *ev)
 		/* only the kernel speaks here (a process with CAP_NET_ADMIN
 		 * could unicast to us): what it says about namespaces is the
 		 * control message, never an attribute */
-		if (mh.msg_namelen < sizeof(from) || from.nl_family != AF_NETLINK || from.nl_pid)
-			continue;
-		nsid = msg_nsid(lm, fd, &mh);
-		len = (int)n;
-		for (nh = (struct nlmsghdr *)buf; NLMSG_OK(nh, (unsigned int)len) && !ev->deleted;
-		     nh = NLMSG_NEXT(nh, len)) {
-			if ((nh->nlmsg_type == RTM_NEWLINK || nh->nlmsg_type == RTM_DELLINK) &&
-			    nh->nlmsg_len >= NLMSG_LENGTH(sizeof(struct ifinfomsg))) {
-				parse_link(nh, nsid, &m);
-				handle_link(lm, &m, ev);
-			} else if ((nh->nlmsg_type == RTM_NEWADDR ||
-				    nh->nlmsg_type == RTM_DELADDR) &&
-				   fd == lm->fd &&
-				   nh->nlmsg_len >= NLMSG_LENGTH(sizeof(struct ifaddrmsg))) {
-				handle_addr(lm, nh);
-			} else if (nh->nlmsg_type == RTM_NEWNSID && fd == lm->fd &&
-				   nh->nlmsg_seq == lm->nsid_seq &&
-				   nh->nlmsg_len >= NLMSG_LENGTH(sizeof(struct rtgenmsg))) {
-				handle_nsid(lm, nh, ev);
-			} else if ((nh->nlmsg_type == NLMSG_DONE ||
-				    nh->nlmsg_type == NLMSG_ERROR) &&
-				   fd == lm->fd && lm->dumping && nh->nlmsg_seq == lm->addr_seq) {
-				addrs_done(lm, ev);
-			}
-		}
+		if (mh.msg_namelen >= sizeof(from) && from.nl_family == AF_NETLINK && !from.nl_pid)
+			linkmon_handle(lm, fd, msg_nsid(lm, fd, &mh), buf, (size_t)n, ev);
 	}
 	after_read(lm, ev);
 	return ret;

@@ -54,5 +54,10 @@ struct link_event {
  * what happened to the link. Lost events (ENOBUFS) are made up for by
  * asking the TUN and the kernel again. Returns 0 or a negative errno. */
 int linkmon_read(struct linkmon *lm, int fd, struct link_event *ev);
+/* Its part for one datagram from the kernel on fd, buf aligned for
+ * nlmsghdr: every message in it; nsid is the sender's namespace
+ * (LINKMON_HERE, an id, or another negative value: not followed). */
+void linkmon_handle(struct linkmon *lm, int fd, int nsid, const void *buf, size_t n,
+		    struct link_event *ev);
 
 #endif

@@ -98,16 +98,6 @@ static int open_tun(struct host *h)
 	return 0;
 }
 
-/* --user names a known user: checked before anything is created, so a
- * typo leaves no interface behind (the sandbox looks it up again). */
-static bool known_user(const struct zt_options *opt)
-{
-	uid_t uid;
-	gid_t gid;
-
-	return !opt->user || !zt_passwd_lookup(ZT_PASSWD_FILE, opt->user, &uid, &gid);
-}
-
 /* Notices removal of our socket file (wg-quick down of an old-style
  * setup, or an administrator) to shut down as wireguard-go does. The watch
  * is on the file itself, not on the shared directory, so that other
@@ -450,6 +440,8 @@ int main(int argc, char **argv)
 {
 	/* zeroed (bss: no page of it is touched until used), then set */
 	static struct daemon d;
+	uid_t uid;
+	gid_t gid;
 	int ret;
 
 	d.h.ops = &daemon_ops;
@@ -484,7 +476,9 @@ int main(int argc, char **argv)
 		break;
 	}
 	log_init(d.opt.ifname, d.opt.log_level);
-	if (!known_user(&d.opt))
+	/* checked before anything is created, so a typo leaves no interface
+	 * behind (the sandbox looks it up again) */
+	if (d.opt.user && zt_passwd_lookup(ZT_PASSWD_FILE, d.opt.user, &uid, &gid))
 		return host_fail(&d.h, "unknown user '%s' (not in " ZT_PASSWD_FILE ")", d.opt.user);
 	ret = d.opt.log_file ? log_open_file(d.opt.log_file) : 0;
 	if (ret)

@@ -49,18 +49,11 @@ int metrics_open(struct metrics *m, const struct sockaddr *addr, socklen_t len)
 
 static const char *reason(int status)
 {
-	switch (status) {
-	case 200:
-		return "OK";
-	case 404:
-		return "Not Found";
-	case 405:
-		return "Method Not Allowed";
-	case 500:
-		return "Internal Server Error";
-	default:
-		return "Bad Request";
-	}
+	return status == 200   ? "OK"
+	       : status == 404 ? "Not Found"
+	       : status == 405 ? "Method Not Allowed"
+	       : status == 500 ? "Internal Server Error"
+			       : "Bad Request";
 }
 
 /* The whole answer into c->out. */

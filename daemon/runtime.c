@@ -6,7 +6,6 @@
 #include <malloc.h>
 #include <poll.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <netinet/in.h>
 #include <sys/eventfd.h>
@@ -129,17 +128,11 @@ static void *timer_main(void *arg)
 static void *handshake_main(void *arg)
 {
 	struct zt_runtime *zt = arg;
-	struct hsq_item *items = malloc(HS_BATCH * sizeof(*items));
-	struct wg_handshake_job *jobs = malloc(HS_BATCH * sizeof(*jobs));
+	struct hsq_item items[HS_BATCH];
+	struct wg_handshake_job jobs[HS_BATCH];
 	struct udp_socks *socks = NULL; /* what the answers go out on */
 	size_t n, remaining;
 
-	if (!items || !jobs) {
-		free(items);
-		free(jobs);
-		zt_request_stop(zt);
-		return NULL;
-	}
 	while ((n = hsq_pop(&zt->hsq, items, HS_BATCH, &remaining)) > 0) {
 		zt_engine_lock(zt);
 		wg_device_set_handshake_queue_len(zt->dev, remaining + n);
@@ -168,8 +161,6 @@ static void *handshake_main(void *arg)
 				    jobs[i].out_len);
 		udp_socks_drop(&zt->udp, &socks);
 	}
-	free(items);
-	free(jobs);
 	return NULL;
 }
 

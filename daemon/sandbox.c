@@ -34,18 +34,8 @@
 #define ZT_AUDIT_ARCH AUDIT_ARCH_AARCH64
 #endif
 
-#ifndef SECCOMP_RET_KILL_PROCESS
-#define SECCOMP_RET_KILL_PROCESS 0x80000000U
-#endif
-#ifndef PR_CAP_AMBIENT
-#define PR_CAP_AMBIENT 47
-#define PR_CAP_AMBIENT_CLEAR_ALL 4
-#endif
-
-static int fail(char *err, size_t errlen, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-static int fail(char *err, size_t errlen, const char *fmt, ...)
+static int __attribute__((format(printf, 3, 4)))
+fail(char *err, size_t errlen, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -109,9 +99,14 @@ static int drop_bounding_set(uint64_t keep, bool can, char *err, size_t errlen)
 	return 0;
 }
 
-/* Capabilities, user ids and no_new_privs are per thread: with a second
- * thread alive, that thread would keep everything. count_own_threads()
- * counts the threads of the process, the caller's included. */
+/* ThreadSanitizer starts its background thread in the child of every
+ * fork(), so a daemonizing zinctun built with -fsanitize=thread already has
+ * two threads when it drops privileges. __sanitizer_sandbox_on_notify()
+ * cannot stop that one (it only stops a thread started from
+ * pthread_create). Sanitizer threads start with every signal blocked; a
+ * thread of ours never does. So, in a TSan build only (a test build), one
+ * such thread is not counted; it keeps its privileges, but it runs only
+ * sanitizer code. */
 #if defined(__SANITIZE_THREAD__)
 #define ZT_TSAN 1
 #elif defined(__has_feature)
@@ -121,13 +116,6 @@ static int drop_bounding_set(uint64_t keep, bool can, char *err, size_t errlen)
 #endif
 
 #ifdef ZT_TSAN
-/* ThreadSanitizer starts its background thread in the child of every
- * fork(), so a daemonizing zinctun built with -fsanitize=thread already has
- * two threads here. __sanitizer_sandbox_on_notify() cannot stop that one (it
- * only stops a thread started from pthread_create). Sanitizer threads start
- * with every signal blocked; a thread of ours never does. So, in a TSan
- * build only (a test build), one such thread is not counted; it keeps its
- * privileges, but it runs only sanitizer code. */
 static bool sanitizer_thread(long tid)
 {
 	/* signals 1..30 but SIGKILL and SIGSTOP, which cannot be blocked (the
@@ -150,7 +138,13 @@ static bool sanitizer_thread(long tid)
 	fclose(f);
 	return found && (blocked & all) == all;
 }
+#else
+#define sanitizer_thread(tid) false
+#endif
 
+/* Capabilities, user ids and no_new_privs are per thread: with a second
+ * thread alive, that thread would keep everything. Counts the threads of
+ * the process, the caller's included. */
 static int count_own_threads(void)
 {
 	long self = (long)syscall(SYS_gettid);
@@ -173,22 +167,6 @@ static int count_own_threads(void)
 	closedir(d);
 	return n;
 }
-#else
-static int count_own_threads(void)
-{
-	FILE *f = fopen("/proc/self/status", "re");
-	char line[256];
-	int n = -1;
-
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "Threads: %d", &n) == 1)
-			break;
-	fclose(f);
-	return n;
-}
-#endif
 
 /* Which ids to run as: user, or by default (NULL) nobody when started as
  * root. *change false: keep the current ids (a root user asked for, or a
@@ -555,10 +533,6 @@ static int build_filter(struct filter *f, const struct zt_sandbox_config *cfg, u
 	return f->overflow ? -1 : 0;
 #endif
 }
-
-#ifndef SECCOMP_FILTER_FLAG_TSYNC
-#define SECCOMP_FILTER_FLAG_TSYNC 1
-#endif
 
 /* On every thread of the process (TSYNC): the proxy installs it after
  * lwIP's thread started. */

@@ -1,32 +1,12 @@
-/* Least privilege after start-up: capabilities, user and a seccomp filter.
+/* Least privilege after start-up: capabilities, user and a seccomp filter
+ * (what stays and what goes: zinctun(8), --user and "Sandbox").
  *
- * The daemon calls zt_sandbox_enter() once, after the TUN device, the UDP sockets, the netlink link
- * monitor and the config socket exist, and BEFORE starting any thread: capabilities, user ids and
- * no_new_privs are per thread on Linux, so a thread created earlier would keep its privileges.
- * zt_sandbox_enter() refuses (returns -1) when the process already has more than one thread.
- * Threads created afterwards inherit everything.
- *
- * What remains: CAP_NET_ADMIN (SO_MARK for fwmark, interface ioctls) and,
- * when asked, CAP_NET_BIND_SERVICE (listen ports < 1024), permitted and
- * effective; every other capability is dropped from all sets, including the
- * bounding set (the proxy profile keeps none of the two, but
- * CAP_NET_BIND_SERVICE when asked); the user becomes nobody unless told otherwise (a user that
- * is root keeps uid 0); no_new_privs is set; then a syscall allowlist is
- * installed: anything else fails with EPERM, or kills the process (SIGSYS)
- * with seccomp_kill. Only AF_INET and AF_INET6 sockets can still be made
- * (listen port changes); connect (but in the proxy profile: it connects
- * to [TCPServerTunnel] targets), execve, fork, ptrace, mount, module
- * loading, raw packet sockets and every call that names a file (open,
- * chmod, chown, unlink, mkdir, rename, link, symlink, ...) are gone; signals
- * and resource limits concern this process only; ioctl is limited to the
- * queries the daemon makes (TUNGETIFF, TUNGETDEVNETNS, SIOCGIFMTU,
- * SIOCGIFINDEX, TCGETS); on the rtnetlink descriptors given, nothing can be
- * sent with a destination address, by sendmsg/sendmmsg or through a copy
- * (dup, F_DUPFD), so the kernel judges every message by the socket's
- * opener, which had no capability (zt_sandbox_socket_unprivileged). clone3 fails with ENOSYS so
- * that libc falls back to clone, whose flags the filter can check (threads only); open/openat,
- * unlink/unlinkat and socket(AF_UNIX) fail with EPERM even in kill mode
- * (libc and the exit path try them and cope).
+ * Entered once the TUN device, the UDP sockets, the netlink link monitor
+ * and the config socket exist, and BEFORE any thread starts: capabilities,
+ * user ids and no_new_privs are per thread on Linux, so a thread created
+ * earlier would keep its privileges (zt_sandbox_drop refuses then). Threads
+ * created afterwards inherit everything. The proxy profile keeps no
+ * capability but CAP_NET_BIND_SERVICE when asked, and may connect().
  */
 #ifndef ZT_SANDBOX_H
 #define ZT_SANDBOX_H

@@ -49,11 +49,10 @@ static int ifreq_ioctl(unsigned long req, const char *name, struct ifreq *ifr)
 static int link_driver(const char *name, char *driver, size_t len)
 {
 	struct ethtool_drvinfo info;
-	struct ifreq ifr;
+	struct ifreq ifr = {0};
 	int ret;
 
 	memset(&info, 0, sizeof(info));
-	memset(&ifr, 0, sizeof(ifr));
 	info.cmd = ETHTOOL_GDRVINFO;
 	ifr.ifr_data = (void *)&info;
 	ret = ifreq_ioctl(SIOCETHTOOL, name, &ifr);
@@ -64,23 +63,13 @@ static int link_driver(const char *name, char *driver, size_t len)
 
 int tun_get_mtu(const char *name, uint32_t *mtu)
 {
-	struct ifreq ifr;
+	struct ifreq ifr = {0};
 	int ret;
 
-	memset(&ifr, 0, sizeof(ifr));
 	ret = ifreq_ioctl(SIOCGIFMTU, name, &ifr);
 	if (!ret)
 		*mtu = (uint32_t)ifr.ifr_mtu;
 	return ret;
-}
-
-static int tun_set_mtu(const char *name, uint32_t mtu)
-{
-	struct ifreq ifr;
-
-	memset(&ifr, 0, sizeof(ifr));
-	ifr.ifr_mtu = (int)mtu;
-	return ifreq_ioctl(SIOCSIFMTU, name, &ifr);
 }
 
 /* What the kernel's TUNSETIFF refusal means for the name asked for. */
@@ -115,7 +104,7 @@ static void explain_setiff(const char *name, int err, char *msg, size_t len)
 
 int tun_create(const char *name, bool vnet_hdr, bool multi_queue, char *msg, size_t msglen)
 {
-	struct ifreq ifr;
+	struct ifreq ifr = {0}, mtu = {.ifr_mtu = WG_DEFAULT_MTU};
 	int fd, ret;
 
 	if (strlen(name) >= IF_NAMESIZE) {
@@ -139,7 +128,6 @@ int tun_create(const char *name, bool vnet_hdr, bool multi_queue, char *msg, siz
 			snprintf(msg, msglen, "cannot open " TUN_DEV ": %s", strerror(-ret));
 		return ret;
 	}
-	memset(&ifr, 0, sizeof(ifr));
 	ifr.ifr_flags = IFF_TUN | IFF_NO_PI;
 	if (vnet_hdr)
 		ifr.ifr_flags |= IFF_VNET_HDR;
@@ -152,7 +140,7 @@ int tun_create(const char *name, bool vnet_hdr, bool multi_queue, char *msg, siz
 		explain_setiff(name, -ret, msg, msglen);
 		return ret;
 	}
-	ret = tun_set_mtu(ifr.ifr_name, WG_DEFAULT_MTU);
+	ret = ifreq_ioctl(SIOCSIFMTU, ifr.ifr_name, &mtu);
 	if (ret) {
 		close(fd);
 		snprintf(msg, msglen, "cannot set the MTU of %s: %s", name, strerror(-ret));
@@ -163,10 +151,9 @@ int tun_create(const char *name, bool vnet_hdr, bool multi_queue, char *msg, siz
 
 int tun_attach_queue(int fd, const char *name)
 {
-	struct ifreq ifr;
+	struct ifreq ifr = {0};
 	int q, ret;
 
-	memset(&ifr, 0, sizeof(ifr));
 	if (ioctl(fd, TUNGETIFF, &ifr) < 0)
 		return -errno;
 	if (!(ifr.ifr_flags & IFF_MULTI_QUEUE))
@@ -187,9 +174,8 @@ int tun_attach_queue(int fd, const char *name)
 
 int tun_adopt(int fd, char name[IF_NAMESIZE])
 {
-	struct ifreq ifr;
+	struct ifreq ifr = {0};
 
-	memset(&ifr, 0, sizeof(ifr));
 	if (ioctl(fd, TUNGETIFF, &ifr) < 0)
 		return -errno;
 	/* an inherited IFF_VNET_HDR device is fine: the runtime asks */
@@ -201,9 +187,8 @@ int tun_adopt(int fd, char name[IF_NAMESIZE])
 
 int tun_get_name(int fd, char name[IF_NAMESIZE])
 {
-	struct ifreq ifr;
+	struct ifreq ifr = {0};
 
-	memset(&ifr, 0, sizeof(ifr));
 	if (ioctl(fd, TUNGETIFF, &ifr) < 0)
 		return -errno;
 	memcpy(name, ifr.ifr_name, IF_NAMESIZE);
@@ -224,11 +209,6 @@ int tun_netns_is(int fd, dev_t dev, ino_t ino)
 	return ret;
 }
 
-#ifndef TUN_F_USO4
-#define TUN_F_USO4 0x20
-#define TUN_F_USO6 0x40
-#endif
-
 int tun_setup_offload(int fd, bool *vnet_hdr, unsigned int *offloads)
 {
 	/* the most the kernel may accept first; older kernels lack USO */
@@ -237,12 +217,11 @@ int tun_setup_offload(int fd, bool *vnet_hdr, unsigned int *offloads)
 	    TUN_F_CSUM | TUN_F_TSO4 | TUN_F_TSO6 | TUN_F_TSO_ECN,
 	    TUN_F_CSUM,
 	};
-	struct ifreq ifr;
+	struct ifreq ifr = {0};
 	int sz = VNET_HDR_LEN;
 
 	*vnet_hdr = false;
 	*offloads = 0;
-	memset(&ifr, 0, sizeof(ifr));
 	if (ioctl(fd, TUNGETIFF, &ifr) < 0)
 		return -errno;
 	if (!(ifr.ifr_flags & IFF_VNET_HDR))

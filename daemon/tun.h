@@ -3,6 +3,7 @@
 #ifndef ZT_TUN_H
 #define ZT_TUN_H
 
+#include <linux/if_tun.h>
 #include <net/if.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -11,6 +12,11 @@
 #include <sys/uio.h>
 
 enum { TUN_MAX_QUEUES = 8 };
+
+#ifndef TUN_F_USO4 /* UDP segmentation offload: Linux 6.2 and its headers */
+#define TUN_F_USO4 0x20
+#define TUN_F_USO6 0x40
+#endif
 
 #define TUN_DEV "/dev/net/tun"
 #define TUN_DRIVER "tun" /* ethtool's driver name of TUN and TAP devices */

@@ -162,28 +162,20 @@ bool uapi_parse_endpoint(const char *s, size_t len, union uapi_sockaddr *out)
 
 bool uapi_format_endpoint(char *out, size_t size, const struct sockaddr *sa)
 {
+	const struct sockaddr_in *in4 = (const struct sockaddr_in *)sa;
+	const struct sockaddr_in6 *in6 = (const struct sockaddr_in6 *)sa;
 	char host[INET6_ADDRSTRLEN];
-	int n;
+	int n = -1;
 
-	if (sa->sa_family == AF_INET) {
-		const struct sockaddr_in *in4 = (const struct sockaddr_in *)sa;
-
-		if (!inet_ntop(AF_INET, &in4->sin_addr, host, sizeof(host)))
-			return false;
+	if (sa->sa_family == AF_INET && inet_ntop(AF_INET, &in4->sin_addr, host, sizeof(host)))
 		n = snprintf(out, size, "%s:%u", host, ntohs(in4->sin_port));
-	} else if (sa->sa_family == AF_INET6) {
-		const struct sockaddr_in6 *in6 = (const struct sockaddr_in6 *)sa;
-
-		if (!inet_ntop(AF_INET6, &in6->sin6_addr, host, sizeof(host)))
-			return false;
-		if (in6->sin6_scope_id)
-			n = snprintf(out, size, "[%s%%%u]:%u", host, in6->sin6_scope_id,
-				     ntohs(in6->sin6_port));
-		else
-			n = snprintf(out, size, "[%s]:%u", host, ntohs(in6->sin6_port));
-	} else {
-		return false;
-	}
+	else if (sa->sa_family == AF_INET6 && in6->sin6_scope_id &&
+		 inet_ntop(AF_INET6, &in6->sin6_addr, host, sizeof(host)))
+		n = snprintf(out, size, "[%s%%%u]:%u", host, in6->sin6_scope_id,
+			     ntohs(in6->sin6_port));
+	else if (sa->sa_family == AF_INET6 &&
+		 inet_ntop(AF_INET6, &in6->sin6_addr, host, sizeof(host)))
+		n = snprintf(out, size, "[%s]:%u", host, ntohs(in6->sin6_port));
 	return n > 0 && (size_t)n < size;
 }
 

@@ -1,6 +1,5 @@
 #include "workers.h"
 
-#include <stdlib.h>
 #include <unistd.h>
 
 #include "enginelock.h"
