@@ -71,17 +71,11 @@ static void listener_adopt(struct listener *ls, struct conn *c)
 	ls->newest = c;
 }
 
-static struct conn *listener_dispatch(struct listener *ls, int fd)
-{
-	switch (ls->svc->kind) {
-	case PROXY_SOCKS5:
-		return socks_accepted(ls->px, fd, ls->svc);
-	case PROXY_HTTP:
-		return http_accepted(ls->px, fd, ls->svc);
-	default:
-		return forward_accepted(ls->px, fd, ls->svc);
-	}
-}
+static const struct conn_front *const fronts[] = {
+    [PROXY_SOCKS5] = &socks_front,
+    [PROXY_HTTP] = &http_front,
+    [PROXY_TCP_CLIENT] = &forward_front,
+};
 
 static void listener_accept(struct loop *l, struct loop_handler *h, uint32_t events)
 {
@@ -112,7 +106,7 @@ static void listener_accept(struct loop *l, struct loop_handler *h, uint32_t eve
 			}
 			conn_close(oldest, true);
 		}
-		listener_adopt(ls, listener_dispatch(ls, fd));
+		listener_adopt(ls, conn_new(ls->px, fd, fronts[ls->svc->kind], ls->svc));
 	}
 }
 
