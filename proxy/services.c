@@ -145,18 +145,6 @@ static int listener_open(struct proxy *px, const struct proxy_listener *svc, siz
 	return loop_add(&px->loop, fd, &ls->h, EPOLLIN);
 }
 
-static const char *kind_name(enum proxy_kind k)
-{
-	static const char *const names[] = {
-	    [PROXY_SOCKS5] = "Socks5",
-	    [PROXY_HTTP] = "http",
-	    [PROXY_TCP_CLIENT] = "TCPClientTunnel",
-	    [PROXY_TCP_SERVER] = "TCPServerTunnel",
-	    [PROXY_UDP] = "UDPProxyTunnel",
-	};
-	return names[k];
-}
-
 /* Each connection-making service's share of the descriptor limit. */
 static size_t service_share(const struct proxy_conf *conf)
 {
@@ -175,13 +163,13 @@ static size_t service_share(const struct proxy_conf *conf)
 static void service_log(const struct proxy_listener *svc)
 {
 	if (svc->kind == PROXY_TCP_SERVER)
-		log_info("[%s] tunnel port %u -> %s:%u", kind_name(svc->kind), svc->listen_port,
+		log_info("[%s] tunnel port %u -> %s:%u", svc->section, svc->listen_port,
 			 svc->target.host, svc->target.port);
 	else if (svc->target.port)
-		log_info("[%s] on %s:%u -> %s:%u", kind_name(svc->kind), svc->bind.host,
-			 svc->bind.port, svc->target.host, svc->target.port);
+		log_info("[%s] on %s:%u -> %s:%u", svc->section, svc->bind.host, svc->bind.port,
+			 svc->target.host, svc->target.port);
 	else
-		log_info("[%s] on %s:%u", kind_name(svc->kind), svc->bind.host, svc->bind.port);
+		log_info("[%s] on %s:%u", svc->section, svc->bind.host, svc->bind.port);
 }
 
 int services_open(struct proxy *px, const char *file)
@@ -205,7 +193,7 @@ int services_open(struct proxy *px, const char *file)
 		}
 		if (ret) {
 			fprintf(stderr, "%s:%u: [%s]: cannot listen: %s\n", file, svc->line,
-				kind_name(svc->kind), strerror(-ret));
+				svc->section, strerror(-ret));
 			return -1;
 		}
 		service_log(svc);
