@@ -167,7 +167,8 @@ int dns_parse_response(const uint8_t *pkt, size_t len, uint16_t id, const char *
 	if (len < HEADER_LEN)
 		return DNS_E_MALFORMED;
 	flags = get_be16(pkt + 2);
-	if (get_be16(pkt) != id || !(flags & FLAG_QR) || (flags & OPCODE_MASK) || get_be16(pkt + 4) != 1)
+	if (get_be16(pkt) != id || !(flags & FLAG_QR) || (flags & OPCODE_MASK) ||
+	    get_be16(pkt + 4) != 1)
 		return DNS_E_MISMATCH;
 	ancount = get_be16(pkt + 6);
 	if (!read_name(pkt, len, HEADER_LEN, qname, &off) || len - off < 4)
