@@ -73,8 +73,9 @@ static void loop_reap(struct loop *l)
 	}
 }
 
-void loop_run(struct loop *l)
+void *loop_run(void *arg)
 {
+	struct loop *l = arg;
 	struct epoll_event ev[LOOP_BATCH];
 	int timeout = -1;
 
@@ -83,7 +84,7 @@ void loop_run(struct loop *l)
 
 		if (n < 0 && errno != EINTR) {
 			log_err("proxy: epoll_wait: %s", strerror(errno));
-			return;
+			return NULL;
 		}
 		l->lock(l->lock_ctx);
 		for (int i = 0; i < n; i++) {

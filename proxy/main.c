@@ -112,25 +112,6 @@ static int resolve_endpoint(void *ctx, const struct proxy_peer *p, union uapi_so
 	return 0;
 }
 
-/* The [Interface] and [Peer]s, applied as wg(8)'s set would be; their
- * keys leave the proxy's copy of the file on the way. */
-static int apply_conf(struct proxy_main *m)
-{
-	struct uapi_set set;
-	int ret = proxy_conf_take_set(&m->px.conf, resolve_endpoint, (void *)m->opt.proxy, &set);
-
-	if (ret == -ENOMEM)
-		return host_fail(&m->h, "%s", strerror(-ret));
-	if (ret)
-		return 1;
-	ret = config_apply(&m->h.zt, &set);
-	uapi_set_free(&set);
-	if (ret)
-		fprintf(stderr, "%s: the configuration was refused: %s\n", m->opt.proxy,
-			strerror(-ret));
-	return ret ? 1 : 0;
-}
-
 /* SIGUSR1: each peer's endpoint, last handshake and transfer, then the
  * engine's counters and the packets lwIP did not take. */
 static void log_peers(struct host *h)
@@ -170,14 +151,6 @@ static void log_peers(struct host *h)
 		 (unsigned long long)st.handshakes_timed_out,
 		 (unsigned long long)st.packets_invalid, (unsigned long long)st.cookie_replies_sent,
 		 (unsigned long long)zt_drops_read(&h->zt.drops.stack_refused));
-}
-
-static void *loop_main(void *arg)
-{
-	struct proxy *px = arg;
-
-	loop_run(&px->loop);
-	return NULL;
 }
 
 static int stack_addrs(struct proxy_main *m)
@@ -245,15 +218,28 @@ static int open_proxy(struct host *h)
 	return 0;
 }
 
-/* The configuration applied, the configuration socket's path. */
+/* The [Interface] and [Peer]s applied as wg(8)'s set would be (their keys
+ * leave the proxy's copy of the file on the way), the configuration
+ * socket's path. */
 static int configure(struct host *h)
 {
 	struct proxy_main *m = (struct proxy_main *)h;
+	struct uapi_set set;
 	int ret;
 
 	zt_set_mtu(&h->zt, m->px.conf.iface.mtu);
-	if (apply_conf(m))
+	ret = proxy_conf_take_set(&m->px.conf, resolve_endpoint, (void *)m->opt.proxy, &set);
+	if (ret == -ENOMEM)
+		return host_fail(h, "%s", strerror(-ret));
+	if (ret)
 		return 1;
+	ret = config_apply(&h->zt, &set);
+	uapi_set_free(&set);
+	if (ret) {
+		fprintf(stderr, "%s: the configuration was refused: %s\n", m->opt.proxy,
+			strerror(-ret));
+		return 1;
+	}
 	ret = rundir_socket_path(m->sock_path, sizeof(m->sock_path), m->name, m->opt.socket);
 	if (ret)
 		return host_fail(h, "cannot open the configuration socket %s: %s", m->sock_path,
@@ -327,7 +313,7 @@ static int start(struct host *h)
 	int ret;
 
 	stack_start(&m->px.stack);
-	ret = pthread_create(&m->loop_thread, NULL, loop_main, &m->px);
+	ret = pthread_create(&m->loop_thread, NULL, loop_run, &m->px.loop);
 	if (ret)
 		return host_fail(h, "cannot start threads: %s", strerror(ret));
 	log_info("Proxy started (%s, configuration socket %s)", m->name, m->sock_path);
