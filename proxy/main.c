@@ -153,33 +153,6 @@ static void log_peers(struct host *h)
 		 (unsigned long long)zt_drops_read(&h->zt.drops.stack_refused));
 }
 
-static int stack_addrs(struct proxy_main *m)
-{
-	const struct proxy_interface *ifc = &m->px.conf.iface;
-	ip4_addr_t a4;
-	ip6_addr_t a6;
-	bool has4 = false, has6 = false;
-
-	for (size_t i = 0; i < ifc->n_addrs; i++) {
-		const struct proxy_ip *ip = &ifc->addrs[i].ip;
-
-		if (ip->family == AF_INET && !has4) {
-			a4.addr = ip->in4.s_addr;
-			has4 = true;
-		} else if (ip->family == AF_INET6 && !has6) {
-			memcpy(a6.addr, &ip->in6, 16);
-			ip6_addr_clear_zone(&a6);
-			has6 = true;
-		}
-	}
-	if (ifc->n_dns) {
-		proxy_ip_to_lwip(&ifc->dns[0], &m->px.stack.dns);
-		m->px.stack.has_dns = true;
-	}
-	lwipmem_set_budget((size_t)m->opt.proxy_memory << 20);
-	return stack_init(&m->px.stack, &m->h.zt, ifc->mtu, has4 ? &a4 : NULL, has6 ? &a6 : NULL);
-}
-
 /* Two descriptors per connection: take the hard limit, as Go programs
  * (wireproxy) do. */
 static void raise_fd_limit(void)
@@ -279,7 +252,8 @@ static int prepare(struct host *h)
 		fprintf(stderr, "zinctun-proxy: cannot drop privileges: %s\n", err);
 		return 1;
 	}
-	if (loop_init(&m->px.loop) || stack_addrs(m))
+	lwipmem_set_budget((size_t)m->opt.proxy_memory << 20);
+	if (loop_init(&m->px.loop) || stack_init(&m->px.stack, &h->zt, &m->px.conf.iface))
 		return host_fail(h, "cannot start lwIP");
 	m->px.stack.end_batch = conn_flush_queued;
 	m->px.stack.end_ctx = &m->px;
@@ -312,7 +286,7 @@ static int start(struct host *h)
 	struct proxy_main *m = (struct proxy_main *)h;
 	int ret;
 
-	stack_start(&m->px.stack);
+	stack_set_open(&m->px.stack, true);
 	ret = pthread_create(&m->loop_thread, NULL, loop_run, &m->px.loop);
 	if (ret)
 		return host_fail(h, "cannot start threads: %s", strerror(ret));
@@ -324,7 +298,7 @@ static int start(struct host *h)
  * process. */
 static void stop(struct host *h)
 {
-	stack_close(&((struct proxy_main *)h)->px.stack);
+	stack_set_open(&((struct proxy_main *)h)->px.stack, false);
 }
 
 static const struct host_ops proxy_ops = {
