@@ -19,9 +19,8 @@ static void loop_kicked(struct loop *l, struct loop_handler *h, uint32_t events)
 
 	(void)h;
 	(void)events;
-	if (read(l->kick_fd, &v, sizeof(v)) < 0) {
-		/* nothing pending: another batch took it */
-	}
+	if (read(l->kick_fd, &v, sizeof(v)) < 0)
+		return; /* nothing pending: another batch took it */
 }
 
 static struct loop_handler kick_handler = {.fn = loop_kicked};
