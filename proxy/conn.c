@@ -43,12 +43,10 @@ static struct conn *conn_add(struct proxy *px, int fd, size_t fe_size, enum conn
 {
 	struct conn *c = calloc(1, sizeof(*c));
 
-	if (c && fe_size && !(c->fe = calloc(1, fe_size))) {
+	if (!c || (fe_size && !(c->fe = calloc(1, fe_size)))) {
 		free(c);
 		return NULL;
 	}
-	if (!c)
-		return NULL;
 	c->h.fn = conn_event;
 	c->h.free = conn_free;
 	c->px = px;
