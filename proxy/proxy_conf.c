@@ -736,18 +736,6 @@ static int parse_line(struct parser *p, const char *s, size_t n)
 	return set_key(p, s, klen, v, vlen);
 }
 
-static unsigned count_lines(const char *text, size_t len)
-{
-	unsigned lines = 0;
-
-	for (const char *s = text, *end = text + len; s < end; lines++) {
-		const char *nl = memchr(s, '\n', (size_t)(end - s));
-
-		s = nl ? nl + 1 : end;
-	}
-	return lines ? lines : 1;
-}
-
 static int parse_text(struct parser *p, const char *text, size_t len)
 {
 	size_t pos = 0;
@@ -756,8 +744,9 @@ static int parse_text(struct parser *p, const char *text, size_t len)
 	p->sec = &sections[S_TOP];
 	p->cur = p->conf;
 	p->seen = 0;
-	if (len > PROXY_CONF_MAX_BYTES) {
-		p->line = count_lines(text, len);
+	if (len > PROXY_CONF_MAX_BYTES) { /* said at its last line */
+		for (size_t i = 0; i < len; i++)
+			p->line += text[i] == '\n' || i == len - 1;
 		return fail(p, "file larger than %d bytes", PROXY_CONF_MAX_BYTES);
 	}
 	while (pos < len) {
