@@ -229,7 +229,7 @@ static void take_answer(struct zt_runtime *zt)
 	eps.asking = NULL;
 	e->looked_ms = zt_mono_ms();
 	if (a.n <= 0) {
-		log_info("Endpoint %s: %s", e->req.host, gai_strerror(a.n));
+		log_info("Endpoint %s: %s", e->req.host, a.n ? gai_strerror(a.n) : "no address");
 		return;
 	}
 	memcpy(e->addrs, a.addrs, sizeof(a.addrs));
