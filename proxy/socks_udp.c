@@ -95,6 +95,8 @@ static void relay_resolved(void *arg, const ip_addr_t *addr)
 		r->name_ip = *addr;
 		r->name_known = true;
 		relay_send(r, addr, r->held_port, r->held, r->held_len);
+	} else {
+		r->name[0] = '\0'; /* the next datagram tries again */
 	}
 	relay_drop_held(r);
 }
