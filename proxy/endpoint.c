@@ -140,12 +140,16 @@ int endpoint_start(struct host *h)
 	posix_spawnattr_destroy(&attr);
 	posix_spawn_file_actions_destroy(&fa);
 	close(sv[1]);
-	eps.sock = sv[0];
 	eps.wake = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-	if (!ret && (eps.wake < 0 || fcntl(eps.sock, F_SETFL, O_NONBLOCK) < 0))
+	if (!ret && (eps.wake < 0 || fcntl(sv[0], F_SETFL, O_NONBLOCK) < 0))
 		ret = -errno;
-	h->zt.on_event = ret ? NULL : on_event;
-	return ret;
+	if (ret) {
+		close(sv[0]);
+		return ret;
+	}
+	eps.sock = sv[0];
+	h->zt.on_event = on_event;
+	return 0;
 }
 
 size_t endpoint_pollfds(struct host *h, struct pollfd *pfd)

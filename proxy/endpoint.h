@@ -26,7 +26,8 @@ struct host;
 int endpoint_lookup(const char *host, uint16_t port, union uapi_sockaddr *out, int max);
 /* Before endpoint_start: follow this peer's named Endpoint. */
 int endpoint_watch(const uint8_t pub[WG_PUBLIC_KEY_LEN], const char *host, uint16_t port);
-/* Spawns the helper when a peer is watched; before the threads start. */
+/* Spawns the helper when a peer is watched; before the threads start.
+ * Without it (-errno) the names stay at their first address. */
 int endpoint_start(struct host *h);
 /* host_ops' pollfds and handle (the main thread). */
 size_t endpoint_pollfds(struct host *h, struct pollfd *pfd);
