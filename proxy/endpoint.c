@@ -208,7 +208,7 @@ static void try_next(struct zt_runtime *zt, struct named *e)
 	e->tried = e->tried + 1 < e->n ? e->tried + 1 : 0; /* a full round: again */
 	eventlog_peer_name(who, e->pub);
 	if (uapi_format_endpoint(where, sizeof(where), &e->addrs[pick].sa))
-		log_info("%s - Endpoint %s: trying %s (%d of its addresses)", who, e->req.host,
+		log_info("%s - Endpoint %s: trying %s (addresses known: %d)", who, e->req.host,
 			 where, e->n);
 }
 
