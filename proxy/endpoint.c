@@ -242,15 +242,22 @@ static void take_answer(struct zt_runtime *zt)
 	try_next(zt, e);
 }
 
+/* At a failed retry: no list yet, or a whole round of it failed and the
+ * last lookup is old enough. */
+static bool lookup_due(const struct named *e)
+{
+	return !e->n || (!e->tried && zt_mono_ms() - e->looked_ms >= PROXY_ENDPOINT_LOOKUP_MS);
+}
+
 bool endpoint_handle(struct host *h, const struct pollfd *pfd)
 {
 	uint64_t v;
 
 	if (pfd[0].revents && read(eps.wake, &v, sizeof(v)) < 0)
 		log_debug("endpoint: wake: %s", strerror(errno));
-	if (pfd[1].revents & POLLIN)
+	if (pfd[1].revents & POLLIN) {
 		take_answer(&h->zt);
-	else if (pfd[1].revents) { /* no more lookups; the names stay as they are */
+	} else if (pfd[1].revents) { /* no more lookups; the names stay as they are */
 		log_err("endpoint: the lookup helper is gone");
 		close(eps.sock);
 		eps.sock = -1;
@@ -260,11 +267,12 @@ bool endpoint_handle(struct host *h, const struct pollfd *pfd)
 		struct named *e = &eps.v[i];
 		unsigned ev = atomic_exchange(&e->events, 0);
 
-		if (ev & EP_DONE) /* the list is looked up afresh at the next failure */
-			e->n = e->tried = 0, e->want = false;
-		else if ((ev & EP_GIVEUP) || ((ev & EP_RETRY) && !e->n) ||
-			 ((ev & EP_RETRY) && !e->tried &&
-			  zt_mono_ms() - e->looked_ms >= PROXY_ENDPOINT_LOOKUP_MS))
+		if (ev & EP_DONE) { /* the list is looked up afresh at the next failure */
+			e->n = e->tried = 0;
+			e->want = false;
+			continue;
+		}
+		if ((ev & EP_GIVEUP) || ((ev & EP_RETRY) && lookup_due(e)))
 			e->want = true;
 		else if (ev & EP_RETRY)
 			try_next(&h->zt, e);
