@@ -254,7 +254,7 @@ bench: deps
 	@$(MAKE) --no-print-directory $(BENCH_BIN)
 	@for b in $(BENCH_BIN); do echo "== $$b"; $$b || exit 1; done
 
-# bench-tunnel: raw veth vs wireguard-go (Debian, current) vs boringtun vs zinctun
+# bench-tunnel: raw veth vs wireguard-go (Debian, current) vs boringtun vs GotaTun vs zinctun
 # in two namespaces; builds the peers first (scripts/install-peers)
 # (ROUNDS, SECS, IMPLS, ROWS: see scripts/bench-tunnel; manypeers for ROWS=hs).
 bench-tunnel: deps

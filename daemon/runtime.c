@@ -164,10 +164,19 @@ static void *handshake_main(void *arg)
 	return NULL;
 }
 
+static void io_event(void *ctx, const struct wg_event *ev)
+{
+	struct zt_runtime *zt = ctx;
+
+	eventlog_event(ctx, ev);
+	if (zt->on_event)
+		zt->on_event(ev);
+}
+
 int zt_init(struct zt_runtime *zt, const char *ifname, const struct zt_dp_options *opt)
 {
 	struct wg_env env = {.now_ns = env_now, .wall_ns = env_wall, .ctx = zt};
-	struct wg_io io = {.send = io_send, .ctx = zt, .event = eventlog_event};
+	struct wg_io io = {.send = io_send, .ctx = zt, .event = io_event};
 	int ret;
 
 	/* a fixed threshold: glibc's own rises after the first big UAPI

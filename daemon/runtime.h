@@ -43,6 +43,9 @@ struct zt_runtime {
 	struct zt_dp_options opt; /* the switches zt_init was given */
 	pthread_t threads[2];
 	int n_threads;
+	/* told of each engine event after the log, under the engine lock;
+	 * set before the threads start (the proxy's named endpoints) */
+	void (*on_event)(const struct wg_event *ev);
 };
 
 /* Creates the engine and binds a random port (then zt_datapath_init). */

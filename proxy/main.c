@@ -20,6 +20,7 @@
 #include "cli.h"
 #include "config.h"
 #include "conn.h"
+#include "endpoint.h"
 #include "eventlog.h"
 #include "host.h"
 #include "log.h"
@@ -90,26 +91,20 @@ static int read_text(void *ctx, const char *path, char **text, size_t *len)
 	return ret;
 }
 
-/* An Endpoint's host resolved here (the tunnel is not up yet); its
- * address and port only, as wg(8) would pass them. */
+/* An Endpoint's host resolved here (the tunnel is not up yet), its first
+ * address; a name is followed from then on (endpoint.h). */
 static int resolve_endpoint(void *ctx, const struct proxy_peer *p, union uapi_sockaddr *out)
 {
-	struct addrinfo hints = {.ai_socktype = SOCK_DGRAM}, *ai;
-	char port[8];
-	int ret;
+	int ret = endpoint_lookup(p->endpoint.host, p->endpoint.port, out, 1);
 
-	snprintf(port, sizeof(port), "%u", p->endpoint.port);
-	ret = getaddrinfo(p->endpoint.host, port, &hints, &ai);
-	if (ret) {
+	if (ret <= 0) {
 		fprintf(stderr, "%s:%u: Endpoint %s: %s\n", (const char *)ctx, p->line,
-			p->endpoint.host, gai_strerror(ret));
+			p->endpoint.host, ret ? gai_strerror(ret) : "no IPv4 or IPv6 address");
 		return -1;
 	}
-	memset(out, 0, sizeof(*out));
-	memcpy(out, ai->ai_addr, ai->ai_addrlen < sizeof(*out) ? ai->ai_addrlen : sizeof(*out));
-	if (out->sa.sa_family == AF_INET6)
-		out->in6.sin6_flowinfo = out->in6.sin6_scope_id = 0;
-	freeaddrinfo(ai);
+	if (!p->endpoint.is_ip &&
+	    endpoint_watch(p->set.public_key, p->endpoint.host, p->endpoint.port))
+		return -1;
 	return 0;
 }
 
@@ -214,6 +209,9 @@ static int configure(struct host *h)
 			strerror(-ret));
 		return 1;
 	}
+	ret = endpoint_start(h);
+	if (ret)
+		log_err("Endpoint names are not followed: no lookup helper (%s)", strerror(-ret));
 	ret = rundir_socket_path(m->sock_path, sizeof(m->sock_path), m->name, m->opt.socket);
 	if (ret)
 		return host_fail(h, "cannot open the configuration socket %s: %s", m->sock_path,
@@ -310,6 +308,8 @@ static const struct host_ops proxy_ops = {
     .sandbox = sandbox,
     .start = start,
     .stop = stop,
+    .pollfds = endpoint_pollfds,
+    .handle = endpoint_handle,
     .on_usr1 = log_peers,
 };
 
@@ -323,6 +323,8 @@ int main(int argc, char **argv)
 {
 	static struct proxy_main m; /* zeroed, in bss: untouched pages stay out of RSS */
 
+	if (argc == 2 && !strcmp(argv[1], ENDPOINT_HELPER_ARG))
+		_exit(endpoint_helper());
 	m.h.ops = &proxy_ops;
 	m.h.opt = &m.opt;
 	m.name = m.opt.name;

@@ -27,6 +27,13 @@ enum {
 	PROXY_ACCEPT_RETRY_MS = 250, /* out of descriptors: accept again after */
 };
 
+/* A named [Peer] Endpoint (endpoint.h): the addresses kept of it, and how
+ * often it is looked up again at most while every one of them fails. */
+enum {
+	PROXY_ENDPOINT_ADDRS = 8,
+	PROXY_ENDPOINT_LOOKUP_MS = 120000,
+};
+
 struct listener;
 
 struct proxy {

@@ -14,6 +14,7 @@
 #include "conn.h"
 #include "log.h"
 #include "proxy.h"
+#include "resolve.h"
 #include "socks_proto.h"
 
 struct socks_udp {
@@ -26,6 +27,15 @@ struct socks_udp {
 	uint16_t want_port;	/* the declared DST.PORT; 0: not declared */
 	struct sockaddr_storage client;
 	socklen_t client_len; /* 0 until its first datagram */
+	/* DST.ADDR names, through the tunnel's DNS: the last name looked up,
+	 * its address once known, and the datagram that waits for it */
+	struct resolve *dns;
+	char name[PROXY_HOST_MAX + 1];
+	bool name_known;
+	ip_addr_t name_ip;
+	uint8_t *held;
+	size_t held_len;
+	uint16_t held_port;
 };
 
 static void relay_from_tunnel(void *arg, struct udp_pcb *pcb, struct pbuf *p, const ip_addr_t *from,
@@ -68,6 +78,55 @@ static void relay_send(struct socks_udp *r, const ip_addr_t *to, uint16_t port, 
 	memcpy(p->payload, data, len);
 	udp_sendto(r->pcb[v6], p, to, port);
 	pbuf_free(p);
+}
+
+static void relay_drop_held(struct socks_udp *r)
+{
+	free(r->held);
+	r->held = NULL;
+}
+
+static void relay_resolved(void *arg, const ip_addr_t *addr)
+{
+	struct socks_udp *r = arg;
+
+	r->dns = NULL;
+	if (addr) {
+		r->name_ip = *addr;
+		r->name_known = true;
+		relay_send(r, addr, r->held_port, r->held, r->held_len);
+	} else {
+		r->name[0] = '\0'; /* the next datagram tries again */
+	}
+	relay_drop_held(r);
+}
+
+/* A datagram for a name: sent at once when it is the last one looked up,
+ * else held (one at a time) until the lookup through the tunnel ends. */
+static void relay_send_named(struct socks_udp *r, const struct socks5_addr *dst,
+			     const uint8_t *data, size_t len)
+{
+	bool done;
+
+	if (!strcmp(dst->domain, r->name)) {
+		if (r->name_known)
+			relay_send(r, &r->name_ip, dst->port, data, len);
+		return; /* or being looked up: dropped */
+	}
+	if (r->dns)
+		return;
+	relay_drop_held(r);
+	r->held = malloc(len ? len : 1);
+	if (!r->held)
+		return;
+	memcpy(r->held, data, len);
+	r->held_len = len;
+	r->held_port = dst->port;
+	strcpy(r->name, dst->domain);
+	r->name_known = false;
+	r->dns = resolve_start(&r->px->stack, r->name, relay_resolved, r, &done);
+	if (!r->dns && !done)
+		relay_drop_held(r);
 }
 
 /* True when the datagram's source is the client: its TCP connection's
@@ -114,9 +173,10 @@ static void relay_event(struct loop *l, struct loop_handler *h, uint32_t events)
 		if (!relay_from_client(r, &from, len))
 			continue;
 		hl = socks5_udp_parse(buf, (size_t)n, &dst);
-		/* names in datagrams are not looked up */
 		if (hl >= 0 && addr_from_socks(&dst, &to))
 			relay_send(r, &to, dst.port, buf + hl, (size_t)n - (size_t)hl);
+		else if (hl >= 0 && dst.atyp == SOCKS5_ATYP_DOMAIN)
+			relay_send_named(r, &dst, buf + hl, (size_t)n - (size_t)hl);
 	}
 }
 
@@ -182,6 +242,9 @@ int socks_udp_open(struct conn *c, const struct socks5_addr *from, struct socks_
 
 void socks_udp_close(struct socks_udp *r)
 {
+	if (r->dns)
+		resolve_cancel(r->dns);
+	relay_drop_held(r);
 	for (int i = 0; i < 2; i++)
 		if (r->pcb[i])
 			udp_remove(r->pcb[i]);

@@ -4,7 +4,7 @@
 #
 #   . tests/scripts/lib_netns.sh
 #   ns_setup 2          # namespaces $NS1 $NS2 joined by veth, 10.200.0.x + fd00:200::x
-#   start_daemon zinctun $NS1 $IF1     # or wireguard-go, wireguard-go-current, boringtun
+#   start_daemon zinctun $NS1 $IF1     # or wireguard-go, wireguard-go-current, boringtun, gotatun
 #   ...
 # The underlay addresses of namespace i are $(ul4 i) / $(ul6 i).
 
@@ -103,11 +103,12 @@ start_daemon() {
 	# the daemon with the test builds' hooks (RNG seams, escape attempts)
 	zinctun-testhooks) bin=$(realpath -m "$BUILD/zinctun-testhooks") ;;
 	wireguard-go) bin=$WGGO ;;
-	wireguard-go-current | boringtun)
+	wireguard-go-current | boringtun | gotatun)
 		need_peer "$impl" || fail "$impl: $PEER_SKIP"
 		bin=$PEER_BIN
-		# boringtun-cli would switch to SUDO_UID or nobody after set-up
-		[ "$impl" = boringtun ] && flags="--disable-drop-privileges -v info" ;;
+		# boringtun-cli (and its fork gotatun-cli) would switch to
+		# SUDO_UID or nobody after set-up
+		[ "$impl" = wireguard-go-current ] || flags="--disable-drop-privileges -v info" ;;
 	*) fail "unknown implementation $impl" ;;
 	esac
 	# shellcheck disable=SC2086 # flags: words for the peer's command line
@@ -119,7 +120,7 @@ start_daemon() {
 }
 
 # need_peer IMPL: a peer that scripts/install-peers builds and caches
-# (wireguard-go-current, boringtun; instant once built). Sets PEER_BIN and
+# (wireguard-go-current, boringtun, gotatun; instant once built). Sets PEER_BIN and
 # PEER_VERSION, or PEER_SKIP (why it is not available) and returns 1.
 need_peer() {
 	PEER_BIN= PEER_VERSION= PEER_SKIP=

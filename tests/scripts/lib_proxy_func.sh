@@ -99,6 +99,11 @@ check_udp() {
 		fail "DNS through SOCKS5 UDP ASSOCIATE with credentials"
 	[ "$out" = "$(tun4 1)" ] || fail "DNS through SOCKS5 UDP ASSOCIATE with credentials: '$out'"
 	ok "DNS AAAA and A queries through SOCKS5 UDP ASSOCIATE (without and with credentials)"
+	# DST.ADDR a name (ATYP 3): resolved through the tunnel's DNS first
+	out=$(ip netns exec "$N2" python3 "$PROXY_TOOL" socks-udp-dns 127.0.0.1 "$SOCKS_PORT" \
+		"$WEB_NAME" "$WEB_NAME" A) || fail "SOCKS5 UDP datagram to a name (ATYP 3)"
+	[ "$out" = "$(tun4 1)" ] || fail "SOCKS5 UDP datagram to a name (ATYP 3): '$out'"
+	ok "a SOCKS5 UDP datagram addressed to $WEB_NAME (ATYP 3) reached its DNS server"
 }
 
 # proxy_functional: the whole scenario against $PEER_IMPL
