@@ -69,7 +69,7 @@ ZT_PROXY   := $(BUILD)/zinctun-proxy
 LWIP_DIR   := $(BUILD)/lwip
 LWIP_STAMP := $(LWIP_DIR)/.unpacked
 LWIP_SRC   := $(addprefix src/core/,def.c inet_chksum.c init.c ip.c mem.c memp.c netif.c \
-		pbuf.c sys.c tcp.c tcp_in.c tcp_out.c timeouts.c udp.c) \
+		pbuf.c raw.c sys.c tcp.c tcp_in.c tcp_out.c timeouts.c udp.c) \
 	      $(addprefix src/core/ipv4/,icmp.c ip4.c ip4_addr.c ip4_frag.c) \
 	      $(addprefix src/core/ipv6/,icmp6.c inet6.c ip6.c ip6_addr.c ip6_frag.c nd6.c) \
 	      src/api/err.c src/api/tcpip.c port/sys_arch.c

@@ -92,7 +92,7 @@ static void respond(struct metrics *m, struct metrics_client *c, int status, boo
 			"Connection: close\r\n\r\n",
 			status, reason(status),
 			status == 200 && !m->serve ? "text/plain; version=0.0.4; charset=utf-8"
-				      : "text/plain; charset=utf-8",
+						   : "text/plain; charset=utf-8",
 			body.len, status == 405 ? "Allow: GET, HEAD\r\n" : "");
 	if (ok && !head_only)
 		buf_append(&c->out, body.data, body.len);

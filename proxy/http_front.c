@@ -18,7 +18,8 @@ enum { HTTP_HEAD_FIRST = 1024 }; /* the head buffer's first size; it doubles */
 
 struct http_fe {
 	struct http_head_scan scan;
-	bool tunnel; /* CONNECT: answer 200 once connected */
+	bool tunnel;		       /* CONNECT: answer 200 once connected */
+	char host[PROXY_HOST_MAX + 1]; /* the request's, for a failure's message */
 	size_t len, cap;
 	char *head;
 };
@@ -30,12 +31,38 @@ static void http_reply(struct conn *c, int status)
 	conn_send_host(c, r, strlen(r));
 }
 
+/* Why a connection failed (conn.h's err), for the client and the log. */
+static const char *failure(err_t err)
+{
+	switch (err) {
+	case CONN_ERR_FORBIDDEN:
+		return "destination refused by the proxy";
+	case ERR_VAL:
+		return "name not resolved (DNS)";
+	case ERR_RST:
+		return "connection refused";
+	case ERR_TIMEOUT:
+	case ERR_ABRT: /* lwIP gave up retransmitting */
+		return "connection timed out";
+	default:
+		return "connection failed";
+	}
+}
+
 static void http_connected(struct conn *c, bool ok, err_t err)
 {
 	struct http_fe *fe = c->fe;
 
 	if (!ok) {
-		http_reply(c, err == CONN_ERR_FORBIDDEN ? 403 : err == ERR_TIMEOUT ? 504 : 502);
+		int status = err == CONN_ERR_FORBIDDEN		     ? 403
+			     : err == ERR_TIMEOUT || err == ERR_ABRT ? 504
+								     : 502;
+		char r[HTTPP_ERROR_MAX];
+
+		log_info("proxy: [http] %d for %s:%u: %s", status, fe->host, c->port, failure(err));
+		conn_send_host(c, r,
+			       (size_t)http_proxy_error(r, sizeof(r), status, fe->host, c->port,
+							failure(err)));
 		return;
 	}
 	if (fe->tunnel)
@@ -72,6 +99,7 @@ static void http_request(struct conn *c, struct http_fe *fe, size_t end)
 
 		c->admitted = true;
 		fe->tunnel = req.action == HTTPP_TUNNEL;
+		memcpy(fe->host, req.host, sizeof(fe->host));
 		if (!fe->tunnel) { /* the rewritten head, then what followed */
 			memcpy(out + req.out_len, early, rest);
 			early = out;

@@ -41,7 +41,8 @@ void sys_unlock_tcpip_core(void);
 #define LWIP_ICMP6 1
 #define LWIP_UDP 1
 #define LWIP_TCP 1
-#define LWIP_RAW 0
+#define LWIP_RAW 1 /* CheckAlive's echoes (health.c) */
+#define MEMP_NUM_RAW_PCB 2
 #define LWIP_ARP 0
 #define LWIP_ETHERNET 0
 #define LWIP_IGMP 0
@@ -97,9 +98,10 @@ void lwipmem_free(void *p);
  * order; past it, tcp_write says ERR_MEM (conn.c retries) */
 #define MEMP_NUM_TCP_SEG 16384
 /* DNS lookups, UDP flows and SOCKS relays; each lookup also holds a timer,
- * so the timers cannot run out before the UDP pcbs do */
+ * so the timers cannot run out before the UDP pcbs do; one more for the
+ * CheckAlive rounds */
 #define MEMP_NUM_UDP_PCB 1024
-#define MEMP_NUM_SYS_TIMEOUT (LWIP_NUM_SYS_TIMEOUT_INTERNAL + MEMP_NUM_UDP_PCB)
+#define MEMP_NUM_SYS_TIMEOUT (LWIP_NUM_SYS_TIMEOUT_INTERNAL + MEMP_NUM_UDP_PCB + 1)
 #define MEMP_NUM_PBUF 64 /* PBUF_REF/ROM: fragments sent */
 #define PBUF_POOL_SIZE 0 /* PBUF_POOL: unused, input pbufs are the sink's */
 

@@ -20,6 +20,8 @@
 #include "cli.h"
 #include "config.h"
 #include "conn.h"
+#include "eventlog.h"
+#include "health.h"
 #include "host.h"
 #include "log.h"
 #include "lwipmem.h"
@@ -27,6 +29,7 @@
 #include "proxy.h"
 #include "rundir.h"
 #include "services.h"
+#include "stdio_tunnel.h"
 #include "uapi_parse.h"
 #include "version.h"
 
@@ -37,26 +40,32 @@ struct proxy_main {
 	const char *name; /* opt.name */
 	char sock_path[108];
 	pthread_t loop_thread;
+	struct health health;
+	int ready_fd; /* -d: the parent waits for a byte on it */
 };
 
 static void usage(FILE *f)
 {
-	fprintf(f,
-		"Usage: zinctun-proxy [-f] [--socket PATH] [--name NAME] [--user NAME] [--] FILE\n"
-		"       zinctun-proxy --version\n"
-		"\n"
-		"A WireGuard client without root, TUN device or capabilities: its IP\n"
-		"stack is lwIP, and the [Socks5], [http], [TCPClientTunnel],\n"
-		"[TCPServerTunnel] and [UDPProxyTunnel] sections of FILE (wireproxy's\n"
-		"format) expose the tunnel to local programs. Runs in the foreground,\n"
-		"logs to stderr (LOG_LEVEL=silent|error|info|debug, default info).\n"
-		"The configuration socket (wg(8)'s protocol) is PATH, else\n"
-		"$XDG_RUNTIME_DIR/zinctun/NAME.sock (when that directory is the user's),\n"
-		"else /tmp/zinctun-UID/NAME.sock; NAME defaults to FILE's name up to\n"
-		"its first '.'.\n"
-		"Started as root, it runs as nobody (or --user NAME, ZINCTUN_USER)\n"
-		"without capabilities, and always under a seccomp filter\n"
-		"(ZINCTUN_SECCOMP=0|1|kill): see zinctun(8).\n");
+	fprintf(
+	    f, "Usage: zinctun-proxy [-f|-d] [-n] [-s] [-i ADDR] [--metrics ADDR] [--socket PATH]\n"
+	       "                     [--name NAME] [--user NAME] {-c FILE | [--] FILE}\n"
+	       "       zinctun-proxy -v|--version\n"
+	       "\n"
+	       "A WireGuard client without root, TUN device or capabilities: its IP\n"
+	       "stack is lwIP, and the [Socks5], [http], [TCPClientTunnel],\n"
+	       "[TCPServerTunnel], [STDIOTunnel] and [UDPProxyTunnel] sections of FILE\n"
+	       "(wireproxy's format) expose the tunnel to local programs. Runs in the\n"
+	       "foreground (-d: in the background once started), logs to stderr\n"
+	       "(LOG_LEVEL=silent|error|info|debug, default info; -s: errors only).\n"
+	       "-n checks FILE and exits. -i ADDR serves wireproxy's health endpoint\n"
+	       "(/metrics, /readyz), --metrics ADDR (ZINCTUN_METRICS) Prometheus text.\n"
+	       "The configuration socket (wg(8)'s protocol) is PATH, else\n"
+	       "$XDG_RUNTIME_DIR/zinctun/NAME.sock (when that directory is the user's),\n"
+	       "else /tmp/zinctun-UID/NAME.sock; NAME defaults to FILE's name up to\n"
+	       "its first '.'.\n"
+	       "Started as root, it runs as nobody (or --user NAME, ZINCTUN_USER)\n"
+	       "without capabilities, and always under a seccomp filter\n"
+	       "(ZINCTUN_SECCOMP=0|1|kill): see zinctun(8).\n");
 }
 
 /* The whole file in one allocation of the largest size allowed: no
@@ -139,11 +148,11 @@ static void log_peers(struct host *h)
 	for (struct wg_peer *p = wg_device_peer_next(h->zt.dev, NULL); p;
 	     p = wg_device_peer_next(h->zt.dev, p)) {
 		struct wg_peer_info info;
-		char key[2 * WG_PUBLIC_KEY_LEN + 1], when[32] = "never";
+		char key[EVENTLOG_PEER_NAME_LEN], when[32] = "never";
 		char ep[INET6_ADDRSTRLEN + 32] = "(none)";
 
 		wg_peer_get_info(p, &info);
-		uapi_format_key(key, info.public_key);
+		eventlog_peer_name(key, info.public_key);
 		if (info.has_endpoint &&
 		    !uapi_format_endpoint(ep, sizeof(ep), &info.endpoint.addr.sa))
 			snprintf(ep, sizeof(ep), "(none)");
@@ -151,7 +160,7 @@ static void log_peers(struct host *h)
 			snprintf(when, sizeof(when), "%llu s ago",
 				 (unsigned long long)((now - info.last_handshake_wall_ns) /
 						      1000000000ULL));
-		log_info("peer %s endpoint %s latest handshake %s transfer %llu B received, %llu B "
+		log_info("%s endpoint %s latest handshake %s transfer %llu B received, %llu B "
 			 "sent",
 			 key, ep, when, (unsigned long long)info.rx_bytes,
 			 (unsigned long long)info.tx_bytes);
@@ -216,10 +225,9 @@ static void raise_fd_limit(void)
 	}
 }
 
-/* The device: FILE read and checked, lwIP's sink in place of a TUN. */
-static int open_proxy(struct host *h)
+/* FILE read and checked (all -n does): 0, or 1 with the error on stderr. */
+static int load(struct proxy_main *m)
 {
-	struct proxy_main *m = (struct proxy_main *)h;
 	char err[PROXY_CONF_ERR_LEN], *text;
 	size_t len;
 	int ret = read_text(NULL, m->opt.proxy, &text, &len);
@@ -232,10 +240,18 @@ static int open_proxy(struct host *h)
 			       sizeof(err));
 	zinc_memzero(text, len);
 	free(text);
-	if (ret) {
+	if (ret)
 		fprintf(stderr, "%s\n", err);
+	return ret ? 1 : 0;
+}
+
+/* The device: FILE loaded, lwIP's sink in place of a TUN. */
+static int open_proxy(struct host *h)
+{
+	struct proxy_main *m = (struct proxy_main *)h;
+
+	if (load(m))
 		return 1;
-	}
 	raise_fd_limit();
 	snprintf(h->ifname, sizeof(h->ifname), "%s", m->name);
 	h->sink = &m->px.stack.sink; /* stack_init fills it in (configure) */
@@ -266,7 +282,9 @@ static int prepare(struct host *h)
 {
 	struct proxy_main *m = (struct proxy_main *)h;
 
-	if (privs_drop(&m->px.conf, h->opt))
+	if (!h->opt->foreground && (m->ready_fd = host_daemonize()) < 0)
+		return host_fail(h, "fork: %s", strerror(-m->ready_fd));
+	if (health_open(&m->health, &m->px, h->opt) || privs_drop(&m->px.conf, h->opt))
 		return 1;
 	if (loop_init(&m->px.loop) || stack_addrs(m))
 		return host_fail(h, "cannot start lwIP");
@@ -293,10 +311,17 @@ static int start(struct host *h)
 	int ret;
 
 	stack_start(&m->px.stack);
+	stdio_tunnel_start(&m->px);
 	ret = pthread_create(&m->loop_thread, NULL, loop_main, &m->px);
+	if (!ret)
+		ret = -health_start(&m->health, &h->zt);
 	if (ret)
 		return host_fail(h, "cannot start threads: %s", strerror(ret));
-	log_info("Proxy started (%s, configuration socket %s)", m->name, m->sock_path);
+	log_info("Proxy started (%s, configuration socket %s%s%s%s%s)", m->name, m->sock_path,
+		 h->opt->info ? ", health endpoint " : "", h->opt->info ? h->opt->info : "",
+		 h->opt->metrics ? ", metrics " : "", h->opt->metrics ? h->opt->metrics : "");
+	if (m->ready_fd >= 0 && write(m->ready_fd, "", 1) != 1)
+		log_err("-d: the parent did not hear that the proxy started");
 	return 0;
 }
 
@@ -304,6 +329,7 @@ static int start(struct host *h)
  * process. */
 static void stop(struct host *h)
 {
+	health_stop(&((struct proxy_main *)h)->health);
 	stack_close(&((struct proxy_main *)h)->px.stack);
 }
 
@@ -331,6 +357,7 @@ int main(int argc, char **argv)
 	m.h.ops = &proxy_ops;
 	m.h.opt = &m.opt;
 	m.name = m.opt.name;
+	m.ready_fd = -1;
 
 	zt_cli_parse_proxy(argc, argv, env_get, NULL, &m.opt);
 	switch (m.opt.action) {
@@ -344,6 +371,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "zinctun-proxy: %s (see zinctun-proxy --help)\n", m.opt.err);
 		return 1;
 	case ZT_CLI_RUN:
+		if (m.opt.check)
+			return load(&m) ? 1 : puts("Config OK") < 0;
 		break;
 	default:
 		usage(stderr);

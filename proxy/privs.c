@@ -16,6 +16,7 @@ static bool low_port(const struct proxy_conf *conf)
 {
 	for (size_t i = 0; i < conf->n_listeners; i++)
 		if (conf->listeners[i].kind != PROXY_TCP_SERVER &&
+		    conf->listeners[i].kind != PROXY_STDIO &&
 		    conf->listeners[i].bind.port < PRIVILEGED_PORT_END)
 			return true;
 	return false;

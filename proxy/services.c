@@ -19,6 +19,7 @@
 #include "log.h"
 #include "proxy.h"
 #include "socks_front.h"
+#include "stdio_tunnel.h"
 #include "udptunnel.h"
 
 struct listener {
@@ -158,6 +159,7 @@ static const char *kind_name(enum proxy_kind k)
 	    [PROXY_HTTP] = "http",
 	    [PROXY_TCP_CLIENT] = "TCPClientTunnel",
 	    [PROXY_TCP_SERVER] = "TCPServerTunnel",
+	    [PROXY_STDIO] = "STDIOTunnel",
 	    [PROXY_UDP] = "UDPProxyTunnel",
 	};
 	return names[k];
@@ -183,6 +185,9 @@ static void service_log(const struct proxy_listener *svc)
 	if (svc->kind == PROXY_TCP_SERVER)
 		log_info("[%s] tunnel port %u -> %s:%u", kind_name(svc->kind), svc->listen_port,
 			 svc->target.host, svc->target.port);
+	else if (svc->kind == PROXY_STDIO)
+		log_info("[%s] stdin and stdout -> %s:%u", kind_name(svc->kind), svc->target.host,
+			 svc->target.port);
 	else if (svc->target.port)
 		log_info("[%s] on %s:%u -> %s:%u", kind_name(svc->kind), svc->bind.host,
 			 svc->bind.port, svc->target.host, svc->target.port);
@@ -204,6 +209,9 @@ int services_open(struct proxy *px, const char *file)
 			break;
 		case PROXY_UDP:
 			ret = udp_tunnel_open(px, svc);
+			break;
+		case PROXY_STDIO:
+			ret = stdio_tunnel_open(svc);
 			break;
 		default:
 			ret = listener_open(px, svc, svc->kind == PROXY_SOCKS5 ? share / 2 : share);
