@@ -37,10 +37,17 @@ static void conn_free(struct loop_handler *h)
 	free(c);
 }
 
-static struct conn *conn_alloc(struct proxy *px, int fd)
+/* A conn on fd with its front end's state (zeroed), in the loop; NULL if
+ * not (fd left open). */
+static struct conn *conn_add(struct proxy *px, int fd, size_t fe_size, enum conn_state state,
+			     uint32_t ep)
 {
 	struct conn *c = calloc(1, sizeof(*c));
 
+	if (c && fe_size && !(c->fe = calloc(1, fe_size))) {
+		free(c);
+		return NULL;
+	}
 	if (!c)
 		return NULL;
 	c->h.fn = conn_event;
@@ -48,7 +55,12 @@ static struct conn *conn_alloc(struct proxy *px, int fd)
 	c->px = px;
 	c->fd = fd;
 	c->since_ms = zt_mono_ms();
-	return c;
+	c->state = state;
+	c->ep = ep;
+	if (!loop_add(&px->loop, fd, &c->h, ep))
+		return c;
+	conn_free(&c->h);
+	return NULL;
 }
 
 void conn_want(struct conn *c, uint32_t ep)
@@ -60,8 +72,7 @@ void conn_want(struct conn *c, uint32_t ep)
 		log_debug("proxy: epoll_ctl: %s", strerror(errno));
 }
 
-/* Returns true if the pcb was aborted (a callback then returns ERR_ABRT). */
-static bool conn_close_ret(struct conn *c, bool abort)
+bool conn_close(struct conn *c, bool abort)
 {
 	bool aborted = false;
 
@@ -111,15 +122,10 @@ static bool conn_close_ret(struct conn *c, bool abort)
 	return aborted;
 }
 
-void conn_close(struct conn *c, bool abort)
-{
-	conn_close_ret(c, abort);
-}
-
 static bool conn_maybe_finish(struct conn *c)
 {
 	if (c->host_eof && c->tun_eof && !c->pending && c->host_shut)
-		return conn_close_ret(c, false);
+		return conn_close(c, false);
 	return false;
 }
 
@@ -149,7 +155,7 @@ static bool conn_flush(struct conn *c)
 				return false;
 			}
 			log_debug("proxy: host connection: %s", strerror(errno));
-			return conn_close_ret(c, true);
+			return conn_close(c, true);
 		}
 		/* one write may take more than 64 KiB (coalesced segments
 		 * are pbufs of up to 64 KiB each) */
@@ -157,11 +163,6 @@ static bool conn_flush(struct conn *c)
 			u16_t n = left > CONN_U16_MAX ? CONN_U16_MAX : (u16_t)left;
 
 			c->pending = pbuf_free_header(c->pending, n);
-			left -= n;
-		}
-		for (size_t left = (size_t)w; left;) {
-			u16_t n = left > CONN_U16_MAX ? CONN_U16_MAX : (u16_t)left;
-
 			tcp_recved(c->pcb, n);
 			left -= n;
 		}
@@ -323,7 +324,7 @@ static err_t conn_on_sent(void *arg, struct tcp_pcb *pcb, u16_t len)
 	if (c->state != CONN_RELAY || c->host_eof)
 		return ERR_OK;
 	if (c->stash && !conn_stash_retry(c))
-		return conn_close_ret(c, true) ? ERR_ABRT : ERR_OK;
+		return conn_close(c, true) ? ERR_ABRT : ERR_OK;
 	if (c->stash)
 		tcp_output(c->pcb);
 	if (conn_room(c))
@@ -339,7 +340,7 @@ static err_t conn_on_poll(void *arg, struct tcp_pcb *pcb)
 
 	if (c->state == CONN_CONNECTING && zt_mono_ms() - c->since_ms >= PROXY_CONNECT_TIMEOUT_MS) {
 		c->front->connected(c, false, ERR_TIMEOUT);
-		return conn_close_ret(c, true) ? ERR_ABRT : ERR_OK;
+		return conn_close(c, true) ? ERR_ABRT : ERR_OK;
 	}
 	return conn_on_sent(arg, pcb, 0);
 }
@@ -517,7 +518,7 @@ static void conn_event(struct loop *l, struct loop_handler *h, uint32_t events)
 
 struct conn *conn_new(struct proxy *px, int fd, const struct conn_front *front, const void *svc)
 {
-	struct conn *c = conn_alloc(px, fd);
+	struct conn *c = conn_add(px, fd, front->fe_size, CONN_FRONT, EPOLLIN);
 
 	if (!c) {
 		close(fd);
@@ -525,29 +526,18 @@ struct conn *conn_new(struct proxy *px, int fd, const struct conn_front *front, 
 	}
 	c->front = front;
 	c->svc = svc;
-	c->state = CONN_FRONT;
-	c->ep = EPOLLIN;
-	if (loop_add(&px->loop, fd, &c->h, c->ep)) {
-		close(fd);
-		free(c);
-		return NULL;
-	}
+	if (front->opened)
+		front->opened(c);
 	return c;
 }
 
 struct conn *conn_new_accepted(struct proxy *px, struct tcp_pcb *pcb, int fd)
 {
-	struct conn *c = conn_alloc(px, fd);
+	struct conn *c = conn_add(px, fd, 0, CONN_HOST_CONNECTING, EPOLLOUT);
 
-	if (!c)
-		return NULL;
-	c->pcb = pcb;
-	c->state = CONN_HOST_CONNECTING;
-	c->ep = EPOLLOUT;
-	if (loop_add(&px->loop, fd, &c->h, c->ep)) {
-		free(c);
-		return NULL;
+	if (c) {
+		c->pcb = pcb;
+		conn_hook(c);
 	}
-	conn_hook(c);
 	return c;
 }

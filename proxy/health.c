@@ -25,10 +25,10 @@
 #include "proxy.h"
 
 enum {
-	ECHO_LEN = 8,	     /* type, code, checksum, identifier, sequence */
-	ECHO_ID = 0x7a74,    /* "zt": our echoes among the replies */
-	READY_LEEWAY_S = 2,  /* wireproxy's allowance for the round trip */
-	ICMP6_CSUM_OFF = 2,  /* where lwIP puts the pseudo-header checksum */
+	ECHO_LEN = 8,	    /* type, code, checksum, identifier, sequence */
+	ECHO_ID = 0x7a74,   /* "zt": our echoes among the replies */
+	READY_LEEWAY_S = 2, /* wireproxy's allowance for the round trip */
+	ICMP6_CSUM_OFF = 2, /* where lwIP puts the pseudo-header checksum */
 	MS_PER_S = 1000,
 };
 
@@ -37,8 +37,14 @@ static void ping(struct health *hl, const struct proxy_ip *to)
 	bool v6 = to->family == AF_INET6;
 	struct raw_pcb *pcb = v6 ? hl->raw6 : hl->raw4;
 	struct pbuf *p = pcb ? pbuf_alloc(PBUF_IP, ECHO_LEN, PBUF_RAM) : NULL;
-	uint8_t echo[ECHO_LEN] = {v6 ? ICMP6_TYPE_EREQ : ICMP_ECHO, 0, 0, 0, ECHO_ID >> 8,
-				  ECHO_ID & 0xff, hl->seq >> 8, hl->seq & 0xff};
+	uint8_t echo[ECHO_LEN] = {v6 ? ICMP6_TYPE_EREQ : ICMP_ECHO,
+				  0,
+				  0,
+				  0,
+				  ECHO_ID >> 8,
+				  ECHO_ID & 0xff,
+				  hl->seq >> 8,
+				  hl->seq & 0xff};
 	ip_addr_t dst;
 
 	if (!p)
@@ -102,7 +108,8 @@ static int readyz(struct health *hl, struct buf *body)
 		char a[INET6_ADDRSTRLEN];
 
 		inet_ntop(ip->family, &ip->in6, a, sizeof(a));
-		ok = ok && buf_printf(body, "%s\"%s\":%llu", i ? "," : "", a, (unsigned long long)t);
+		ok =
+		    ok && buf_printf(body, "%s\"%s\":%llu", i ? "," : "", a, (unsigned long long)t);
 		if (now > t + late)
 			status = 503;
 	}
@@ -158,7 +165,8 @@ int health_open(struct health *hl, const struct proxy *px, const struct zt_optio
 	hl->info.serve = serve;
 	hl->info.serve_ctx = hl;
 	for (int i = 0; i < 2; i++) {
-		int ret = text[i] ? metrics_open(ms[i], (const struct sockaddr *)addr[i], len[i]) : 0;
+		int ret =
+		    text[i] ? metrics_open(ms[i], (const struct sockaddr *)addr[i], len[i]) : 0;
 
 		if (!text[i])
 			ms[i]->listen_fd = ms[i]->proc.stat_fd = -1;

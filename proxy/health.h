@@ -24,7 +24,7 @@ struct health {
 	struct metrics info, prom; /* -i, --metrics */
 	const struct proxy_interface *ifc;
 	struct raw_pcb *raw4, *raw6;
-	uint16_t seq; /* of the last round; its echo id is ours */
+	uint16_t seq;					/* of the last round; its echo id is ours */
 	uint64_t last_pong[PROXY_CONF_MAX_CHECK_ALIVE]; /* wall seconds, atomic */
 };
 

@@ -25,19 +25,22 @@
 #include "host.h"
 #include "log.h"
 #include "lwipmem.h"
-#include "privs.h"
 #include "proxy.h"
 #include "rundir.h"
+#include "sandbox.h"
 #include "services.h"
 #include "stdio_tunnel.h"
 #include "uapi_parse.h"
 #include "version.h"
+
+enum { PRIVILEGED_PORT_END = 1024 }; /* ports below it need CAP_NET_BIND_SERVICE */
 
 struct proxy_main {
 	struct host h; /* first: the steps' struct host * is this */
 	struct zt_options opt;
 	struct proxy px;
 	const char *name; /* opt.name */
+	struct zt_sandbox_config sandbox;
 	char sock_path[108];
 	pthread_t loop_thread;
 	struct health health;
@@ -275,17 +278,41 @@ static int configure(struct host *h)
 	return 0;
 }
 
-/* Once the configuration socket exists: the user and capabilities go
- * before lwIP's first thread starts (they are per thread), then lwIP on
- * the tunnel's addresses and the services' listeners. */
+/* A host-side listener that must bind a port below 1024. */
+static bool low_port(const struct proxy_conf *conf)
+{
+	for (size_t i = 0; i < conf->n_listeners; i++)
+		if (conf->listeners[i].bind.port && /* 0: a tunnel's, none on the host */
+		    conf->listeners[i].bind.port < PRIVILEGED_PORT_END)
+			return true;
+	return false;
+}
+
+/* Once the configuration socket exists: the user (nobody when root, or
+ * --user) and capabilities (CAP_NET_BIND_SERVICE only for a low_port(),
+ * if the process has it) go before lwIP's first thread starts (they are
+ * per thread), then lwIP on the tunnel's addresses and the services'
+ * listeners. */
 static int prepare(struct host *h)
 {
 	struct proxy_main *m = (struct proxy_main *)h;
+	char err[256];
 
 	if (!h->opt->foreground && (m->ready_fd = host_daemonize()) < 0)
 		return host_fail(h, "fork: %s", strerror(-m->ready_fd));
-	if (health_open(&m->health, &m->px, h->opt) || privs_drop(&m->px.conf, h->opt))
+	if (health_open(&m->health, &m->px, h->opt))
 		return 1;
+	m->sandbox = (struct zt_sandbox_config){
+	    .profile = ZT_SANDBOX_PROXY,
+	    .user = h->opt->user,
+	    .need_bind_service = low_port(&m->px.conf),
+	    .seccomp = h->opt->seccomp,
+	    .seccomp_kill = h->opt->seccomp_kill,
+	};
+	if (zt_sandbox_drop(&m->sandbox, err, sizeof(err))) {
+		fprintf(stderr, "zinctun-proxy: cannot drop privileges: %s\n", err);
+		return 1;
+	}
 	if (loop_init(&m->px.loop) || stack_addrs(m))
 		return host_fail(h, "cannot start lwIP");
 	m->px.stack.end_batch = conn_flush_queued;
@@ -298,11 +325,20 @@ static int prepare(struct host *h)
 	return services_open(&m->px, h->opt->proxy) ? 1 : 0;
 }
 
-/* Every listener bound: the seccomp filter, on every thread. */
+/* Every listener bound: the seccomp filter (ZINCTUN_SECCOMP), on every
+ * thread. */
 static int sandbox(struct host *h)
 {
-	(void)h;
-	return privs_filter() ? 1 : 0;
+	const struct zt_sandbox_config *sb = &((struct proxy_main *)h)->sandbox;
+	char err[256];
+
+	if (zt_sandbox_filter(sb, err, sizeof(err))) {
+		fprintf(stderr, "zinctun-proxy: cannot install the seccomp filter: %s\n", err);
+		return 1;
+	}
+	log_debug("Privileges dropped (uid %u, seccomp %s)", (unsigned)getuid(),
+		  sb->seccomp ? (sb->seccomp_kill ? "kill" : "on") : "off");
+	return 0;
 }
 
 static int start(struct host *h)

@@ -515,6 +515,7 @@ static int open_listener(struct parser *p, const struct section *s)
 		return -1;
 	c->listeners = a;
 	a[c->n_listeners - 1].kind = s->kind;
+	a[c->n_listeners - 1].section = s->name;
 	a[c->n_listeners - 1].line = p->line;
 	return 0;
 }

@@ -79,7 +79,8 @@ enum proxy_kind {
 
 struct proxy_listener {
 	enum proxy_kind kind;
-	unsigned line; /* of the section header */
+	const char *section; /* its name, for messages */
+	unsigned line;	     /* of the section header */
 	/* BindAddress, numeric: "PORT", ":PORT" and "localhost:PORT" mean
 	 * 127.0.0.1:PORT */
 	struct proxy_hostport bind;

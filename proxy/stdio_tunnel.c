@@ -81,6 +81,6 @@ void stdio_tunnel_start(struct proxy *px)
 	if (!st.svc)
 		return;
 	stack_lock(&px->stack);
-	forward_accepted(px, st.fd, st.svc);
+	conn_new(px, st.fd, &forward_front, st.svc);
 	stack_unlock(&px->stack);
 }
