@@ -23,7 +23,7 @@ write_conf "$CONF"
 # the peer's tunnel addresses pinged every second
 sed -i "/^DNS = /a CheckAlive = $(tun4 1), $(tun6 1)\nCheckAliveInterval = 1" "$CONF"
 BASE_CMD=$PROXY_CMD
-proxy_with -i "localhost:$INFO_PORT"
+proxy_with -i "127.0.0.1:$INFO_PORT"
 [ "$PROXY_IMPL" = zinctun ] && proxy_with --metrics "$PROM_PORT"
 start_proxy "$CONF"
 wait_tunnel
