@@ -55,12 +55,13 @@ static void http_connected(struct conn *c, bool ok, err_t err)
 		int status = err == CONN_ERR_FORBIDDEN		     ? 403
 			     : err == ERR_TIMEOUT || err == ERR_ABRT ? 504
 								     : 502;
-		char r[HTTPP_ERROR_MAX];
+		char r[HTTPP_ERROR_MAX], where[PROXY_HOST_MAX + 10];
 
-		log_info("proxy: [http] %d for %s:%u: %s", status, fe->host, c->port, failure(err));
+		snprintf(where, sizeof(where), strchr(fe->host, ':') ? "[%s]:%u" : "%s:%u",
+			 fe->host, c->port);
+		log_info("proxy: [http] %d for %s: %s", status, where, failure(err));
 		conn_send_host(c, r,
-			       (size_t)http_proxy_error(r, sizeof(r), status, fe->host, c->port,
-							failure(err)));
+			       (size_t)http_proxy_error(r, sizeof(r), status, where, failure(err)));
 		return;
 	}
 	if (fe->tunnel)

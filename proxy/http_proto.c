@@ -395,14 +395,13 @@ const char *http_proxy_response(int status)
 #undef CLOSING
 }
 
-int http_proxy_error(char *out, size_t cap, int status, const char *host, uint16_t port,
-		     const char *why)
+int http_proxy_error(char *out, size_t cap, int status, const char *where, const char *why)
 {
 	const char *reason = status == 403   ? "Forbidden"
 			     : status == 504 ? "Gateway Timeout"
 					     : "Bad Gateway";
 	char body[HTTPP_ERROR_MAX / 2];
-	int n = snprintf(body, sizeof(body), "%s:%u: %s\n", host, port, why);
+	int n = snprintf(body, sizeof(body), "%s: %s\n", where, why);
 
 	if (n < 0 || (size_t)n >= sizeof(body))
 		n = 0;

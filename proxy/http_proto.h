@@ -56,9 +56,8 @@ enum http_proxy_action http_proxy_parse(const char *buf, size_t len, const char 
  * but 200 close the connection. */
 const char *http_proxy_response(int status);
 /* A failed connection's response, 403, 502 (or any other) or 504, into out
- * (HTTPP_ERROR_MAX is enough): the body says "HOST:PORT: WHY". Returns its
+ * (HTTPP_ERROR_MAX is enough): the body says "WHERE: WHY". Returns its
  * length, 0 if it did not fit. */
-int http_proxy_error(char *out, size_t cap, int status, const char *host, uint16_t port,
-		     const char *why);
+int http_proxy_error(char *out, size_t cap, int status, const char *where, const char *why);
 
 #endif

@@ -321,20 +321,20 @@ static void test_responses(void)
 	}
 	/* a failed connection says why, in a body whose length is right */
 	char r[HTTPP_ERROR_MAX], host[PROXY_HOST_MAX + 1];
-	int n = http_proxy_error(r, sizeof(r), 504, "web.test", 8080, "connection timed out");
+	int n = http_proxy_error(r, sizeof(r), 504, "web.test:8080", "connection timed out");
 	const char *body = strstr(r, "\r\n\r\n");
 	CHECK(n > 0 && (size_t)n == strlen(r) &&
 	      !strncmp(r, "HTTP/1.1 504 Gateway Timeout\r\n", 30));
 	CHECK(body && !strcmp(body + 4, "web.test:8080: connection timed out\n"));
 	CHECK(strstr(r, "\r\nContent-Length: 36\r\nConnection: close\r\n"));
-	CHECK(http_proxy_error(r, sizeof(r), 502, "h", 1, "connection refused") > 0);
+	CHECK(http_proxy_error(r, sizeof(r), 502, "h:1", "connection refused") > 0);
 	CHECK(!strncmp(r, "HTTP/1.1 502 Bad Gateway\r\n", 26));
-	CHECK(http_proxy_error(r, sizeof(r), 403, "h", 1, "refused") > 0);
+	CHECK(http_proxy_error(r, sizeof(r), 403, "[::1]:1", "refused") > 0);
 	CHECK(!strncmp(r, "HTTP/1.1 403 Forbidden\r\n", 24));
 	memset(host, 'a', PROXY_HOST_MAX);
-	host[PROXY_HOST_MAX] = '\0';
-	CHECK(http_proxy_error(r, sizeof(r), 502, host, 65535, "name not resolved (DNS)") > 0);
-	CHECK(http_proxy_error(r, 16, 502, "h", 1, "x") == 0);
+	memcpy(host + PROXY_HOST_MAX - 6, ":65535", 7);
+	CHECK(http_proxy_error(r, sizeof(r), 502, host, "name not resolved (DNS)") > 0);
+	CHECK(http_proxy_error(r, 16, 502, "h:1", "x") == 0);
 }
 
 int main(void)
