@@ -27,8 +27,14 @@ proxy_with -i "127.0.0.1:$INFO_PORT"
 [ "$PROXY_IMPL" = zinctun ] && proxy_with --metrics "$PROM_PORT"
 start_proxy "$CONF"
 wait_tunnel
-# the 504 takes the connect deadline (20 s): under way meanwhile
-http_get 504 "http://$HOLE:$WEB_PORT/" -x "http://127.0.0.1:$HTTP_PORT" &
+# the 504 takes the connect deadline (20 s): under way meanwhile. wireproxy
+# v1.0.9 answers no failed connection (the client waits): not checked there
+FAILURES=1
+quirk "HTTP 502 and 504" && FAILURES=
+[ -n "$FAILURES" ] && {
+	http_get 504 "http://$HOLE:$WEB_PORT/" -x "http://127.0.0.1:$HTTP_PORT"
+	echo "$CODE" >"$T/504.code"
+} &
 P504=$!
 
 # -- -i: /metrics is the configuration socket's get, its secrets redacted
@@ -101,10 +107,14 @@ stdio_check() {
 quirk "[STDIOTunnel]" || stdio_check
 
 # -- the HTTP proxy's failures: status, a body and an info line saying why
-http_failure() { # NAME URL STATUS WHY
-	http_get "$1" "$2" -x "http://127.0.0.1:$HTTP_PORT"
+http_failure() { # NAME URL STATUS WHY (504: fetched in the background)
+	if [ "$1" = 504 ]; then
+		wait "$P504"
+		CODE=$(cat "$T/504.code")
+	else
+		http_get "$1" "$2" -x "http://127.0.0.1:$HTTP_PORT"
+	fi
 	[ "$CODE" = "$3" ] || fail "$1: status $CODE, expected $3 ($(cat "$T/$1.err"))"
-	quirk "the body and the log line of a $3" && return
 	hp=${2#http://}
 	hp=${hp%/}
 	grep -qxF "$hp: $4" "$T/$1.body" || fail "$1: body '$(cat "$T/$1.body")'"
@@ -112,11 +122,11 @@ http_failure() { # NAME URL STATUS WHY
 	grep -F "[http] $3 for $hp" "$T/proxy.log" | grep -q "^INFO: " || fail "$1: not at info"
 	ok "$1: $3, '$(cat "$T/$1.body")', logged at info"
 }
-http_failure refused "http://$(tun4 1):1/" 502 "connection refused"
-http_failure nxdomain "http://nx.test:$WEB_PORT/" 502 "name not resolved (DNS)"
-wait "$P504"
-quirk "a 504 within the connect deadline" ||
+if [ -n "$FAILURES" ]; then
+	http_failure refused "http://$(tun4 1):1/" 502 "connection refused"
+	http_failure nxdomain "http://nx.test:$WEB_PORT/" 502 "name not resolved (DNS)"
 	http_failure 504 "http://$HOLE:$WEB_PORT/" 504 "connection timed out"
+fi
 
 # -- the log at info
 if ! quirk "zinctun's log lines"; then
