@@ -23,6 +23,9 @@ if [ "$PROXY_IMPL" = zinctun ]; then
 	mkdir -m 755 "$T/bin" && cp "$ZINCTUN" "$(dirname "$1")/zinctun-proxy" "$T/bin/" ||
 		fail "cannot copy the binaries to $T/bin"
 	ZINCTUN=$T/bin/zinctun PROXY_CMD="$T/bin/$(basename "$1") ${PROXY_CMD#"$1"}"
+else
+	mkdir -m 755 "$T/bin" && install -m 755 "$PEER_BIN" "$T/bin/" || fail "cannot copy wireproxy to $T/bin"
+	PROXY_CMD="$T/bin/$(basename "$PEER_BIN") -c"
 fi
 ns_setup 1
 N1=$(ns_name 1)
@@ -157,7 +160,7 @@ rc=$?
 [ $rc = 0 ] && [ "$out" = "Config OK" ] || fail "-n -c good.conf: exit $rc, '$out'"
 ok "-n -c good.conf: $out"
 expect_error bad_key_base64 2 PrivateKey $WP_CMD -n -c
-expect_error no_target 13 Target $WP_CMD -n -c
+expect_error bad_address 3 10.99.0.300 $WP_CMD -n -c
 # wireproxy's README sample, every section (its keys as they are there)
 cat >"$T/sample.conf" <<-'EOF'
 	# The [Interface] and [Peer] configurations follow the same semantics and meaning
@@ -217,16 +220,19 @@ if ! quirk "an unknown option named (wireproxy prints its usage, exit 0)"; then
 		fail "--bogus: exit $rc, '$out'"
 	ok "--bogus: $out"
 fi
-# -d: back once started, the proxy goes on in the background
-unpriv "$N1" timeout 10 $WP_CMD -d -c "$T/good.conf" >"$T/daemon.log" 2>&1 ||
-	fail "-d: exit $?: $(cat "$T/daemon.log")"
-wait_tcp "$N1" 1080 || fail "-d: nothing listens on 1080"
-pid=$(ip netns exec "$N1" ss -Htlnp "sport = :1080" | grep -o "pid=[0-9]*" | head -n 1)
-pid=${pid#pid=}
-PIDS="$PIDS $pid"
-[ -n "$pid" ] && kill "$pid" || fail "-d: no process behind port 1080"
-for _ in $(seq 1 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
-ok "-d: returned at once, the proxy listened in the background (pid $pid)"
+# -d: back once started, the proxy goes on in the background (wireproxy
+# v1.0.9's -d fails here: "open /dev/null: permission denied", its landlock)
+quirk "-d" || {
+	unpriv "$N1" timeout 10 $WP_CMD -d -c "$T/good.conf" >"$T/daemon.log" 2>&1 ||
+		fail "-d: exit $?: $(cat "$T/daemon.log")"
+	wait_tcp "$N1" 1080 || fail "-d: nothing listens on 1080"
+	pid=$(ip netns exec "$N1" ss -Htlnp "sport = :1080" | grep -o "pid=[0-9]*" | head -n 1)
+	pid=${pid#pid=}
+	PIDS="$PIDS $pid"
+	[ -n "$pid" ] && kill "$pid" || fail "-d: no process behind port 1080"
+	for _ in $(seq 1 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+	ok "-d: returned at once, the proxy listened in the background (pid $pid)"
+}
 
 # the good file (as -c FILE) and an open listener that says so do start
 # (and listen)
