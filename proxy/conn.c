@@ -44,12 +44,10 @@ static struct conn *conn_add(struct proxy *px, int fd, size_t fe_size, enum conn
 {
 	struct conn *c = calloc(1, sizeof(*c));
 
-	if (c && fe_size && !(c->fe = calloc(1, fe_size))) {
+	if (!c || (fe_size && !(c->fe = calloc(1, fe_size)))) {
 		free(c);
 		return NULL;
 	}
-	if (!c)
-		return NULL;
 	c->h.fn = conn_event;
 	c->h.free = conn_free;
 	c->px = px;
@@ -116,8 +114,7 @@ bool conn_close(struct conn *c, bool abort)
 		pbuf_free(c->pending);
 	c->pending = NULL;
 	free(c->stash);
-	free(c->early);
-	c->stash = c->early = NULL;
+	c->stash = NULL;
 	loop_retire(&c->px->loop, &c->h);
 	return aborted;
 }
@@ -381,12 +378,8 @@ void conn_relay(struct conn *c)
 	if (c->dead)
 		return;
 	c->state = CONN_RELAY;
-	if (c->early) {
-		bool ok = conn_to_tunnel(c, c->early, c->early_len);
-
-		free(c->early);
-		c->early = NULL;
-		if (!ok) {
+	if (c->stash) { /* the early bytes */
+		if (!conn_stash_retry(c)) {
 			conn_close(c, true);
 			return;
 		}
@@ -396,14 +389,20 @@ void conn_relay(struct conn *c)
 	conn_flush(c);
 }
 
+/* The front end is told the connection failed, then the conn closes. */
+static void conn_fail(struct conn *c, err_t err)
+{
+	c->front->connected(c, false, err);
+	conn_close(c, false);
+}
+
 void conn_connect(struct conn *c, const ip_addr_t *addr, uint16_t port)
 {
 	err_t err = ERR_MEM;
 
 	if (!c->front->configured && addr_forbidden(&c->px->conf.iface, addr)) {
 		log_debug("proxy: a client asked for %s, refused", ipaddr_ntoa(addr));
-		c->front->connected(c, false, CONN_ERR_FORBIDDEN);
-		conn_close(c, false);
+		conn_fail(c, CONN_ERR_FORBIDDEN);
 		return;
 	}
 	c->pcb = tcp_new_ip_type(IP_GET_TYPE(addr));
@@ -419,8 +418,7 @@ void conn_connect(struct conn *c, const ip_addr_t *addr, uint16_t port)
 			tcp_abort(c->pcb);
 			c->pcb = NULL;
 		}
-		c->front->connected(c, false, err);
-		conn_close(c, false);
+		conn_fail(c, err);
 	}
 }
 
@@ -429,12 +427,10 @@ static void conn_resolved(void *arg, const ip_addr_t *addr)
 	struct conn *c = arg;
 
 	c->dns = NULL;
-	if (!addr) {
-		c->front->connected(c, false, ERR_VAL);
-		conn_close(c, false);
-		return;
-	}
-	conn_connect(c, addr, c->port);
+	if (addr)
+		conn_connect(c, addr, c->port);
+	else
+		conn_fail(c, ERR_VAL);
 }
 
 void conn_connect_host(struct conn *c, const char *host, uint16_t port)
@@ -444,21 +440,19 @@ void conn_connect_host(struct conn *c, const char *host, uint16_t port)
 	c->state = CONN_RESOLVING;
 	c->port = port;
 	c->dns = resolve_start(&c->px->stack, host, conn_resolved, c, &done);
-	if (!c->dns && !done) {
-		c->front->connected(c, false, ERR_VAL);
-		conn_close(c, false);
-	}
+	if (!c->dns && !done)
+		conn_fail(c, ERR_VAL);
 }
 
 int conn_set_early(struct conn *c, const void *data, size_t len)
 {
 	if (!len)
 		return 0;
-	c->early = malloc(len);
-	if (!c->early)
+	c->stash = malloc(len);
+	if (!c->stash)
 		return -1;
-	memcpy(c->early, data, len);
-	c->early_len = len;
+	memcpy(c->stash, data, len);
+	c->stash_len = len;
 	return 0;
 }
 

@@ -69,10 +69,10 @@ struct conn {
 	bool host_eof;	      /* the host sent FIN: ours went to the tunnel */
 	bool tun_eof;	      /* the tunnel sent FIN */
 	bool host_shut;	      /* our FIN went to the host */
-	uint8_t *stash;	      /* host bytes lwIP refused for now (tcp_write ERR_MEM) */
+	/* host bytes lwIP refused for now (tcp_write ERR_MEM); before the
+	 * relay, the client's bytes read with the handshake */
+	uint8_t *stash;
 	size_t stash_len;
-	uint8_t *early; /* client bytes read with the handshake, for the tunnel */
-	size_t early_len;
 	struct resolve *dns;	 /* CONN_RESOLVING */
 	struct conn *next_flush; /* on px->flushq: tunnel bytes to write */
 	bool flush_queued;

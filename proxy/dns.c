@@ -210,14 +210,10 @@ int dns_parse_response(const uint8_t *pkt, size_t len, uint16_t id, const char *
 				if (rr.ttl < min_ttl)
 					min_ttl = rr.ttl;
 				got = true;
-				if (found < max) {
+				if (found < max) { /* in4 and in6 share their place */
 					memset(&out[found], 0, sizeof(out[found]));
-					out[found].family =
-					    qtype == DNS_TYPE_A ? AF_INET : AF_INET6;
-					memcpy(qtype == DNS_TYPE_A ? (void *)&out[found].in4
-								   : (void *)&out[found].in6,
-					       pkt + rr.rdata, alen);
-					found++;
+					out[found].family = alen == 4 ? AF_INET : AF_INET6;
+					memcpy(&out[found++].in4, pkt + rr.rdata, alen);
 				}
 			}
 		}

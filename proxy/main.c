@@ -121,25 +121,6 @@ static int resolve_endpoint(void *ctx, const struct proxy_peer *p, union uapi_so
 	return 0;
 }
 
-/* The [Interface] and [Peer]s, applied as wg(8)'s set would be; their
- * keys leave the proxy's copy of the file on the way. */
-static int apply_conf(struct proxy_main *m)
-{
-	struct uapi_set set;
-	int ret = proxy_conf_take_set(&m->px.conf, resolve_endpoint, (void *)m->opt.proxy, &set);
-
-	if (ret == -ENOMEM)
-		return host_fail(&m->h, "%s", strerror(-ret));
-	if (ret)
-		return 1;
-	ret = config_apply(&m->h.zt, &set);
-	uapi_set_free(&set);
-	if (ret)
-		fprintf(stderr, "%s: the configuration was refused: %s\n", m->opt.proxy,
-			strerror(-ret));
-	return ret ? 1 : 0;
-}
-
 /* SIGUSR1: each peer's endpoint, last handshake and transfer, then the
  * engine's counters and the packets lwIP did not take. */
 static void log_peers(struct host *h)
@@ -179,41 +160,6 @@ static void log_peers(struct host *h)
 		 (unsigned long long)st.handshakes_timed_out,
 		 (unsigned long long)st.packets_invalid, (unsigned long long)st.cookie_replies_sent,
 		 (unsigned long long)zt_drops_read(&h->zt.drops.stack_refused));
-}
-
-static void *loop_main(void *arg)
-{
-	struct proxy *px = arg;
-
-	loop_run(&px->loop);
-	return NULL;
-}
-
-static int stack_addrs(struct proxy_main *m)
-{
-	const struct proxy_interface *ifc = &m->px.conf.iface;
-	ip4_addr_t a4;
-	ip6_addr_t a6;
-	bool has4 = false, has6 = false;
-
-	for (size_t i = 0; i < ifc->n_addrs; i++) {
-		const struct proxy_ip *ip = &ifc->addrs[i].ip;
-
-		if (ip->family == AF_INET && !has4) {
-			a4.addr = ip->in4.s_addr;
-			has4 = true;
-		} else if (ip->family == AF_INET6 && !has6) {
-			memcpy(a6.addr, &ip->in6, 16);
-			ip6_addr_clear_zone(&a6);
-			has6 = true;
-		}
-	}
-	if (ifc->n_dns) {
-		proxy_ip_to_lwip(&ifc->dns[0], &m->px.stack.dns);
-		m->px.stack.has_dns = true;
-	}
-	lwipmem_set_budget((size_t)m->opt.proxy_memory << 20);
-	return stack_init(&m->px.stack, &m->h.zt, ifc->mtu, has4 ? &a4 : NULL, has6 ? &a6 : NULL);
 }
 
 /* Two descriptors per connection: take the hard limit, as Go programs
@@ -261,15 +207,28 @@ static int open_proxy(struct host *h)
 	return 0;
 }
 
-/* The configuration applied, the configuration socket's path. */
+/* The [Interface] and [Peer]s applied as wg(8)'s set would be (their keys
+ * leave the proxy's copy of the file on the way), the configuration
+ * socket's path. */
 static int configure(struct host *h)
 {
 	struct proxy_main *m = (struct proxy_main *)h;
+	struct uapi_set set;
 	int ret;
 
 	zt_set_mtu(&h->zt, m->px.conf.iface.mtu);
-	if (apply_conf(m))
+	ret = proxy_conf_take_set(&m->px.conf, resolve_endpoint, (void *)m->opt.proxy, &set);
+	if (ret == -ENOMEM)
+		return host_fail(h, "%s", strerror(-ret));
+	if (ret)
 		return 1;
+	ret = config_apply(&h->zt, &set);
+	uapi_set_free(&set);
+	if (ret) {
+		fprintf(stderr, "%s: the configuration was refused: %s\n", m->opt.proxy,
+			strerror(-ret));
+		return 1;
+	}
 	ret = rundir_socket_path(m->sock_path, sizeof(m->sock_path), m->name, m->opt.socket);
 	if (ret)
 		return host_fail(h, "cannot open the configuration socket %s: %s", m->sock_path,
@@ -313,7 +272,8 @@ static int prepare(struct host *h)
 		fprintf(stderr, "zinctun-proxy: cannot drop privileges: %s\n", err);
 		return 1;
 	}
-	if (loop_init(&m->px.loop) || stack_addrs(m))
+	lwipmem_set_budget((size_t)m->opt.proxy_memory << 20);
+	if (loop_init(&m->px.loop) || stack_init(&m->px.stack, &h->zt, &m->px.conf.iface))
 		return host_fail(h, "cannot start lwIP");
 	m->px.stack.end_batch = conn_flush_queued;
 	m->px.stack.end_ctx = &m->px;
@@ -346,9 +306,9 @@ static int start(struct host *h)
 	struct proxy_main *m = (struct proxy_main *)h;
 	int ret;
 
-	stack_start(&m->px.stack);
+	stack_set_open(&m->px.stack, true);
 	stdio_tunnel_start(&m->px);
-	ret = pthread_create(&m->loop_thread, NULL, loop_main, &m->px);
+	ret = pthread_create(&m->loop_thread, NULL, loop_run, &m->px.loop);
 	if (!ret)
 		ret = -health_start(&m->health, &h->zt);
 	if (ret)
@@ -366,7 +326,7 @@ static int start(struct host *h)
 static void stop(struct host *h)
 {
 	health_stop(&((struct proxy_main *)h)->health);
-	stack_close(&((struct proxy_main *)h)->px.stack);
+	stack_set_open(&((struct proxy_main *)h)->px.stack, false);
 }
 
 static const struct host_ops proxy_ops = {

@@ -306,12 +306,10 @@ static int include_wgconfig(struct parser *p, const struct key *k, void *field, 
 		return fail(p, "WGConfig inside a WGConfig file");
 	if (!p->read)
 		return fail(p, "WGConfig is not supported here");
-	p->wg_file = malloc(dir + len + 1);
-	if (!p->wg_file)
+	if (asprintf(&p->wg_file, "%.*s%.*s", (int)dir, p->file, (int)len, v) < 0) {
+		p->wg_file = NULL;
 		return fail(p, "out of memory");
-	memcpy(p->wg_file, p->file, dir);
-	memcpy(p->wg_file + dir, v, len);
-	p->wg_file[dir + len] = '\0';
+	}
 	rc = p->read(p->ctx, p->wg_file, &text, &tlen);
 	if (rc < 0)
 		return fail(p, "cannot read WGConfig %s: %s", p->wg_file, strerror(-rc));
@@ -425,12 +423,11 @@ static int parse_cred(struct parser *p, const struct key *k, void *field, const 
 
 static int parse_bool(struct parser *p, const struct key *k, void *field, const char *v, size_t len)
 {
-	static const char *const yes[] = {"true", "yes", "on", "1"};
-	static const char *const no[] = {"false", "no", "off", "0"};
+	static const char *const words[] = {"false", "true", "no", "yes", "off", "on", "0", "1"};
 
-	for (size_t i = 0; i < sizeof(yes) / sizeof(yes[0]); i++) {
-		if (word_is(v, len, yes[i]) || word_is(v, len, no[i])) {
-			*(bool *)field = word_is(v, len, yes[i]);
+	for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++) {
+		if (word_is(v, len, words[i])) {
+			*(bool *)field = i % 2; /* the odd ones say yes */
 			return 0;
 		}
 	}
@@ -765,18 +762,6 @@ static int parse_line(struct parser *p, const char *s, size_t n)
 	return set_key(p, s, klen, v, vlen);
 }
 
-static unsigned count_lines(const char *text, size_t len)
-{
-	unsigned lines = 0;
-
-	for (const char *s = text, *end = text + len; s < end; lines++) {
-		const char *nl = memchr(s, '\n', (size_t)(end - s));
-
-		s = nl ? nl + 1 : end;
-	}
-	return lines ? lines : 1;
-}
-
 static int parse_text(struct parser *p, const char *text, size_t len)
 {
 	size_t pos = 0;
@@ -785,8 +770,9 @@ static int parse_text(struct parser *p, const char *text, size_t len)
 	p->sec = &sections[S_TOP];
 	p->cur = p->conf;
 	p->seen = 0;
-	if (len > PROXY_CONF_MAX_BYTES) {
-		p->line = count_lines(text, len);
+	if (len > PROXY_CONF_MAX_BYTES) { /* said at its last line */
+		for (size_t i = 0; i < len; i++)
+			p->line += text[i] == '\n' || i == len - 1;
 		return fail(p, "file larger than %d bytes", PROXY_CONF_MAX_BYTES);
 	}
 	while (pos < len) {
