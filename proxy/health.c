@@ -19,6 +19,7 @@
 #include <zinc/memzero.h>
 
 #include "addr.h"
+#include "be.h"
 #include "cli.h"
 #include "config.h"
 #include "log.h"
@@ -37,18 +38,13 @@ static void ping(struct health *hl, const struct proxy_ip *to)
 	bool v6 = to->family == AF_INET6;
 	struct raw_pcb *pcb = v6 ? hl->raw6 : hl->raw4;
 	struct pbuf *p = pcb ? pbuf_alloc(PBUF_IP, ECHO_LEN, PBUF_RAM) : NULL;
-	uint8_t echo[ECHO_LEN] = {v6 ? ICMP6_TYPE_EREQ : ICMP_ECHO,
-				  0,
-				  0,
-				  0,
-				  ECHO_ID >> 8,
-				  ECHO_ID & 0xff,
-				  hl->seq >> 8,
-				  hl->seq & 0xff};
+	uint8_t echo[ECHO_LEN] = {v6 ? ICMP6_TYPE_EREQ : ICMP_ECHO};
 	ip_addr_t dst;
 
 	if (!p)
 		return;
+	put_be16(echo + 4, ECHO_ID);
+	put_be16(echo + 6, hl->seq);
 	if (!v6) {
 		u16_t sum = inet_chksum(echo, ECHO_LEN);
 
@@ -82,8 +78,8 @@ static u8_t pong(void *arg, struct raw_pcb *pcb, struct pbuf *p, const ip_addr_t
 
 	(void)pcb;
 	if (pbuf_copy_partial(p, b, ECHO_LEN, off) != ECHO_LEN ||
-	    b[0] != (v6 ? ICMP6_TYPE_EREP : ICMP_ER) || (b[4] << 8 | b[5]) != ECHO_ID ||
-	    (b[6] << 8 | b[7]) != hl->seq)
+	    b[0] != (v6 ? ICMP6_TYPE_EREP : ICMP_ER) || get_be16(b + 4) != ECHO_ID ||
+	    get_be16(b + 6) != hl->seq)
 		return 0;
 	for (size_t i = 0; i < hl->ifc->n_check_alive; i++) {
 		ip_addr_t a;
@@ -154,28 +150,28 @@ static int serve(void *ctx, const char *path, size_t len, struct buf *body)
 	return 404;
 }
 
+/* One endpoint's listener, if asked for (else off: -1). */
+static int open_one(struct metrics *m, const char *what, const char *text,
+		    const struct sockaddr_storage *addr, socklen_t len)
+{
+	int ret = text ? metrics_open(m, (const struct sockaddr *)addr, len) : 0;
+
+	if (!text)
+		m->listen_fd = m->proc.stat_fd = -1;
+	if (ret)
+		fprintf(stderr, "zinctun-proxy: cannot open the %s endpoint %s: %s\n", what, text,
+			strerror(-ret));
+	return ret ? 1 : 0;
+}
+
 int health_open(struct health *hl, const struct proxy *px, const struct zt_options *opt)
 {
-	struct metrics *ms[] = {&hl->info, &hl->prom};
-	const char *text[] = {opt->info, opt->metrics};
-	const struct sockaddr_storage *addr[] = {&opt->info_addr, &opt->metrics_addr};
-	const socklen_t len[] = {opt->info_addr_len, opt->metrics_addr_len};
-
 	hl->ifc = &px->conf.iface;
 	hl->info.serve = serve;
 	hl->info.serve_ctx = hl;
-	for (int i = 0; i < 2; i++) {
-		int ret =
-		    text[i] ? metrics_open(ms[i], (const struct sockaddr *)addr[i], len[i]) : 0;
-
-		if (!text[i])
-			ms[i]->listen_fd = ms[i]->proc.stat_fd = -1;
-		if (ret) {
-			fprintf(stderr, "zinctun-proxy: cannot open the %s endpoint %s: %s\n",
-				i ? "metrics" : "health (-i)", text[i], strerror(-ret));
-			return 1;
-		}
-	}
+	if (open_one(&hl->info, "health (-i)", opt->info, &opt->info_addr, opt->info_addr_len) ||
+	    open_one(&hl->prom, "metrics", opt->metrics, &opt->metrics_addr, opt->metrics_addr_len))
+		return 1;
 	if (opt->metrics)
 		metrics_open_proc(&hl->prom);
 	return 0;
@@ -194,13 +190,10 @@ int health_start(struct health *hl, struct zt_runtime *zt)
 	LOCK_TCPIP_CORE();
 	hl->raw4 = raw_new_ip_type(IPADDR_TYPE_V4, IP_PROTO_ICMP);
 	hl->raw6 = raw_new_ip_type(IPADDR_TYPE_V6, IP6_NEXTH_ICMP6);
-	for (int i = 0; i < 2; i++) {
-		struct raw_pcb *pcb = i ? hl->raw6 : hl->raw4;
-
-		if (pcb)
-			raw_recv(pcb, pong, hl);
-	}
+	if (hl->raw4)
+		raw_recv(hl->raw4, pong, hl);
 	if (hl->raw6) {
+		raw_recv(hl->raw6, pong, hl);
 		hl->raw6->chksum_reqd = 1;
 		hl->raw6->chksum_offset = ICMP6_CSUM_OFF;
 	}

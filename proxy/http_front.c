@@ -29,11 +29,14 @@ static void http_reply(struct conn *c, int status)
 	conn_send_host(c, r, strlen(r));
 }
 
-/* Why a connection failed (conn.h's err), for the client and the log. */
-static const char *failure(err_t err)
+/* Why a connection failed (conn.h's err), for the client and the log, and
+ * the status that says so. */
+static const char *failure(err_t err, int *status)
 {
+	*status = 502;
 	switch (err) {
 	case CONN_ERR_FORBIDDEN:
+		*status = 403;
 		return "destination refused by the proxy";
 	case ERR_VAL:
 		return "name not resolved (DNS)";
@@ -41,6 +44,7 @@ static const char *failure(err_t err)
 		return "connection refused";
 	case ERR_TIMEOUT:
 	case ERR_ABRT: /* lwIP gave up retransmitting */
+		*status = 504;
 		return "connection timed out";
 	default:
 		return "connection failed";
@@ -52,16 +56,14 @@ static void http_connected(struct conn *c, bool ok, err_t err)
 	struct http_fe *fe = c->fe;
 
 	if (!ok) {
-		int status = err == CONN_ERR_FORBIDDEN		     ? 403
-			     : err == ERR_TIMEOUT || err == ERR_ABRT ? 504
-								     : 502;
 		char r[HTTPP_ERROR_MAX], where[PROXY_HOST_MAX + 10];
+		int status;
+		const char *why = failure(err, &status);
 
 		snprintf(where, sizeof(where), strchr(fe->host, ':') ? "[%s]:%u" : "%s:%u",
 			 fe->host, c->port);
-		log_info("proxy: [http] %d for %s: %s", status, where, failure(err));
-		conn_send_host(c, r,
-			       (size_t)http_proxy_error(r, sizeof(r), status, where, failure(err)));
+		log_info("proxy: [http] %d for %s: %s", status, where, why);
+		conn_send_host(c, r, (size_t)http_proxy_error(r, sizeof(r), status, where, why));
 		return;
 	}
 	if (fe->tunnel)

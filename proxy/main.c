@@ -54,21 +54,11 @@ static void usage(FILE *f)
 	       "                     [--name NAME] [--user NAME] {-c FILE | [--] FILE}\n"
 	       "       zinctun-proxy -v|--version\n"
 	       "\n"
-	       "A WireGuard client without root, TUN device or capabilities: its IP\n"
-	       "stack is lwIP, and the [Socks5], [http], [TCPClientTunnel],\n"
-	       "[TCPServerTunnel], [STDIOTunnel] and [UDPProxyTunnel] sections of FILE\n"
-	       "(wireproxy's format) expose the tunnel to local programs. Runs in the\n"
-	       "foreground (-d: in the background once started), logs to stderr\n"
-	       "(LOG_LEVEL=silent|error|info|debug, default info; -s: errors only).\n"
-	       "-n checks FILE and exits. -i ADDR serves wireproxy's health endpoint\n"
-	       "(/metrics, /readyz), --metrics ADDR (ZINCTUN_METRICS) Prometheus text.\n"
-	       "The configuration socket (wg(8)'s protocol) is PATH, else\n"
-	       "$XDG_RUNTIME_DIR/zinctun/NAME.sock (when that directory is the user's),\n"
-	       "else /tmp/zinctun-UID/NAME.sock; NAME defaults to FILE's name up to\n"
-	       "its first '.'.\n"
-	       "Started as root, it runs as nobody (or --user NAME, ZINCTUN_USER)\n"
-	       "without capabilities, and always under a seccomp filter\n"
-	       "(ZINCTUN_SECCOMP=0|1|kill): see zinctun(8).\n");
+	       "A WireGuard client without root, TUN device or capabilities (its IP stack\n"
+	       "is lwIP): the sections of FILE, wireproxy's format, offer the tunnel to\n"
+	       "local programs. -n checks FILE; -d runs in the background once started;\n"
+	       "-s logs errors only (LOG_LEVEL, default info); -i ADDR serves wireproxy's\n"
+	       "/metrics and /readyz. See zinctun-proxy(1) and zinctun(8).\n");
 }
 
 /* The whole file in one allocation of the largest size allowed: no
