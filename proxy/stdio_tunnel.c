@@ -60,7 +60,8 @@ static void *pump(void *arg)
 
 int stdio_tunnel_open(const struct proxy_listener *svc)
 {
-	int sv[2], ret;
+	struct pump *pumps[] = {&st.in, &st.out};
+	int sv[2], ret = 0;
 	pthread_t t;
 
 	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0)
@@ -70,9 +71,10 @@ int stdio_tunnel_open(const struct proxy_listener *svc)
 	fcntl(sv[0], F_SETFL, O_NONBLOCK);
 	st.in = (struct pump){.from = STDIN_FILENO, .to = sv[1], .to_socket = true};
 	st.out = (struct pump){.from = sv[1], .to = STDOUT_FILENO};
-	ret = pthread_create(&t, NULL, pump, &st.in);
-	if (!ret)
-		ret = pthread_create(&t, NULL, pump, &st.out);
+	/* they end with the process, or before it */
+	for (int i = 0; i < 2 && !ret; i++)
+		if (!(ret = pthread_create(&t, NULL, pump, pumps[i])))
+			pthread_detach(t);
 	return -ret;
 }
 
