@@ -69,7 +69,7 @@ ZT_PROXY   := $(BUILD)/zinctun-proxy
 LWIP_DIR   := $(BUILD)/lwip
 LWIP_STAMP := $(LWIP_DIR)/.unpacked
 LWIP_SRC   := $(addprefix src/core/,def.c inet_chksum.c init.c ip.c mem.c memp.c netif.c \
-		pbuf.c sys.c tcp.c tcp_in.c tcp_out.c timeouts.c udp.c) \
+		pbuf.c raw.c sys.c tcp.c tcp_in.c tcp_out.c timeouts.c udp.c) \
 	      $(addprefix src/core/ipv4/,icmp.c ip4.c ip4_addr.c ip4_frag.c) \
 	      $(addprefix src/core/ipv6/,icmp6.c inet6.c ip6.c ip6_addr.c ip6_frag.c nd6.c) \
 	      src/api/err.c src/api/tcpip.c port/sys_arch.c
@@ -323,10 +323,12 @@ SYSTEMDUNITDIR ?= $(PREFIX)/lib/systemd/system
 INSTALL ?= install
 STRIP   ?= strip
 UNIT    := contrib/systemd/zinctun@.service
+PROXY_UNIT := contrib/systemd/zinctun-proxy@.service
 ZINC_H  := $(notdir $(wildcard zinc/include/zinc/*.h))
 WG_H    := $(notdir $(wildcard wg/include/wg/*.h))
 MAN8    := $(notdir $(wildcard doc/*.8))
 MAN3    := $(notdir $(wildcard doc/*.3))
+MAN1    := $(notdir $(wildcard doc/*.1))
 I_BIN   := $(DESTDIR)$(PREFIX)/bin
 I_LIB   := $(DESTDIR)$(PREFIX)/lib
 I_INC   := $(DESTDIR)$(PREFIX)/include
@@ -335,7 +337,7 @@ I_UNIT  := $(DESTDIR)$(SYSTEMDUNITDIR)
 
 install: all
 	$(INSTALL) -d $(I_INC)/zinc $(I_INC)/wg $(I_LIB)/pkgconfig $(I_BIN) \
-	    $(I_MAN)/man8 $(I_MAN)/man3 $(I_UNIT)
+	    $(I_MAN)/man8 $(I_MAN)/man3 $(I_MAN)/man1 $(I_UNIT)
 	$(INSTALL) -m 644 zinc/include/zinc/*.h $(I_INC)/zinc/
 	$(INSTALL) -m 644 $(LIBZINC_A) $(I_LIB)/
 	$(INSTALL) -m 755 $(LIBZINC_SO) $(I_LIB)/libzinc.so.0
@@ -346,6 +348,10 @@ install: all
 	$(INSTALL) -m 644 $(LIBWG_A) $(I_LIB)/
 	$(if $(MAN8),$(INSTALL) -m 644 $(addprefix doc/,$(MAN8)) $(I_MAN)/man8/)
 	$(if $(MAN3),$(INSTALL) -m 644 $(addprefix doc/,$(MAN3)) $(I_MAN)/man3/)
+	$(if $(MAN1),$(INSTALL) -m 644 $(addprefix doc/,$(MAN1)) $(I_MAN)/man1/)
+	sed -e 's|/usr/bin/zinctun-proxy|$(PREFIX)/bin/zinctun-proxy|g' $(PROXY_UNIT) \
+	    > $(I_UNIT)/zinctun-proxy@.service
+	chmod 644 $(I_UNIT)/zinctun-proxy@.service
 	sed 's|^\(Environment=WG_QUICK_USERSPACE_IMPLEMENTATION=\)zinctun$$|\1$(PREFIX)/bin/zinctun|' \
 	    $(UNIT) > $(I_UNIT)/zinctun@.service
 	chmod 644 $(I_UNIT)/zinctun@.service
@@ -361,6 +367,7 @@ install-strip: install
 uninstall:
 	rm -f $(I_BIN)/zinctun $(I_BIN)/zinctun-proxy $(I_LIB)/libzinc.a $(I_LIB)/libzinc.so.0 $(I_LIB)/libzinc.so \
 	    $(I_LIB)/libwg.a $(I_LIB)/pkgconfig/zinc.pc $(I_UNIT)/zinctun@.service \
+	    $(I_UNIT)/zinctun-proxy@.service $(addprefix $(I_MAN)/man1/,$(MAN1)) \
 	    $(addprefix $(I_INC)/zinc/,$(ZINC_H)) $(addprefix $(I_INC)/wg/,$(WG_H)) \
 	    $(addprefix $(I_MAN)/man8/,$(MAN8)) $(addprefix $(I_MAN)/man3/,$(MAN3))
 	rmdir $(I_INC)/zinc $(I_INC)/wg 2>/dev/null || true

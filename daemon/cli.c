@@ -356,36 +356,62 @@ static void name_of(const char *file, char name[ZT_CLI_NAME_MAX + 1])
 		snprintf(name, ZT_CLI_NAME_MAX + 1, "%s", ZT_CLI_DEFAULT_NAME);
 }
 
-/* zinctun-proxy's command line: false, with a usage action, if malformed. */
+/* flag_value under a short or a long name */
+static const char *flag_either(int argc, char *const argv[], int *i, const char *s, const char *l,
+			       bool *missing)
+{
+	const char *v = flag_value(argc, argv, i, s, missing);
+
+	return v || *missing ? v : flag_value(argc, argv, i, l, missing);
+}
+
+/* zinctun-proxy's command line, its own options and wireproxy v1.0.9's
+ * (-c, -n, -s, -d, -i, -v): false on an error (usage without a FILE). */
 static bool parse_proxy_args(int argc, char *const argv[], struct zt_options *out)
 {
 	const char *name = NULL, *v;
-	bool missing = false;
-	int i;
 
-	for (i = 1; i < argc && !missing; i++) {
-		const char *a = argv[i];
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i], *file = NULL;
+		bool missing = false;
 
-		if (is(a, "--help") || is(a, "-h") || is(a, "--version")) {
-			out->action = is(a, "--version") ? ZT_CLI_VERSION : ZT_CLI_HELP;
+		if (is(a, "--help") || is(a, "-h") || is(a, "--version") || is(a, "-v")) {
+			out->action = strchr(a, 'h') ? ZT_CLI_HELP : ZT_CLI_VERSION;
 			return true;
 		}
 		if (is(a, "-f") || is(a, "--foreground"))
-			continue; /* always in the foreground */
-		if ((v = flag_value(argc, argv, &i, "--socket", &missing)))
+			out->foreground = true;
+		else if (is(a, "-d") || is(a, "--daemon"))
+			out->foreground = false;
+		else if (is(a, "-n") || is(a, "--configtest"))
+			out->check = true;
+		else if (is(a, "-s") || is(a, "--silent"))
+			out->silent = true;
+		else if ((v = flag_either(argc, argv, &i, "-c", "--config", &missing)))
+			file = v;
+		else if ((v = flag_either(argc, argv, &i, "-i", "--info", &missing)))
+			out->info = v;
+		else if ((v = flag_value(argc, argv, &i, "--metrics", &missing)))
+			out->metrics = v;
+		else if ((v = flag_value(argc, argv, &i, "--socket", &missing)))
 			out->socket = v;
 		else if ((v = flag_value(argc, argv, &i, "--name", &missing)))
 			name = v;
 		else if ((v = flag_value(argc, argv, &i, "--user", &missing)))
 			out->user = v;
-		else if (is(a, "--") && i + 2 == argc && !out->proxy)
-			out->proxy = argv[++i]; /* a FILE that may start with '-' */
-		else if (!missing && a[0] != '-' && !out->proxy)
-			out->proxy = a;
+		else if (missing)
+			return fail(out, "option '%s' needs a value", a);
+		else if (is(a, "--") && i + 2 == argc)
+			file = argv[++i]; /* a FILE that may start with '-' */
+		else if (a[0] == '-')
+			return fail(out, "unknown option '%.40s'", a);
 		else
-			break;
+			file = a;
+		if (file && out->proxy)
+			return fail(out, "a second file '%.40s' after '%.40s'", file, out->proxy);
+		out->proxy = file ? file : out->proxy;
 	}
-	if (i < argc || missing || !out->proxy) {
+	if (!out->proxy) {
 		out->action = ZT_CLI_USAGE;
 		return false;
 	}
@@ -396,16 +422,39 @@ static bool parse_proxy_args(int argc, char *const argv[], struct zt_options *ou
 	return true;
 }
 
+/* A listening address option (ADDR empty: off). */
+static bool listen_opt(struct zt_options *out, const char **v, const char *what,
+		       struct sockaddr_storage *ss, socklen_t *len)
+{
+	if (*v && !**v)
+		*v = NULL;
+	if (*v && !zt_cli_parse_listen(*v, ss, len))
+		return fail(out, "invalid %s address (PORT, IPV4:PORT or [IPV6]:PORT)", what);
+	return true;
+}
+
 void zt_cli_parse_proxy(int argc, char *const argv[],
 			const char *(*env)(void *ctx, const char *name), void *ctx,
 			struct zt_options *out)
 {
+	const char *info;
+
 	set_defaults(out, LOG_LEVEL_INFO);
+	out->foreground = true;
 	if (!parse_proxy_args(argc, argv, out) || out->action != ZT_CLI_RUN ||
 	    !parse_env(env, ctx, out))
 		return;
-	out->foreground = true;
-	out->metrics = NULL;
+	/* wireproxy's -s keeps the errors; its -i takes "localhost:PORT" and
+	 * ":PORT" too (loopback here, as BindAddress) */
+	if (out->silent)
+		out->log_level = LOG_LEVEL_ERROR;
+	info = out->info && !strncmp(out->info, "localhost:", 10) ? out->info + 9 : out->info;
+	info = info && info[0] == ':' ? info + 1 : info;
+	if (!listen_opt(out, &out->metrics, "metrics", &out->metrics_addr,
+			&out->metrics_addr_len) ||
+	    !listen_opt(out, &info, "-i", &out->info_addr, &out->info_addr_len))
+		return;
+	out->info = info ? out->info : NULL;
 	if (out->user && !*out->user)
 		out->user = NULL;
 	out->dp.tun_queues = 1;
@@ -420,20 +469,15 @@ void zt_cli_parse(int argc, char *const argv[], const char *(*env)(void *ctx, co
 		return;
 	if (out->user && !*out->user)
 		out->user = NULL;
-	if (out->metrics && !*out->metrics)
-		out->metrics = NULL;
 	if (out->metrics_names && !*out->metrics_names)
 		out->metrics_names = NULL;
 	if (out->log_file && !*out->log_file)
 		out->log_file = NULL;
+	if (!listen_opt(out, &out->metrics, "metrics", &out->metrics_addr, &out->metrics_addr_len))
+		return;
 	if (out->metrics_names && !out->metrics) {
 		fail(out,
 		     "--metrics-names (ZINCTUN_METRICS_NAMES) needs --metrics (ZINCTUN_METRICS)");
-		return;
-	}
-	if (out->metrics &&
-	    !zt_cli_parse_listen(out->metrics, &out->metrics_addr, &out->metrics_addr_len)) {
-		fail(out, "invalid metrics address (PORT, IPV4:PORT or [IPV6]:PORT)");
 		return;
 	}
 	if (out->tun_fd < 0 && !out->ifname) {

@@ -60,6 +60,12 @@ struct zt_options {
 	const char *proxy;		/* --proxy FILE (ZT_CLI_PROXY); zinctun-proxy's FILE */
 	const char *socket;		/* zinctun-proxy --socket PATH; NULL: its default */
 	char name[ZT_CLI_NAME_MAX + 1]; /* zinctun-proxy --name, or FILE's up to a '.' */
+	/* zinctun-proxy's wireproxy options: -n (check FILE, exit), -s (errors
+	 * only), -i ADDR (health endpoint; -d: foreground false) */
+	bool check, silent;
+	const char *info;
+	struct sockaddr_storage info_addr;
+	socklen_t info_addr_len;
 	/* ZINCTUN_PROXY_MEMORY: the MiB zinctun-proxy's lwIP may hold, 0: its
 	 * default (proxy/lwipmem.h) */
 	int proxy_memory;
@@ -74,10 +80,11 @@ struct zt_options {
 void zt_cli_parse(int argc, char *const argv[], const char *(*env)(void *ctx, const char *name),
 		  void *ctx, struct zt_options *out);
 
-/* zinctun-proxy [-f] [--socket PATH] [--name NAME] [--] FILE, and the same
- * environment as zt_cli_parse, but: LOG_LEVEL defaults to info, always in
- * the foreground, one device queue and no TUN offloads (lwIP stands in for
- * the TUN), no metrics. */
+/* zinctun-proxy [-f|-d] [-n] [-s] [-i ADDR] [--metrics ADDR] [--socket PATH]
+ * [--name NAME] [--user NAME] {-c FILE | [--] FILE}, and the same
+ * environment as zt_cli_parse, but: LOG_LEVEL defaults to info, in the
+ * foreground unless -d, one device queue and no TUN offloads (lwIP stands
+ * in for the TUN). -i also takes "localhost:PORT" and ":PORT" (loopback). */
 void zt_cli_parse_proxy(int argc, char *const argv[],
 			const char *(*env)(void *ctx, const char *name), void *ctx,
 			struct zt_options *out);

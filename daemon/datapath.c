@@ -57,7 +57,7 @@ int zt_datapath_init_sink(struct zt_runtime *zt, const struct tun_sink *sink)
 	dp->tun.n_queues = 0;
 	dp->tun.vnet_hdr = false; /* whole IP packets */
 	dp->tun.uso = false;	  /* no coalesced UDP: a userspace stack has none */
-	open_icmp(dp);
+	dp->icmp_fd = -1;	  /* its errors go to the stack, not the host's */
 	atomic_init(&dp->tun_gro, zt->opt.tun_gro);
 	log_info("offloads: in-process device, coalesced TCP writes %s, UDP GSO %s, UDP GRO %s",
 		 zt->opt.tun_gro ? "on" : "off", udp_gso_enabled() ? "on" : "off",

@@ -70,6 +70,7 @@ void eventlog_peer_name(char out[EVENTLOG_PEER_NAME_LEN], const uint8_t key[WG_P
 void eventlog_event(void *ctx, const struct wg_event *ev)
 {
 	const struct event_format *f;
+	enum log_level level;
 	char who[EVENTLOG_PEER_NAME_LEN] = "", where[ENDPOINT_TEXT_LEN] = "", extra[64] = "";
 	uint64_t suppressed = 0;
 
@@ -77,7 +78,9 @@ void eventlog_event(void *ctx, const struct wg_event *ev)
 	if ((unsigned)ev->kind >= WG_EVENT_KIND_COUNT)
 		return;
 	f = &formats[ev->kind];
-	if (!log_enabled(f->level))
+	/* the tunnel coming up is worth a line at info; a rekey is not */
+	level = ev->kind == WG_EVENT_HANDSHAKE_COMPLETE && ev->fresh ? LOG_LEVEL_INFO : f->level;
+	if (!log_enabled(level))
 		return;
 	if (f->limited && !eventlog_limit_due(&limits[ev->kind], zt_mono_ms(), &suppressed))
 		return;
@@ -93,6 +96,6 @@ void eventlog_event(void *ctx, const struct wg_event *ev)
 	else if (suppressed)
 		snprintf(extra, sizeof(extra), " (%llu more since the last such line)",
 			 (unsigned long long)suppressed);
-	log_msg(f->level, "%s%s%s%s%s%s", who, who[0] ? " - " : "", f->text, extra,
+	log_msg(level, "%s%s%s%s%s%s", who, who[0] ? " - " : "", f->text, extra,
 		where[0] ? (ev->peer ? " - endpoint " : " - from ") : "", where);
 }

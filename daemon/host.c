@@ -2,6 +2,7 @@
 #include "host.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -111,6 +112,30 @@ static void run(struct host *h)
 			return;
 		uapi_handle(&h->uapi, pfd + N_FIXED + n_own, n_uapi);
 	}
+}
+
+int host_daemonize(void)
+{
+	int p[2];
+	pid_t pid;
+	char status = 1;
+
+	if (pipe2(p, O_CLOEXEC) < 0)
+		return -errno;
+	pid = fork();
+	if (pid < 0)
+		return -errno;
+	if (pid > 0) {
+		close(p[1]);
+		if (read(p[0], &status, 1) != 1)
+			status = 1;
+		_exit(status);
+	}
+	close(p[0]);
+	setsid();
+	if (chdir("/") < 0)
+		log_debug("chdir: %s", strerror(errno));
+	return p[1];
 }
 
 #define STEP(fn) (h->ops->fn ? h->ops->fn(h) : 0)

@@ -56,6 +56,11 @@ struct host {
 /* Runs the program to its end; returns its exit status. */
 int host_run(struct host *h);
 
+/* Forks (-d, not -f); the parent returns to its caller (wg-quick) only
+ * once the child writes a 0 byte to the descriptor it gets (the readiness
+ * pipe's write end), else exits 1. -errno if it cannot. */
+int host_daemonize(void);
+
 /* A start-up error on stderr whatever LOG_LEVEL says (the caller sees
  * nothing else). Returns 1, the exit status. */
 int host_fail(const struct host *h, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -253,33 +253,6 @@ static bool handle(struct host *h, const struct pollfd *pfd)
 	return true;
 }
 
-/* Forks; the parent returns to its caller (wg-quick) only once the child
- * reports that it runs. Returns in the child with the write end of the
- * readiness pipe; the parent exits. */
-static int daemonize(void)
-{
-	int p[2];
-	pid_t pid;
-	char status = 1;
-
-	if (pipe2(p, O_CLOEXEC) < 0)
-		return -errno;
-	pid = fork();
-	if (pid < 0)
-		return -errno;
-	if (pid > 0) {
-		close(p[1]);
-		if (read(p[0], &status, 1) != 1)
-			status = 1;
-		_exit(status);
-	}
-	close(p[0]);
-	setsid();
-	if (chdir("/") < 0)
-		log_debug("chdir: %s", strerror(errno));
-	return p[1];
-}
-
 /* null: /dev/null, opened before the sandbox forbids open(). In the
  * background nothing holds the caller's terminal or pipe (`zinctun wg0 |
  * tail` returns): logs go to syslog or a file; without either, stderr
@@ -362,7 +335,7 @@ static int prepare(struct host *h)
 	if (ret)
 		return ret;
 	if (!opt->foreground) {
-		d->ready_fd = daemonize();
+		d->ready_fd = host_daemonize();
 		if (d->ready_fd < 0)
 			return host_fail(h, "fork: %s", strerror(-d->ready_fd));
 		d->null_fd = open("/dev/null", O_RDWR | O_CLOEXEC);

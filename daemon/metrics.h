@@ -68,6 +68,11 @@ struct metrics {
 	int listen_fd; /* -1: off */
 	struct metrics_proc proc;
 	struct zt_runtime *zt;
+	/* NULL: GET /metrics is metrics_render's text. Else every GET or HEAD
+	 * is serve's: the path (without query, len bytes, not terminated) to
+	 * a status and a text/plain body (empty: the status line's text). */
+	int (*serve)(void *ctx, const char *path, size_t len, struct buf *body);
+	void *serve_ctx;
 	pthread_t thread;
 	bool started;
 	size_t n_clients;

@@ -49,11 +49,20 @@ int metrics_open(struct metrics *m, const struct sockaddr *addr, socklen_t len)
 
 static const char *reason(int status)
 {
-	return status == 200   ? "OK"
-	       : status == 404 ? "Not Found"
-	       : status == 405 ? "Method Not Allowed"
-	       : status == 500 ? "Internal Server Error"
-			       : "Bad Request";
+	switch (status) {
+	case 200:
+		return "OK";
+	case 404:
+		return "Not Found";
+	case 405:
+		return "Method Not Allowed";
+	case 500:
+		return "Internal Server Error";
+	case 503:
+		return "Service Unavailable";
+	default:
+		return "Bad Request";
+	}
 }
 
 /* The whole answer into c->out. */
@@ -63,12 +72,17 @@ static void respond(struct metrics *m, struct metrics_client *c, int status, boo
 	bool ok;
 
 	buf_init(&body, METRICS_MAX_RESPONSE);
-	if (status == 200 && !metrics_render(m->zt, &m->proc, &body)) {
+	if (m->serve && (status == 200 || status == 404)) {
+		/* the target, up to its query: the request line was checked */
+		const char *t = (const char *)memchr(c->in, ' ', c->in_len) + 1;
+
+		status = m->serve(m->serve_ctx, t, strcspn(t, " ?"), &body);
+	} else if (status == 200 && !metrics_render(m->zt, &m->proc, &body)) {
 		buf_free(&body);
 		buf_init(&body, METRICS_MAX_RESPONSE);
 		status = 500;
 	}
-	if (status != 200)
+	if (status != 200 && !body.len)
 		buf_printf(&body, "%d %s\n", status, reason(status));
 	ok = buf_printf(&c->out,
 			"HTTP/1.1 %d %s\r\n"
@@ -77,8 +91,8 @@ static void respond(struct metrics *m, struct metrics_client *c, int status, boo
 			"%s"
 			"Connection: close\r\n\r\n",
 			status, reason(status),
-			status == 200 ? "text/plain; version=0.0.4; charset=utf-8"
-				      : "text/plain; charset=utf-8",
+			status == 200 && !m->serve ? "text/plain; version=0.0.4; charset=utf-8"
+						   : "text/plain; charset=utf-8",
 			body.len, status == 405 ? "Allow: GET, HEAD\r\n" : "");
 	if (ok && !head_only)
 		buf_append(&c->out, body.data, body.len);

@@ -151,7 +151,9 @@ static void check_proxy_run(const struct zt_options *o, char **argv, int argc)
 	check(o->proxy && points_into(o->proxy, argv + 1, argc - 1), "proxy file");
 	check(!o->socket || points_into(o->socket, argv + 1, argc - 1), "socket pointer");
 	check(strlen(o->name) <= ZT_CLI_NAME_MAX, "proxy name");
-	check(o->foreground && !o->metrics && !o->ifname, "proxy run options");
+	check(!o->ifname && (!o->silent || o->log_level == LOG_LEVEL_ERROR), "proxy run options");
+	check(!o->info || (points_into(o->info, argv + 1, argc - 1) && o->info_addr_len),
+	      "info address");
 	check(o->dp.tun_queues == 1 && !o->dp.tun_offload, "proxy device switches");
 	check(o->log_level >= LOG_LEVEL_SILENT && o->log_level <= LOG_LEVEL_DEBUG, "log level");
 }

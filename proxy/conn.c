@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "addr.h"
+#include "clock.h"
 #include "log.h"
 #include "proxy.h"
 
@@ -51,6 +52,7 @@ static struct conn *conn_add(struct proxy *px, int fd, size_t fe_size, enum conn
 	c->h.free = conn_free;
 	c->px = px;
 	c->fd = fd;
+	c->since_ms = zt_mono_ms();
 	c->state = state;
 	c->ep = ep;
 	if (!loop_add(&px->loop, fd, &c->h, ep))
@@ -327,8 +329,16 @@ static err_t conn_on_sent(void *arg, struct tcp_pcb *pcb, u16_t len)
 	return ERR_OK;
 }
 
+/* Also ends a connection attempt at its deadline (lwIP's own takes
+ * minutes). */
 static err_t conn_on_poll(void *arg, struct tcp_pcb *pcb)
 {
+	struct conn *c = arg;
+
+	if (c->state == CONN_CONNECTING && zt_mono_ms() - c->since_ms >= PROXY_CONNECT_TIMEOUT_MS) {
+		c->front->connected(c, false, ERR_TIMEOUT);
+		return conn_close(c, true) ? ERR_ABRT : ERR_OK;
+	}
 	return conn_on_sent(arg, pcb, 0);
 }
 

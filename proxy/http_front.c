@@ -9,13 +9,15 @@
 #include <sys/socket.h>
 
 #include "http_proto.h"
+#include "log.h"
 #include "proxy_conf.h"
 
 enum { HTTP_HEAD_FIRST = 1024 }; /* the head buffer's first size; it doubles */
 
 struct http_fe {
 	struct http_head_scan scan;
-	bool tunnel; /* CONNECT: answer 200 once connected */
+	bool tunnel;		       /* CONNECT: answer 200 once connected */
+	char host[PROXY_HOST_MAX + 1]; /* the request's, for a failure's message */
 	size_t len, cap;
 	char *head;
 };
@@ -27,12 +29,41 @@ static void http_reply(struct conn *c, int status)
 	conn_send_host(c, r, strlen(r));
 }
 
+/* Why a connection failed (conn.h's err), for the client and the log, and
+ * the status that says so. */
+static const char *failure(err_t err, int *status)
+{
+	*status = 502;
+	switch (err) {
+	case CONN_ERR_FORBIDDEN:
+		*status = 403;
+		return "destination refused by the proxy";
+	case ERR_VAL:
+		return "name not resolved (DNS)";
+	case ERR_RST:
+		return "connection refused";
+	case ERR_TIMEOUT:
+	case ERR_ABRT: /* lwIP gave up retransmitting */
+		*status = 504;
+		return "connection timed out";
+	default:
+		return "connection failed";
+	}
+}
+
 static void http_connected(struct conn *c, bool ok, err_t err)
 {
 	struct http_fe *fe = c->fe;
 
 	if (!ok) {
-		http_reply(c, err == CONN_ERR_FORBIDDEN ? 403 : err == ERR_TIMEOUT ? 504 : 502);
+		char r[HTTPP_ERROR_MAX], where[PROXY_HOST_MAX + 10];
+		int status;
+		const char *why = failure(err, &status);
+
+		snprintf(where, sizeof(where), strchr(fe->host, ':') ? "[%s]:%u" : "%s:%u",
+			 fe->host, c->port);
+		log_info("proxy: [http] %d for %s: %s", status, where, why);
+		conn_send_host(c, r, (size_t)http_proxy_error(r, sizeof(r), status, where, why));
 		return;
 	}
 	if (fe->tunnel)
@@ -69,6 +100,7 @@ static void http_request(struct conn *c, struct http_fe *fe, size_t end)
 
 		c->admitted = true;
 		fe->tunnel = req.action == HTTPP_TUNNEL;
+		memcpy(fe->host, req.host, sizeof(fe->host));
 		if (!fe->tunnel) { /* the rewritten head, then what followed */
 			memcpy(out + req.out_len, early, rest);
 			early = out;

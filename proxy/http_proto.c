@@ -378,21 +378,31 @@ const char *http_proxy_response(int status)
 		return "HTTP/1.1 200 Connection established\r\n\r\n";
 	case 400:
 		return "HTTP/1.1 400 Bad Request\r\n" CLOSING;
-	case 403: /* a destination the proxy refuses (addr.h) */
-		return "HTTP/1.1 403 Forbidden\r\nContent-Type: text/plain\r\n"
-		       "Content-Length: 33\r\nConnection: close\r\n\r\n"
-		       "destination refused by the proxy\n";
 	case 407:
 		return "HTTP/1.1 407 Proxy Authentication Required\r\n"
 		       "Proxy-Authenticate: Basic realm=\"zinctun\"\r\n" CLOSING;
 	case 431:
 		return "HTTP/1.1 431 Request Header Fields Too Large\r\n" CLOSING;
-	case 502:
-		return "HTTP/1.1 502 Bad Gateway\r\n" CLOSING;
-	case 504:
-		return "HTTP/1.1 504 Gateway Timeout\r\n" CLOSING;
 	default:
 		return "HTTP/1.1 500 Internal Server Error\r\n" CLOSING;
 	}
 #undef CLOSING
+}
+
+int http_proxy_error(char *out, size_t cap, int status, const char *where, const char *why)
+{
+	const char *reason = status == 403   ? "Forbidden"
+			     : status == 504 ? "Gateway Timeout"
+					     : "Bad Gateway";
+	char body[HTTPP_ERROR_MAX / 2];
+	int n = snprintf(body, sizeof(body), "%s: %s\n", where, why);
+
+	if (n < 0 || (size_t)n >= sizeof(body))
+		n = 0;
+	body[n] = '\0';
+	n = snprintf(out, cap,
+		     "HTTP/1.1 %d %s\r\nContent-Type: text/plain\r\nContent-Length: %d\r\n"
+		     "Connection: close\r\n\r\n%s",
+		     status, reason, n, body);
+	return n < 0 || (size_t)n >= cap ? 0 : n;
 }

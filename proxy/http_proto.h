@@ -52,8 +52,12 @@ enum http_proxy_action http_proxy_parse(const char *buf, size_t len, const char 
 					const char *pass, struct http_proxy_req *req, char *out,
 					size_t out_cap);
 
-/* The whole response for status 200, 400, 403, 407, 431, 502 or 504 (any
- * other: 500); all but 200 close the connection. */
+/* The whole response for status 200, 400, 407 or 431 (any other: 500); all
+ * but 200 close the connection. */
 const char *http_proxy_response(int status);
+/* A failed connection's response, 403, 502 (or any other) or 504, into out
+ * (HTTPP_ERROR_MAX is enough): the body says "WHERE: WHY". Returns its
+ * length, 0 if it did not fit. */
+int http_proxy_error(char *out, size_t cap, int status, const char *where, const char *why);
 
 #endif

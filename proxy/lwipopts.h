@@ -25,6 +25,7 @@ void sys_unlock_tcpip_core(void);
 /* a point-to-point netif for IPv4 and IPv6 (stack.c): no ARP, Ethernet,
  * MLD or SLAAC; no statistics */
 #define LWIP_IPV6 1
+#define LWIP_RAW 1 /* CheckAlive's echoes (health.c) */
 #define LWIP_ARP 0
 #define LWIP_IPV6_MLD 0
 #define LWIP_IPV6_AUTOCONFIG 0
@@ -67,9 +68,10 @@ void lwipmem_free(void *p);
  * order; past it, tcp_write says ERR_MEM (conn.c retries) */
 #define MEMP_NUM_TCP_SEG 16384
 /* DNS lookups, UDP flows and SOCKS relays; each lookup also holds a timer,
- * so the timers cannot run out before the UDP pcbs do */
+ * so the timers cannot run out before the UDP pcbs do; one more for the
+ * CheckAlive rounds */
 #define MEMP_NUM_UDP_PCB 1024
-#define MEMP_NUM_SYS_TIMEOUT (LWIP_NUM_SYS_TIMEOUT_INTERNAL + MEMP_NUM_UDP_PCB)
+#define MEMP_NUM_SYS_TIMEOUT (LWIP_NUM_SYS_TIMEOUT_INTERNAL + MEMP_NUM_UDP_PCB + 1)
 #define MEMP_NUM_PBUF 64 /* PBUF_REF/ROM: fragments sent */
 #define PBUF_POOL_SIZE 0 /* PBUF_POOL: unused, input pbufs are the sink's */
 

@@ -22,6 +22,7 @@
 #include "conn.h"
 #include "endpoint.h"
 #include "eventlog.h"
+#include "health.h"
 #include "host.h"
 #include "log.h"
 #include "lwipmem.h"
@@ -29,6 +30,7 @@
 #include "rundir.h"
 #include "sandbox.h"
 #include "services.h"
+#include "stdio_tunnel.h"
 #include "uapi_parse.h"
 #include "version.h"
 
@@ -42,26 +44,22 @@ struct proxy_main {
 	struct zt_sandbox_config sandbox;
 	char sock_path[108];
 	pthread_t loop_thread;
+	struct health health;
+	int ready_fd; /* -d: the parent waits for a byte on it */
 };
 
 static void usage(FILE *f)
 {
-	fprintf(f,
-		"Usage: zinctun-proxy [-f] [--socket PATH] [--name NAME] [--user NAME] [--] FILE\n"
-		"       zinctun-proxy --version\n"
-		"\n"
-		"A WireGuard client without root, TUN device or capabilities: its IP\n"
-		"stack is lwIP, and the [Socks5], [http], [TCPClientTunnel],\n"
-		"[TCPServerTunnel] and [UDPProxyTunnel] sections of FILE (wireproxy's\n"
-		"format) expose the tunnel to local programs. Runs in the foreground,\n"
-		"logs to stderr (LOG_LEVEL=silent|error|info|debug, default info).\n"
-		"The configuration socket (wg(8)'s protocol) is PATH, else\n"
-		"$XDG_RUNTIME_DIR/zinctun/NAME.sock (when that directory is the user's),\n"
-		"else /tmp/zinctun-UID/NAME.sock; NAME defaults to FILE's name up to\n"
-		"its first '.'.\n"
-		"Started as root, it runs as nobody (or --user NAME, ZINCTUN_USER)\n"
-		"without capabilities, and always under a seccomp filter\n"
-		"(ZINCTUN_SECCOMP=0|1|kill): see zinctun(8).\n");
+	fprintf(
+	    f, "Usage: zinctun-proxy [-f|-d] [-n] [-s] [-i ADDR] [--metrics ADDR] [--socket PATH]\n"
+	       "                     [--name NAME] [--user NAME] {-c FILE | [--] FILE}\n"
+	       "       zinctun-proxy -v|--version\n"
+	       "\n"
+	       "A WireGuard client without root, TUN device or capabilities (its IP stack\n"
+	       "is lwIP): the sections of FILE, wireproxy's format, offer the tunnel to\n"
+	       "local programs. -n checks FILE; -d runs in the background once started;\n"
+	       "-s logs errors only (LOG_LEVEL, default info); -i ADDR serves wireproxy's\n"
+	       "/metrics and /readyz. See zinctun-proxy(1) and zinctun(8).\n");
 }
 
 /* The whole file in one allocation of the largest size allowed: no
@@ -161,10 +159,9 @@ static void raise_fd_limit(void)
 	}
 }
 
-/* The device: FILE read and checked, lwIP's sink in place of a TUN. */
-static int open_proxy(struct host *h)
+/* FILE read and checked (all -n does): 0, or 1 with the error on stderr. */
+static int load(struct proxy_main *m)
 {
-	struct proxy_main *m = (struct proxy_main *)h;
 	char err[PROXY_CONF_ERR_LEN], *text;
 	size_t len;
 	int ret = read_text(NULL, m->opt.proxy, &text, &len);
@@ -177,10 +174,18 @@ static int open_proxy(struct host *h)
 			       sizeof(err));
 	zinc_memzero(text, len);
 	free(text);
-	if (ret) {
+	if (ret)
 		fprintf(stderr, "%s\n", err);
+	return ret ? 1 : 0;
+}
+
+/* The device: FILE loaded, lwIP's sink in place of a TUN. */
+static int open_proxy(struct host *h)
+{
+	struct proxy_main *m = (struct proxy_main *)h;
+
+	if (load(m))
 		return 1;
-	}
 	raise_fd_limit();
 	snprintf(h->ifname, sizeof(h->ifname), "%s", m->name);
 	h->sink = &m->px.stack.sink; /* stack_init fills it in (configure) */
@@ -224,7 +229,7 @@ static int configure(struct host *h)
 static bool low_port(const struct proxy_conf *conf)
 {
 	for (size_t i = 0; i < conf->n_listeners; i++)
-		if (conf->listeners[i].kind != PROXY_TCP_SERVER &&
+		if (conf->listeners[i].bind.port && /* 0: a tunnel's, none on the host */
 		    conf->listeners[i].bind.port < PRIVILEGED_PORT_END)
 			return true;
 	return false;
@@ -240,6 +245,10 @@ static int prepare(struct host *h)
 	struct proxy_main *m = (struct proxy_main *)h;
 	char err[256];
 
+	if (!h->opt->foreground && (m->ready_fd = host_daemonize()) < 0)
+		return host_fail(h, "fork: %s", strerror(-m->ready_fd));
+	if (health_open(&m->health, &m->px, h->opt))
+		return 1;
 	m->sandbox = (struct zt_sandbox_config){
 	    .profile = ZT_SANDBOX_PROXY,
 	    .user = h->opt->user,
@@ -286,10 +295,17 @@ static int start(struct host *h)
 	int ret;
 
 	stack_set_open(&m->px.stack, true);
+	stdio_tunnel_start(&m->px);
 	ret = pthread_create(&m->loop_thread, NULL, loop_run, &m->px.loop);
+	if (!ret)
+		ret = -health_start(&m->health, &h->zt);
 	if (ret)
 		return host_fail(h, "cannot start threads: %s", strerror(ret));
-	log_info("Proxy started (%s, configuration socket %s)", m->name, m->sock_path);
+	log_info("Proxy started (%s, configuration socket %s%s%s%s%s)", m->name, m->sock_path,
+		 h->opt->info ? ", health endpoint " : "", h->opt->info ? h->opt->info : "",
+		 h->opt->metrics ? ", metrics " : "", h->opt->metrics ? h->opt->metrics : "");
+	if (m->ready_fd >= 0 && write(m->ready_fd, "", 1) != 1)
+		log_err("-d: the parent did not hear that the proxy started");
 	return 0;
 }
 
@@ -297,6 +313,7 @@ static int start(struct host *h)
  * process. */
 static void stop(struct host *h)
 {
+	health_stop(&((struct proxy_main *)h)->health);
 	stack_set_open(&((struct proxy_main *)h)->px.stack, false);
 }
 
@@ -328,6 +345,7 @@ int main(int argc, char **argv)
 	m.h.ops = &proxy_ops;
 	m.h.opt = &m.opt;
 	m.name = m.opt.name;
+	m.ready_fd = -1;
 
 	zt_cli_parse_proxy(argc, argv, env_get, NULL, &m.opt);
 	switch (m.opt.action) {
@@ -341,6 +359,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "zinctun-proxy: %s (see zinctun-proxy --help)\n", m.opt.err);
 		return 1;
 	case ZT_CLI_RUN:
+		if (m.opt.check)
+			return load(&m) ? 1 : puts("Config OK") < 0;
 		break;
 	default:
 		usage(stderr);

@@ -20,6 +20,8 @@ enum {
 	PROXY_UDP_READS = 32,	     /* datagrams read per readable event */
 	/* a client has this long to authenticate and send its request */
 	PROXY_REQUEST_DEADLINE_MS = 10000,
+	/* then a connection in the tunnel from its accept is given up (HTTP: 504) */
+	PROXY_CONNECT_TIMEOUT_MS = 20000,
 	/* descriptors kept out of the services' shares (listeners, the
 	 * tunnel's sockets, epoll, the configuration socket and its clients) */
 	PROXY_FD_RESERVE = 64,

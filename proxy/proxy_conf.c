@@ -238,16 +238,31 @@ static int address_item(struct parser *p, const char *s, size_t len)
 	return 0;
 }
 
+/* An IP address more in arr (*n of max), the key named in messages. */
+static int ip_item(struct parser *p, struct proxy_ip *arr, size_t *n, size_t max, const char *key,
+		   const char *s, size_t len)
+{
+	if (*n == max)
+		return fail(p, "too many %s entries (at most %zu)", key, max);
+	if (!uapi_parse_ip(s, len, &arr[*n].family, &arr[*n].in4))
+		return fail(p, "bad %s '%.*s' (an IP address)", key, shown(len), s);
+	++*n;
+	return 0;
+}
+
 static int dns_item(struct parser *p, const char *s, size_t len)
 {
 	struct proxy_interface *ifc = &p->conf->iface;
 
-	if (ifc->n_dns == PROXY_CONF_MAX_DNS)
-		return fail(p, "too many DNS entries (at most %d)", PROXY_CONF_MAX_DNS);
-	if (!uapi_parse_ip(s, len, &ifc->dns[ifc->n_dns].family, &ifc->dns[ifc->n_dns].in4))
-		return fail(p, "bad DNS '%.*s' (an IP address)", shown(len), s);
-	ifc->n_dns++;
-	return 0;
+	return ip_item(p, ifc->dns, &ifc->n_dns, PROXY_CONF_MAX_DNS, "DNS", s, len);
+}
+
+static int check_alive_item(struct parser *p, const char *s, size_t len)
+{
+	struct proxy_interface *ifc = &p->conf->iface;
+
+	return ip_item(p, ifc->check_alive, &ifc->n_check_alive, PROXY_CONF_MAX_CHECK_ALIVE,
+		       "CheckAlive", s, len);
 }
 
 static int allowed_item(struct parser *p, const char *s, size_t len)
@@ -456,6 +471,7 @@ static int open_interface(struct parser *p, const struct section *s)
 		return fail(p, "[Interface] given twice (first on line %u)", p->iface_line);
 	p->iface_line = p->line;
 	p->conf->iface.mtu = PROXY_DEFAULT_MTU;
+	p->conf->iface.check_alive_interval = PROXY_CHECK_ALIVE_INTERVAL;
 	p->cur = &p->conf->iface;
 	return 0;
 }
@@ -530,6 +546,11 @@ static int check_listener(struct parser *p)
 	for (size_t i = 0; i + 1 < p->conf->n_listeners; i++) {
 		const struct proxy_listener *o = &p->conf->listeners[i];
 
+		if (l->kind == PROXY_STDIO && o->kind == PROXY_STDIO)
+			return fail_at(p, at, "[STDIOTunnel] given twice (first on line %u)",
+				       o->line);
+		if (l->kind == PROXY_STDIO || o->kind == PROXY_STDIO)
+			continue;
 		if (l->kind == PROXY_TCP_SERVER) {
 			if (o->kind == PROXY_TCP_SERVER && o->listen_port == l->listen_port)
 				return fail_at(p, at, "ListenPort %u is also used on line %u",
@@ -570,6 +591,9 @@ static const struct key interface_keys[] = {
     {"DNS", parse_list, .item = dns_item},
     {"MTU", parse_number, IFACE(mtu), .min = PROXY_MIN_MTU, .max = PROXY_MAX_MTU},
     {"ListenPort", parse_number, IFACE(listen_port), .max = UINT16_MAX},
+    {"CheckAlive", parse_list, .item = check_alive_item},
+    {"CheckAliveInterval", parse_number, IFACE(check_alive_interval), .min = 1, .max = UINT16_MAX,
+     .hint = "(seconds, 1..65535)"},
     {0},
 };
 
@@ -594,6 +618,7 @@ static const struct key proxy_keys[] = {
 };
 
 static const struct key client_keys[] = {{BIND_ADDRESS}, {TARGET}, {0}};
+static const struct key stdio_keys[] = {{TARGET}, {0}};
 
 static const struct key server_keys[] = {
     {"ListenPort", parse_number, LISTENER(listen_port), .min = 1, .max = UINT16_MAX,
@@ -618,6 +643,7 @@ static const struct section sections[] = {
     {"http", proxy_keys, open_listener, check_listener, PROXY_HTTP},
     {"TCPClientTunnel", client_keys, open_listener, check_listener, PROXY_TCP_CLIENT},
     {"TCPServerTunnel", server_keys, open_listener, check_listener, PROXY_TCP_SERVER},
+    {"STDIOTunnel", stdio_keys, open_listener, check_listener, PROXY_STDIO},
     {"UDPProxyTunnel", udp_keys, open_listener, check_listener, PROXY_UDP},
 };
 
@@ -857,7 +883,9 @@ int proxy_conf_take_set(struct proxy_conf *c, proxy_conf_resolve_fn resolve, voi
 	if (!set->peers)
 		ret = -ENOMEM;
 	set->cap_peers = set->peers ? c->n_peers : 0;
-	set->has_private_key = set->has_listen_port = set->replace_peers = true;
+	set->has_private_key = set->replace_peers = true;
+	/* none given: the port zt_init bound stays (no second bind, no log) */
+	set->has_listen_port = c->iface.listen_port != 0;
 	memcpy(set->private_key, c->iface.private_key, PROXY_KEY_LEN);
 	set->listen_port = c->iface.listen_port;
 	for (size_t i = 0; !ret && i < c->n_peers; i++) {

@@ -1,13 +1,13 @@
 /* The proxy mode's configuration file, wireproxy's format: an optional
  * top-level "WGConfig = wg0.conf" (holding [Interface] and [Peer]s), then
  * [Interface], [Peer]s, [Socks5], [http], [TCPClientTunnel],
- * [TCPServerTunnel] and [UDPProxyTunnel] sections (keys: see the tables in
+ * [TCPServerTunnel], [STDIOTunnel] and [UDPProxyTunnel] sections (keys: see the tables in
  * proxy_conf.c and zinctun.8). Pure: the caller reads the files (WGConfig
  * through a callback) and resolves the hostnames kept as text.
  *
  * Names are case-insensitive; '#' or ';' starts a comment at a line's start
  * or after whitespace; a value wholly in double quotes is literal. Address,
- * DNS and AllowedIPs are lists that add up; other keys appear once per
+ * DNS, CheckAlive and AllowedIPs are lists that add up; other keys appear once per
  * section. An error is "FILE:LINE: what is wrong": the offending key or
  * header's line, or the last line for the whole file's.
  */
@@ -54,6 +54,10 @@ struct proxy_interface {
 	size_t n_dns;
 	uint16_t mtu;	      /* MTU, default PROXY_DEFAULT_MTU */
 	uint16_t listen_port; /* ListenPort; 0: none given, any port */
+	/* CheckAlive: pinged every CheckAliveInterval seconds (health.h) */
+	struct proxy_ip check_alive[PROXY_CONF_MAX_CHECK_ALIVE];
+	size_t n_check_alive;
+	uint16_t check_alive_interval;
 };
 
 struct proxy_peer {
@@ -70,6 +74,7 @@ enum proxy_kind {
 	PROXY_TCP_CLIENT, /* [TCPClientTunnel]: local listener -> Target in the tunnel */
 	PROXY_TCP_SERVER, /* [TCPServerTunnel]: tunnel listener -> local Target */
 	PROXY_UDP,	  /* [UDPProxyTunnel]: local UDP socket <-> Target in the tunnel */
+	PROXY_STDIO,	  /* [STDIOTunnel]: stdin and stdout <-> Target in the tunnel */
 };
 
 struct proxy_listener {

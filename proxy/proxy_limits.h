@@ -3,13 +3,15 @@
 #define ZT_PROXY_LIMITS_H
 
 enum {
-	PROXY_KEY_LEN = 32,		/* a Curve25519 key or a preshared key */
-	PROXY_HOST_MAX = 255,		/* a DNS name, without the final NUL */
-	PROXY_CRED_MAX = 255,		/* Username, Password: RFC 1929 ULEN/PLEN */
-	PROXY_CONF_MAX_BYTES = 1 << 20, /* a configuration file (either one) */
-	PROXY_CONF_MAX_LINE = 4096,	/* one line of it */
-	PROXY_CONF_MAX_ADDRS = 16,	/* [Interface] Address entries */
-	PROXY_CONF_MAX_DNS = 8,		/* [Interface] DNS entries */
+	PROXY_KEY_LEN = 32,		 /* a Curve25519 key or a preshared key */
+	PROXY_HOST_MAX = 255,		 /* a DNS name, without the final NUL */
+	PROXY_CRED_MAX = 255,		 /* Username, Password: RFC 1929 ULEN/PLEN */
+	PROXY_CONF_MAX_BYTES = 1 << 20,	 /* a configuration file (either one) */
+	PROXY_CONF_MAX_LINE = 4096,	 /* one line of it */
+	PROXY_CONF_MAX_ADDRS = 16,	 /* [Interface] Address entries */
+	PROXY_CONF_MAX_DNS = 8,		 /* [Interface] DNS entries */
+	PROXY_CONF_MAX_CHECK_ALIVE = 16, /* [Interface] CheckAlive entries */
+	PROXY_CHECK_ALIVE_INTERVAL = 5,	 /* CheckAliveInterval's default, wireproxy's */
 	PROXY_CONF_MAX_PEERS = 256,
 	PROXY_CONF_MAX_ALLOWED = 1024,	/* AllowedIPs prefixes of one peer */
 	PROXY_CONF_MAX_LISTENERS = 256, /* proxy and tunnel sections together */
@@ -25,6 +27,7 @@ enum {
 	HTTPP_HEAD_MAX = 16384,		    /* a request head, request line to blank line */
 	HTTPP_OUT_MAX = 2 * HTTPP_HEAD_MAX, /* the rewritten head (bare LFs become CRLF) */
 	HTTPP_CONN_TOKENS_MAX = 16,	    /* header names listed in Connection that count */
+	HTTPP_ERROR_MAX = 1024,		    /* a 403, 502 or 504 response with its body */
 
 	DNS_QUERY_MAX = 12 + 255 + 4, /* header, name (wire form <= 255), type, class */
 	DNS_MAX_CNAME_HOPS = 8,

@@ -19,6 +19,7 @@
 #include "log.h"
 #include "proxy.h"
 #include "socks_front.h"
+#include "stdio_tunnel.h"
 #include "udptunnel.h"
 
 struct listener {
@@ -165,6 +166,9 @@ static void service_log(const struct proxy_listener *svc)
 	if (svc->kind == PROXY_TCP_SERVER)
 		log_info("[%s] tunnel port %u -> %s:%u", svc->section, svc->listen_port,
 			 svc->target.host, svc->target.port);
+	else if (svc->kind == PROXY_STDIO)
+		log_info("[%s] stdin and stdout -> %s:%u", svc->section, svc->target.host,
+			 svc->target.port);
 	else if (svc->target.port)
 		log_info("[%s] on %s:%u -> %s:%u", svc->section, svc->bind.host, svc->bind.port,
 			 svc->target.host, svc->target.port);
@@ -186,6 +190,9 @@ int services_open(struct proxy *px, const char *file)
 			break;
 		case PROXY_UDP:
 			ret = udp_tunnel_open(px, svc);
+			break;
+		case PROXY_STDIO:
+			ret = stdio_tunnel_open(svc);
 			break;
 		default:
 			ret = listener_open(px, svc, svc->kind == PROXY_SOCKS5 ? share / 2 : share);

@@ -36,7 +36,11 @@ void wg_event_peer_attempt(struct wg_device *dev, enum wg_event_kind kind, struc
 void wg_event_peer_role(struct wg_device *dev, enum wg_event_kind kind, struct wg_peer *peer,
 			bool initiator)
 {
-	struct wg_event ev = {.kind = kind, .initiator = initiator};
+	uint64_t last = peer->last_handshake_wall_ns;
+	struct wg_event ev = {.kind = kind,
+			      .initiator = initiator,
+			      .fresh =
+				  !last || wg_device_wall_ns(dev) - last > WG_REJECT_AFTER_TIME};
 
 	peer_event(dev, &ev, peer);
 }

@@ -61,6 +61,20 @@ resolve_proxy() {
 	esac
 }
 
+# proxy_with OPTS...: wireproxy v1.0.9's options before the -c that takes
+# the file (start_proxy's "-c FILE"): its unit's ExecStart, either proxy
+proxy_with() {
+	PROXY_CMD="${PROXY_CMD% -c} $* -c"
+}
+
+# http_get NAME URL [CURL-ARGS...]: the status into $CODE, the body into
+# $T/NAME.body (from the client namespace)
+http_get() {
+	name=$1 url=$2
+	shift 2
+	CODE=$(pcurl --max-time 60 -o "$T/$name.body" -w '%{http_code}' "$@" "$url" 2>"$T/$name.err")
+}
+
 # quirk WHAT: true (and says so) when the check WHAT is to be left out
 # because the proxy is wireproxy, which lacks it; never for zinctun.
 quirk() {

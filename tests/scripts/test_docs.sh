@@ -18,7 +18,7 @@ T=$(mktemp -d /tmp/zt-docs.XXXXXX)
 trap 'rm -rf "$T"' EXIT
 bad=0
 
-for m in doc/*.8 doc/*.3; do
+for m in doc/*.8 doc/*.3 doc/*.1; do
 	groff -man -Tutf8 -ww "$m" >/dev/null 2>"$T/warn"
 	if [ -s "$T/warn" ]; then
 		echo "$m: groff warnings:"; cat "$T/warn"; bad=1
@@ -27,6 +27,8 @@ done
 
 # the page without font changes (\fB...\fR), as a reader sees the names
 sed 's/\\f[BIRP]//g' doc/zinctun.8 >"$T/zinctun.8"
+# zinctun-proxy's own flags may be on its page instead
+sed 's/\\f[BIRP]//g' doc/zinctun.8 doc/zinctun-proxy.1 >"$T/pages"
 vars=$(grep -ohE '"(ZINCTUN|ZINC|WG|LOG)_[A-Z0-9_]+"' daemon/*.c daemon/*.h zinc/*.c | tr -d '"' |
 	sort -u)
 [ -n "$vars" ] || { echo "no environment variables found in the sources"; exit 1; }
@@ -58,8 +60,8 @@ flags=$(grep -ohE '"-{1,2}[a-z][a-z-]*"' daemon/cli.c | tr -d '"' | sort -u)
 [ -n "$flags" ] || { echo "no flags found in daemon/cli.c"; exit 1; }
 for f in $flags; do
 	esc=$(printf '%s' "$f" | sed 's/-/\\\\-/g')
-	grep -qE "(^|[^a-z\\\\-])${esc}([^a-z-]|\$)" "$T/zinctun.8" ||
-		{ echo "doc/zinctun.8 does not document $f"; bad=1; }
+	grep -qE "(^|[^a-z\\\\-])${esc}([^a-z-]|\$)" "$T/pages" ||
+		{ echo "doc/zinctun.8 (or zinctun-proxy.1) does not document $f"; bad=1; }
 done
 
 groff -man -Tascii -P-cbou doc/zinc.3 >"$T/zinc.txt"

@@ -3,7 +3,10 @@
 # stops start-up with "FILE:LINE: message" and exit code 1, run as an
 # unprivileged uid in a namespace of its own (nothing is sent anywhere);
 # `zinctun --proxy FILE` says the same. A non-loopback listener without
-# credentials starts once AllowUnauthenticated = true says so.
+# credentials starts once AllowUnauthenticated = true says so. wireproxy's
+# command line (issue 27): -n -c FILE checks (exit 0, or 1 and FILE:LINE),
+# wireproxy's README sample with every section passes, -c FILE starts, -d
+# returns once started, an unknown option is named.
 # PROXY=wireproxy checks only the exit status (it gives no FILE:LINE, takes
 # unknown keys and unauthenticated non-loopback listeners).
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
@@ -20,6 +23,9 @@ if [ "$PROXY_IMPL" = zinctun ]; then
 	mkdir -m 755 "$T/bin" && cp "$ZINCTUN" "$(dirname "$1")/zinctun-proxy" "$T/bin/" ||
 		fail "cannot copy the binaries to $T/bin"
 	ZINCTUN=$T/bin/zinctun PROXY_CMD="$T/bin/$(basename "$1") ${PROXY_CMD#"$1"}"
+else
+	mkdir -m 755 "$T/bin" && install -m 755 "$PEER_BIN" "$T/bin/" || fail "cannot copy wireproxy to $T/bin"
+	PROXY_CMD="$T/bin/$(basename "$PEER_BIN") -c"
 fi
 ns_setup 1
 N1=$(ns_name 1)
@@ -145,7 +151,91 @@ case_conf no_target 12 "BindAddress = 127.0.0.1:1080
 BindAddress = 127.0.0.1:2000"
 expect_error no_target 13 Target
 
-# the good file and an open listener that says so do start (and listen)
+# -- wireproxy v1.0.9's command line (issue 27): its unit's ExecStartPre
+# (-n -c FILE: "Config OK", exit 0; a bad file: exit 1 and FILE:LINE) and
+# ExecStart (-c FILE, below); -d; an unknown option named
+WP_CMD="${PROXY_CMD% -c}"
+out=$(unpriv "$N1" timeout 10 $WP_CMD -n -c "$T/good.conf" 2>&1)
+rc=$?
+[ $rc = 0 ] && [ "$out" = "Config OK" ] || fail "-n -c good.conf: exit $rc, '$out'"
+ok "-n -c good.conf: $out"
+expect_error bad_key_base64 2 PrivateKey $WP_CMD -n -c
+expect_error bad_address 3 10.99.0.300 $WP_CMD -n -c
+# wireproxy's README sample, every section (its keys as they are there)
+cat >"$T/sample.conf" <<-'EOF'
+	# The [Interface] and [Peer] configurations follow the same semantics and meaning
+	# of a wg-quick configuration.
+	[Interface]
+	Address = 10.200.200.2/32 # The subnet should be /32 and /128 for IPv4 and v6 respectively
+	# MTU = 1420 (optional)
+	PrivateKey = uCTIK+56CPyCvwJxmU5dBfuyJvPuSXAq1FzHdnIxe1Q=
+	DNS = 10.200.200.1
+	CheckAlive = 1.1.1.1, 3.3.3.3
+	CheckAliveInterval = 3
+
+	[Peer]
+	PublicKey = QP+A67Z2UBrMgvNIdHv8gPel5URWNLS4B3ZQ2hQIZlg=
+	# PresharedKey = UItQuvLsyh50ucXHfjF0bbR4IIpVBd74lwKc8uIPXXs= (optional)
+	Endpoint = my.ddns.example.com:51820
+	# PersistentKeepalive = 25 (optional)
+
+	# <an app on your LAN> --> localhost:25565 --(wireguard)--> play.cubecraft.net:25565
+	[TCPClientTunnel]
+	BindAddress = 127.0.0.1:25565
+	Target = play.cubecraft.net:25565
+
+	# <an app on your wireguard network> --(wireguard)--> 172.16.31.2:3422 --> localhost:25545
+	[TCPServerTunnel]
+	ListenPort = 3422
+	Target = localhost:25545
+
+	#    ssh -o ProxyCommand='wireproxy -c myconfig.conf' ssh.myserver.net
+	[STDIOTunnel]
+	Target = ssh.myserver.net:22
+
+	# Socks5 creates a socks5 proxy on your LAN, and all traffic would be routed via wireguard.
+	[Socks5]
+	BindAddress = 127.0.0.1:25344
+	#Username = ...
+	# Avoid using spaces in the password field
+	#Password = ...
+
+	# http creates a http proxy on your LAN, and all traffic would be routed via wireguard.
+	[http]
+	BindAddress = 127.0.0.1:25345
+	#Username = ...
+	#Password = ...
+EOF
+chmod 644 "$T/sample.conf"
+# wireproxy resolves the Endpoint as it reads the file (no DNS here)
+quirk "-n resolves Endpoint" && sed -i 's/my.ddns.example.com/192.0.2.1/' "$T/sample.conf"
+out=$(unpriv "$N1" timeout 10 $WP_CMD -n -c "$T/sample.conf" 2>&1)
+rc=$?
+[ $rc = 0 ] && [ "$out" = "Config OK" ] || fail "wireproxy's README sample: exit $rc, '$out'"
+ok "wireproxy's README sample (every section, CheckAlive): $out"
+if ! quirk "an unknown option named (wireproxy prints its usage, exit 0)"; then
+	out=$(unpriv "$N1" timeout 10 $WP_CMD --bogus -c "$T/good.conf" 2>&1)
+	rc=$?
+	[ $rc = 1 ] && echo "$out" | grep -qF "unknown option '--bogus'" ||
+		fail "--bogus: exit $rc, '$out'"
+	ok "--bogus: $out"
+fi
+# -d: back once started, the proxy goes on in the background (wireproxy
+# v1.0.9's -d fails here: "open /dev/null: permission denied", its landlock)
+quirk "-d" || {
+	unpriv "$N1" timeout 10 $WP_CMD -d -c "$T/good.conf" >"$T/daemon.log" 2>&1 ||
+		fail "-d: exit $?: $(cat "$T/daemon.log")"
+	wait_tcp "$N1" 1080 || fail "-d: nothing listens on 1080"
+	pid=$(ip netns exec "$N1" ss -Htlnp "sport = :1080" | grep -o "pid=[0-9]*" | head -n 1)
+	pid=${pid#pid=}
+	PIDS="$PIDS $pid"
+	[ -n "$pid" ] && kill "$pid" || fail "-d: no process behind port 1080"
+	for _ in $(seq 1 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+	ok "-d: returned at once, the proxy listened in the background (pid $pid)"
+}
+
+# the good file (as -c FILE) and an open listener that says so do start
+# (and listen)
 for name in good allowed_open; do
 	if [ $name = allowed_open ]; then
 		quirk "AllowUnauthenticated" && continue
@@ -154,7 +244,7 @@ AllowUnauthenticated = true"
 	fi
 	# shellcheck disable=SC2086 # PROXY_CMD: the command's words
 	ip netns exec "$N1" env -u XDG_RUNTIME_DIR setpriv --reuid="$UNPRIV" --regid="$UNPRIV" --clear-groups \
-		--inh-caps=-all --bounding-set=-all $PROXY_CMD "$T/$name.conf" >"$T/$name.log" 2>&1 &
+		--inh-caps=-all --bounding-set=-all $WP_CMD -c "$T/$name.conf" >"$T/$name.log" 2>&1 &
 	pid=$!
 	PIDS="$PIDS $pid"
 	wait_tcp "$N1" 1080 || fail "$name: no listener on port 1080"

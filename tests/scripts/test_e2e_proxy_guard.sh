@@ -37,7 +37,8 @@ check_reach() {
 		code=$(pcurl -o /dev/null -w '%{http_connect}' -p -x "$auth" "$url" 2>/dev/null)
 		[ "$code" = 403 ] || fail "HTTP CONNECT to $dst:$SERVER_TUN_PORT: status $code, expected 403"
 		out=$(pcurl -w ' %{http_code}' -x "$auth" "$url" 2>/dev/null)
-		[ "$out" = "destination refused by the proxy
+		hp=${url#http://}
+		[ "$out" = "${hp%/file}: destination refused by the proxy
  403" ] || fail "HTTP GET of $url: '$out', expected 403 and its body"
 	done
 	out=$(client socks-reply 127.0.0.1 "$SOCKS_AUTH_PORT" "$(tun4 1)" "$WEB_PORT")

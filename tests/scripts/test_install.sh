@@ -2,8 +2,8 @@
 # sanitize: skip  (links a plain program against the installed libraries)
 # make install honours PREFIX and DESTDIR, and what it installs is usable:
 # a program built only from the installed header, library and zinc.pc
-# computes BLAKE2s-256("abc") correctly. The systemd unit is installed
-# (SYSTEMDUNITDIR) and names the installed daemon; install-strip leaves no
+# computes BLAKE2s-256("abc") correctly. The systemd units are installed
+# (SYSTEMDUNITDIR) and name the installed programs; install-strip leaves no
 # symbol table or debug information in the daemon, zinctun-proxy and
 # libraries, and its static library still links; uninstall leaves only empty directories.
 set -eu
@@ -23,7 +23,7 @@ unstripped() { readelf -S -W "$1" | grep -E '\.symtab|\.debug_' || true; }
 check_tree() {
 	for f in bin/zinctun bin/zinctun-proxy lib/libzinc.a lib/libzinc.so.0 lib/libzinc.so lib/libwg.a \
 		include/zinc/zinc.h include/wg/wg.h lib/pkgconfig/zinc.pc \
-		share/man/man8/zinctun.8 share/man/man3/zinc.3; do
+		share/man/man8/zinctun.8 share/man/man3/zinc.3 share/man/man1/zinctun-proxy.1; do
 		[ -e "$R/$f" ] || fail "missing $f"
 	done
 	unit=$D/root$1/zinctun@.service
@@ -31,6 +31,8 @@ check_tree() {
 	grep -qx "Environment=WG_QUICK_USERSPACE_IMPLEMENTATION=$P/bin/zinctun" "$unit" ||
 		fail "unit does not name $P/bin/zinctun"
 	grep -qx 'prefix=/opt/zt' "$R/lib/pkgconfig/zinc.pc" || fail "zinc.pc prefix wrong"
+	grep -q "^ExecStartPre=$P/bin/zinctun-proxy -n -c " "$D/root$1/zinctun-proxy@.service" ||
+		fail "zinctun-proxy@.service does not name $P/bin/zinctun-proxy"
 }
 
 # BLAKE2s("abc") from a program that sees only the installed tree

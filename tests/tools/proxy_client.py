@@ -34,6 +34,10 @@
                                             must get through in 1 s each and
                                             the idle ones be closed: those
                                             left at SECS after their connect
+  stdio-echo N CMD...                       ssh -o ProxyCommand's way: N random
+                                            bytes into CMD's stdin (then EOF)
+                                            must come back on its stdout, then
+                                            EOF; CMD gets SIGHUP, as from ssh
 
 --user U --pass P (before the subcommand) authenticate to the SOCKS5 proxy.
 Exit 0 on success; on failure a message on stderr and exit 1.
@@ -43,9 +47,12 @@ import base64
 import ipaddress
 import os
 import select
+import signal
 import socket
 import struct
+import subprocess
 import sys
+import threading
 import time
 
 TIMEOUT = 20
@@ -531,7 +538,39 @@ def cmd_idle_flood(proxy, sport, hport, n, host, tport, secs):
                                                   min(on_time), max(on_time)))
 
 
+def cmd_stdio_echo(n, *cmd):
+    n = int(n)
+    data = os.urandom(n)
+    p = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+
+    def feed():
+        try:
+            p.stdin.write(data)
+            p.stdin.close()
+        except OSError:
+            pass
+
+    threading.Thread(target=feed, daemon=True).start()
+    got = bytearray()
+    deadline = time.time() + TIMEOUT
+    while True:
+        r, _, _ = select.select([p.stdout], [], [], max(0, deadline - time.time()))
+        chunk = os.read(p.stdout.fileno(), 65536) if r else None
+        if not chunk:
+            break
+        got += chunk
+    p.send_signal(signal.SIGHUP)
+    p.wait(10)
+    if chunk is None:
+        die("stdio-echo: %d of %d bytes back, then no EOF within %d s" % (len(got), n, TIMEOUT))
+    if bytes(got) != data:
+        die("stdio-echo: %d bytes back of %d, %s" % (len(got), n,
+            "different" if len(got) == n else "short"))
+    print("%d bytes echoed, then EOF" % n)
+
+
 COMMANDS = {
+    "stdio-echo": cmd_stdio_echo,
     "dns": cmd_dns,
     "socks-udp-dns": cmd_socks_udp_dns,
     "echo-server": cmd_echo_server,

@@ -274,12 +274,45 @@ static void proxy_program(void)
 	CHECK(parse_proxy(&c, NULL, "--version", NULL, NULL) == ZT_CLI_VERSION);
 	CHECK(parse_proxy(&c, NULL, "-h", NULL, NULL) == ZT_CLI_HELP);
 	CHECK(parse_proxy(&c, NULL, NULL, NULL, NULL) == ZT_CLI_USAGE);
-	CHECK(parse_proxy(&c, NULL, "a.conf", "b.conf", NULL) == ZT_CLI_USAGE);
-	CHECK(parse_proxy(&c, NULL, "a.conf", "--socket", NULL) == ZT_CLI_USAGE);
+	CHECK(parse_proxy(&c, NULL, "a.conf", "b.conf", NULL) == ZT_CLI_ERROR);
+	CHECK(strstr(c.err, "a second file 'b.conf'") != NULL);
+	CHECK(parse_proxy(&c, NULL, "a.conf", "--socket", NULL) == ZT_CLI_ERROR);
+	CHECK(strstr(c.err, "option '--socket' needs a value") != NULL);
 	/* who it runs as when started by root (zinctun --proxy passes it) */
 	CHECK(parse_proxy(&c, NULL, "--user", "x", "a.conf") == ZT_CLI_RUN);
 	CHECK(c.user && !strcmp(c.user, "x") && !strcmp(c.proxy, "a.conf"));
-	CHECK(parse_proxy(&c, NULL, "--bogus", "x", "a.conf") == ZT_CLI_USAGE);
+	/* an unknown option is named (it printed the usage alone) */
+	CHECK(parse_proxy(&c, NULL, "--bogus", "x", "a.conf") == ZT_CLI_ERROR);
+	CHECK(strstr(c.err, "unknown option '--bogus'") != NULL);
+}
+
+/* wireproxy v1.0.9's command line: -c FILE, -n, -s, -d, -i ADDR, -v. */
+static void proxy_wireproxy(void)
+{
+	struct zt_options c;
+
+	CHECK(parse_proxy(&c, NULL, "-n", "-c", "/run/cred/conf") == ZT_CLI_RUN);
+	CHECK(c.check && !strcmp(c.proxy, "/run/cred/conf") && !strcmp(c.name, "conf"));
+	CHECK(parse_proxy(&c, "LOG_LEVEL=debug", "--config=w.conf", "-s", "-d") == ZT_CLI_RUN);
+	CHECK(!c.check && !c.foreground && c.log_level == LOG_LEVEL_ERROR);
+	CHECK(parse_proxy(&c, NULL, "-c", "w.conf", "-f") == ZT_CLI_RUN && c.foreground);
+	CHECK(parse_proxy(&c, NULL, "-i", "localhost:9080", "-cw.conf") == ZT_CLI_ERROR);
+	CHECK(strstr(c.err, "unknown option '-cw.conf'") != NULL);
+	CHECK(parse_proxy(&c, NULL, "-i", "localhost:9080", "w.conf") == ZT_CLI_RUN);
+	CHECK(!strcmp(c.info, "localhost:9080") && c.info_addr.ss_family == AF_INET);
+	CHECK(parse_proxy(&c, NULL, "--info", ":9080", "w.conf") == ZT_CLI_RUN && c.info);
+	CHECK(parse_proxy(&c, NULL, "-i", "[::1]:9080", "w.conf") == ZT_CLI_RUN);
+	CHECK(c.info_addr.ss_family == AF_INET6);
+	CHECK(parse_proxy(&c, NULL, "-i", "example.com:80", "w.conf") == ZT_CLI_ERROR);
+	CHECK(strstr(c.err, "invalid -i address") != NULL);
+	CHECK(parse_proxy(&c, "ZINCTUN_METRICS=9586", "w.conf", NULL, NULL) == ZT_CLI_RUN);
+	CHECK(c.metrics && c.metrics_addr.ss_family == AF_INET);
+	CHECK(parse_proxy(&c, NULL, "--metrics", "x", "w.conf") == ZT_CLI_ERROR);
+	CHECK(parse_proxy(&c, NULL, "-v", NULL, NULL) == ZT_CLI_VERSION);
+	CHECK(parse_proxy(&c, NULL, "-c", "a.conf", "b.conf") == ZT_CLI_ERROR);
+	CHECK(parse_proxy(&c, NULL, "-c", NULL, NULL) == ZT_CLI_ERROR);
+	CHECK(parse_proxy(&c, NULL, "-x", "a.conf", NULL) == ZT_CLI_ERROR);
+	CHECK(strstr(c.err, "unknown option '-x'") != NULL);
 }
 
 int main(void)
@@ -289,6 +322,7 @@ int main(void)
 	variables();
 	proxy();
 	proxy_program();
+	proxy_wireproxy();
 	icmp_source();
 	return test_finish("cli");
 }

@@ -83,6 +83,8 @@ static void test_handshake(void)
 	CHECK(A.events[2].initiator && A.events[3].initiator);
 	CHECK(B.events[0].peer == pB && !memcmp(B.event_key[0], A.pub, 32));
 	CHECK(!B.events[1].initiator && !B.events[2].initiator);
+	/* the first session: the tunnel comes up (logged at info) */
+	CHECK(A.events[2].fresh && B.events[1].fresh);
 	/* the endpoint is the peer's */
 	CHECK(A.event_endpoint[0].addr.in4.sin_port == htons(1002));
 }
@@ -130,6 +132,10 @@ static void test_rotation(void)
 	CHECK(count_kind(&A, WG_EVENT_INITIATION_SENT) == 1);
 	CHECK(count_kind(&A, WG_EVENT_KEYPAIR_ROTATED) == 1);
 	CHECK(count_kind(&B, WG_EVENT_KEYPAIR_ROTATED) == 1);
+	/* a rekey is no new tunnel */
+	for (size_t i = 0; i < A.nevents; i++)
+		CHECK(A.events[i].kind != WG_EVENT_HANDSHAKE_COMPLETE || !A.events[i].fresh);
+	CHECK(count_kind(&A, WG_EVENT_HANDSHAKE_COMPLETE) == 1);
 }
 
 /* Roaming: an authenticated packet from a new address moves the endpoint

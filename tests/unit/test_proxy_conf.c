@@ -335,8 +335,16 @@ static const struct bad bad[] = {
     {"PrivateKey = " K1 "\n", "t.conf:1: key PrivateKey outside a section"},
     {"[Socks5]\nWGConfig = x\n", "t.conf:2: WGConfig must come before the first section"},
     {"[Interface]\nMTU = \x1b[2J\tx\n", "t.conf:2: bad MTU '?[2J?x' (576..65455)"},
-    {"[Interface]\nListenPort = 1\nCheckAlive = 1.1.1.1\n",
-     "t.conf:3: unknown key CheckAlive in [Interface]"},
+    {"[Interface]\nListenPort = 1\nCheckAlives = 1.1.1.1\n",
+     "t.conf:3: unknown key CheckAlives in [Interface]"},
+    {"[Interface]\nCheckAlive = 1.1.1.1, host.example\n",
+     "t.conf:2: bad CheckAlive 'host.example' (an IP address)"},
+    {"[Interface]\nCheckAliveInterval = 0\n",
+     "t.conf:2: bad CheckAliveInterval '0' (seconds, 1..65535)"},
+    {"[STDIOTunnel]\nTarget = a:22\n[STDIOTunnel]\nTarget = b:22\n",
+     "t.conf:3: [STDIOTunnel] given twice (first on line 1)"},
+    {"[STDIOTunnel]\nBindAddress = 1\n", "t.conf:2: unknown key BindAddress in [STDIOTunnel]"},
+    {"[STDIOTunnel]\n[Socks5]\n", "t.conf:1: [STDIOTunnel] has no Target"},
     {"[Socks5]\nTarget = a:1\n", "t.conf:2: unknown key Target in [Socks5]"},
     {"[TCPServerTunnel]\nBindAddress = 1\n",
      "t.conf:2: unknown key BindAddress in [TCPServerTunnel]"},
@@ -577,6 +585,34 @@ static void test_readme_example(void)
 	proxy_conf_free(&c);
 }
 
+/* wireproxy v1.0.9's CheckAlive, CheckAliveInterval and [STDIOTunnel]. */
+static void test_wireproxy_keys(void)
+{
+	struct proxy_conf c;
+	char err[PROXY_CONF_ERR_LEN];
+	const char *base = "[Interface]\nPrivateKey = " K1 "\nAddress = 10.0.0.2/32\n"
+			   "[Peer]\nPublicKey = " K2 "\n";
+	char text[512];
+
+	snprintf(text, sizeof(text), "%s[STDIOTunnel]\nTarget = ssh.example:22\n", base);
+	CHECK(parse(text, &c, err) == 0);
+	CHECK(c.iface.n_check_alive == 0 && c.iface.check_alive_interval == 5);
+	CHECK(c.n_listeners == 1 && c.listeners[0].kind == PROXY_STDIO &&
+	      !strcmp(c.listeners[0].target.host, "ssh.example") &&
+	      c.listeners[0].target.port == 22);
+	proxy_conf_free(&c);
+	snprintf(text, sizeof(text),
+		 "[Interface]\nPrivateKey = " K1 "\nAddress = 10.0.0.2/32\n"
+		 "CheckAlive = 1.1.1.1, fd00::1\nCheckAlive = 3.3.3.3\nCheckAliveInterval = 3\n"
+		 "[Peer]\nPublicKey = " K2 "\n");
+	CHECK(parse(text, &c, err) == 0);
+	CHECK(c.iface.n_check_alive == 3 && c.iface.check_alive_interval == 3);
+	CHECK(is_ip4(&c.iface.check_alive[0], "1.1.1.1") &&
+	      is_ip6(&c.iface.check_alive[1], "fd00::1"));
+	CHECK(is_ip4(&c.iface.check_alive[2], "3.3.3.3"));
+	proxy_conf_free(&c);
+}
+
 /* A test resolver: the literal's address; "fail.example" does not resolve. */
 static int resolve_literal(void *ctx, const struct proxy_peer *p, union uapi_sockaddr *out)
 {
@@ -638,6 +674,13 @@ static void test_take_set(void)
 	uapi_set_free(&set);
 	CHECK(all_zero(&set, sizeof(set)));
 	proxy_conf_free(&c);
+	/* without ListenPort the port bound at start stays (no second bind) */
+	CHECK(parse("[Interface]\nPrivateKey = " K1 "\nAddress = 10.0.0.2/32\n"
+		    "[Peer]\nPublicKey = " K2 "\n",
+		    &c, err) == 0);
+	CHECK(proxy_conf_take_set(&c, resolve_literal, NULL, &set) == 0 && !set.has_listen_port);
+	uapi_set_free(&set);
+	proxy_conf_free(&c);
 
 	/* an Endpoint that does not resolve: nothing set, nothing kept */
 	CHECK(parse("[Interface]\nPrivateKey = " K1
@@ -660,5 +703,6 @@ int main(void)
 	test_hostport();
 	test_readme_example();
 	test_take_set();
+	test_wireproxy_keys();
 	return test_finish("test_proxy_conf");
 }

@@ -113,6 +113,9 @@ struct wg_event {
 	const uint8_t *public_key;	    /* the peer's, or UNKNOWN_PEER's sender's; else NULL */
 	uint32_t attempt;		    /* INITIATION_SENT, HANDSHAKE_RETRY */
 	bool initiator;			    /* HANDSHAKE_COMPLETE, KEYPAIR_ROTATED */
+	/* HANDSHAKE_COMPLETE: no handshake in the REJECT_AFTER_TIME before
+	 * (wall clock): the tunnel comes up rather than rekeys */
+	bool fresh;
 };
 
 /* Output. send: a datagram for the network. deliver: a decrypted, validated
