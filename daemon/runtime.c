@@ -163,11 +163,10 @@ static void *handshake_main(void *arg)
 			continue;
 		for (size_t i = 0; i < n; i++)
 			if (jobs[i].out_len)
-				log_send_error(
-				    zt,
-				    udp_send_on(socks, &jobs[i].to, jobs[i].out, jobs[i].out_len,
-						jobs[i].ds),
-				    jobs[i].out_len);
+				log_send_error(zt,
+					       udp_send_on(socks, &jobs[i].to, jobs[i].out,
+							   jobs[i].out_len, jobs[i].ds),
+					       jobs[i].out_len);
 		udp_socks_drop(&zt->udp, &socks);
 	}
 	free(items);

@@ -92,7 +92,7 @@ static uint64_t locked_now(void *ctx)
 }
 
 static void ignore_send(void *ctx, const struct wg_endpoint *to, const uint8_t *pkt, size_t len,
-		    uint8_t ds)
+			uint8_t ds)
 {
 	(void)ds;
 	(void)ctx, (void)to, (void)pkt, (void)len;

@@ -120,7 +120,7 @@ struct wg_event {
 	struct wg_peer *peer;		    /* NULL for the refused messages */
 	const struct wg_endpoint *endpoint; /* the peer's or the source; NULL if none */
 	const uint8_t *public_key;	    /* the peer's, or UNKNOWN_PEER's sender's; else NULL */
-	uint32_t attempt; /* INITIATION_SENT, HANDSHAKE_RETRY; ROUTING_LOOP: packets dropped */
+	uint32_t attempt;		    /* INITIATION_SENT, HANDSHAKE_RETRY, ROUTING_LOOP */
 	bool initiator;			    /* HANDSHAKE_COMPLETE, KEYPAIR_ROTATED */
 };
 
@@ -273,7 +273,8 @@ struct wg_device_stats {
 	uint64_t dropped_no_route;     /* outgoing: no peer for the destination */
 	uint64_t dropped_no_endpoint;  /* outgoing: the peer has no endpoint, or no private key */
 	uint64_t dropped_staged;       /* outgoing: pushed out of a full staged queue */
-	uint64_t dropped_routing_loop; /* outgoing: to the routed peer's own endpoint (WG_ERR_LOOP) */
+	uint64_t
+	    dropped_routing_loop; /* outgoing: to the routed peer's own endpoint (WG_ERR_LOOP) */
 };
 void wg_device_get_stats(const struct wg_device *dev, struct wg_device_stats *stats);
 
