@@ -7,6 +7,7 @@
 
 #include "test.h"
 #include "../../daemon/clock.c"
+#include "../../daemon/enginelock.c"
 #include "../../daemon/gso_path.c"
 #include "../../daemon/log.c"
 #include "../../daemon/pages.c"
