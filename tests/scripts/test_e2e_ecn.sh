@@ -47,27 +47,31 @@ done
 [ "$(cap_ds 4)" = "00 " ] || fail "ping data sent with DS '$(cap_ds 4)', expected 00"
 ok "handshake messages AF41, data DSCP 0"
 
-# outer_ds TOS ADDR LEN: the outer DS fields of the data messages (of
-# LEN payload bytes) that carry two datagrams sent with TOS to ADDR
+# outer_ds ADDR LEN TOS...: sends two datagrams with each TOS to ADDR and
+# prints "TOS:DS" for each, DS the outer DS fields (unique) of the data
+# messages that carried them (the first LEN payload bytes, each next TOS's
+# 16 more)
 outer_ds() {
+	addr=$1 len=$2
+	shift 2
 	from=$(($(wc -l <"$T/cap") + 1))
-	ip netns exec "$N1" python3 "$PROBE" send "$2" 9 "$1" 2
+	ip netns exec "$N1" python3 "$PROBE" send "$addr" 9 "$(printf '0x%s\n' "$@" | paste -sd,)" 2
 	for _ in $(seq 1 50); do # the capture may lag on a busy machine
-		tail -n +"$from" "$T/cap" |
-			awk -v p="$P2" -v l="$3" '$3 == p && $4 == 4 && $5 == l { print $1 }' >"$T/ds"
-		[ "$(wc -l <"$T/ds")" -ge 2 ] && break
+		tail -n +"$from" "$T/cap" | awk -v p="$P2" '$3 == p && $4 == 4 { print $5, $1 }' >"$T/ds"
+		[ "$(wc -l <"$T/ds")" -ge $((2 * $#)) ] && break
 		sleep 0.1
 	done
-	sort -u "$T/ds" | tr '\n' ' '
+	for tos; do
+		printf '%s:%s ' "$tos" "$(awk -v l="$len" '$1 == l { print $2 }' "$T/ds" | sort -u | tr '\n' ' ')"
+		len=$((len + 16))
+	done
 }
 # inner TOS -> outer DS: ECN bits kept (CE as ECT(0)), DSCP dropped
-for c in 02:02 01:01 03:02 00:00 ba:02 b8:00; do
-	tos=${c%%:*} want=${c##*:}
-	got=$(outer_ds "0x$tos" "$(tun4 2)" 176)
-	[ "$got" = "$want " ] || fail "inner TOS $tos: outer DS '$got', expected $want"
-	got=$(outer_ds "0x$tos" "$(tun6 2)" 192)
-	[ "$got" = "$want " ] || fail "inner traffic class $tos: outer DS '$got', expected $want"
-done
+want="02:02  01:01  03:02  00:00  ba:02  b8:00  "
+got=$(outer_ds "$(tun4 2)" 176 02 01 03 00 ba b8)
+[ "$got" = "$want" ] || fail "inner TOS:outer DS '$got', expected '$want'"
+got=$(outer_ds "$(tun6 2)" 192 02 01 03 00 ba b8)
+[ "$got" = "$want" ] || fail "inner traffic class:outer DS '$got', expected '$want'"
 ok "outer ECN bits from the inner packet (IPv4, IPv6 inside)"
 
 # inner_marks IPT ADDR SETTOS CASES...: with the receiver's underlay
@@ -84,9 +88,8 @@ inner_marks() {
 	rpid=$!
 	PIDS="$PIDS $rpid"
 	wait_in "$T/recv" ready || fail "receiver did not start"
-	for c in "$@"; do
-		ip netns exec "$N1" python3 "$PROBE" send "$addr" "$PORT" "0x${c%%:*}" 1
-	done
+	ip netns exec "$N1" python3 "$PROBE" send "$addr" "$PORT" \
+		"$(printf '0x%s\n' "$@" | cut -d: -f1 | paste -sd,)" 1
 	wait "$rpid"
 	want=$(printf '%s\n' "$@" | tr ':' ' ')
 	got=$(grep -v ready "$T/recv")
@@ -109,8 +112,10 @@ for addr in "$(tun4 2)" "$(tun6 2)"; do
 	inner_marks ip6tables "$addr" 0x03/0x03 02:03 00:00 ba:bb
 	inner_marks ip6tables "$addr" 0x01/0x03 02:01 00:00
 done
-[ "$(outer_ds 0x02 "$(tun4 2)" 176)" = "02 " ] || fail "IPv6 underlay: outer ECT(0)"
-[ "$(outer_ds 0x03 "$(tun6 2)" 192)" = "02 " ] || fail "IPv6 underlay: inner CE as ECT(0)"
+got=$(outer_ds "$(tun4 2)" 176 02 03 00)
+[ "$got" = "02:02  03:02  00:00  " ] || fail "IPv6 underlay: inner TOS:outer DS '$got'"
+got=$(outer_ds "$(tun6 2)" 192 02 03 00)
+[ "$got" = "02:02  03:02  00:00  " ] || fail "IPv6 underlay: inner traffic class:outer DS '$got'"
 ok "the same over the IPv6 underlay"
 touch "$T/stop"
 echo PASS

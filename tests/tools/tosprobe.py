@@ -2,8 +2,9 @@
 """The DS field (IPv4 TOS / IPv6 traffic class) of packets, for the ECN and
 DSCP tests (tests/scripts/test_e2e_ecn.sh, test_e2e_routing_loop.sh).
 
-  send ADDR PORT TOS N            N datagrams with that TOS / traffic class,
-                                  each carrying "TOS" as text
+  send ADDR PORT TOS[,TOS...] N    for each TOS in turn, N datagrams with that
+                                  TOS / traffic class carrying it as text,
+                                  those of the i-th TOS 16 * i bytes longer
   recv ADDR PORT N SECS           prints "SENT GOT" (hex) per datagram, as the
                                   receiver's IP_RECVTOS / IPV6_RECVTCLASS saw it
   capture IFNAME OUT STOPFILE     every UDP packet on IFNAME (either way):
@@ -22,16 +23,17 @@ def family(addr):
     return socket.AF_INET6 if ":" in addr else socket.AF_INET
 
 
-def send(addr, port, tos, n):
+def send(addr, port, toses, n):
     af = family(addr)
     s = socket.socket(af, socket.SOCK_DGRAM)
-    if af == socket.AF_INET:
-        s.setsockopt(socket.IPPROTO_IP, socket.IP_TOS, tos)
-    else:
-        s.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_TCLASS, tos)
-    for _ in range(n):
-        s.sendto(b"%02x" % tos + b"." * 100, (addr, port))
-        time.sleep(0.02)
+    for i, tos in enumerate(toses):
+        if af == socket.AF_INET:
+            s.setsockopt(socket.IPPROTO_IP, socket.IP_TOS, tos)
+        else:
+            s.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_TCLASS, tos)
+        for _ in range(n):
+            s.sendto(b"%02x" % tos + b"." * (100 + 16 * i), (addr, port))
+            time.sleep(0.02)
 
 
 def recv(addr, port, n, secs):
@@ -86,7 +88,7 @@ def capture(ifname, out, stopfile):
 def main():
     cmd, args = sys.argv[1], sys.argv[2:]
     if cmd == "send":
-        send(args[0], int(args[1]), int(args[2], 0), int(args[3]))
+        send(args[0], int(args[1]), [int(t, 0) for t in args[2].split(",")], int(args[3]))
     elif cmd == "recv":
         recv(args[0], int(args[1]), int(args[2]), float(args[3]))
     elif cmd == "capture":
