@@ -80,6 +80,29 @@ static void test_handshake_ds(void)
 	CHECK(pA->keypairs.current != NULL);
 }
 
+/* Under load a cookie reply answers, with DS 0 (the module sends it with
+ * wg_socket_send_buffer_as_reply_to_skb, no DSCP). */
+static void test_cookie_ds(void)
+{
+	struct h_side C;
+	struct h_pkt init;
+
+	h_side_init(&C, &clk, 0xec3, "10.0.0.3", 1003, 3);
+	h_connect(&C, &A, NULL, true);
+	h_connect(&A, &C, NULL, true);
+	init = h_grab_initiation(&C, wg_device_peer_lookup(C.dev, A.pub));
+	CHECK(init.ds == WG_HANDSHAKE_DS);
+	wg_device_set_handshake_queue_len(A.dev, WG_MAX_QUEUED_INCOMING_HANDSHAKES);
+	A.nout = 0;
+	CHECK(wg_device_receive(A.dev, &C.addr, init.data, init.len) == WG_ERR_DROPPED);
+	CHECK(A.nout == 1 && A.out[0].data[0] == WG_MESSAGE_HANDSHAKE_COOKIE && A.out[0].ds == 0);
+	wg_device_set_handshake_queue_len(A.dev, 0);
+	clk.mono += 2 * SEC; /* load is sticky for 1 s */
+	A.nout = 0;
+	wg_device_peer_remove(A.dev, wg_device_peer_lookup(A.dev, C.pub));
+	wg_device_free(C.dev);
+}
+
 /* A data datagram's DS field for an inner TOS: DSCP never leaks, CE goes
  * out as ECT(0). */
 static void test_encap(void)
@@ -276,6 +299,7 @@ static void test_loop_v6(void)
 int main(void)
 {
 	test_handshake_ds();
+	test_cookie_ds();
 	test_encap();
 	test_decap_direct();
 	test_decap_engine();
