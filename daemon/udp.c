@@ -353,9 +353,10 @@ static int build_msg(const struct udp_socks *s, const struct wg_endpoint *to, st
 	}
 	if (seg)
 		add_cmsg(msg, SOL_UDP, UDP_SEGMENT, &seg, sizeof(seg));
-	if (ds)
-		add_cmsg(msg, fd == s->fd4 ? IPPROTO_IP : IPPROTO_IPV6,
-			 fd == s->fd4 ? IP_TOS : IPV6_TCLASS, &tos, sizeof(tos));
+	if (ds && to->addr.sa.sa_family == AF_INET)
+		add_cmsg(msg, IPPROTO_IP, IP_TOS, &tos, sizeof(tos));
+	else if (ds)
+		add_cmsg(msg, IPPROTO_IPV6, IPV6_TCLASS, &tos, sizeof(tos));
 	if (!msg->msg_controllen)
 		msg->msg_control = NULL;
 	return fd < 0 ? -ENETUNREACH : fd;
