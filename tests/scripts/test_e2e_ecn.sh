@@ -18,6 +18,11 @@ PORT=7009
 
 ns_setup 2
 N1=$(ns_name 1) N2=$(ns_name 2) I1=$(ifname a) I2=$(ifname b)
+for ipt in iptables ip6tables; do
+	ip netns exec "$N2" "$ipt" -t mangle -A PREROUTING -p udp -j TOS --set-tos 0x03/0x03 2>/dev/null &&
+		ip netns exec "$N2" "$ipt" -t mangle -F PREROUTING ||
+		{ echo "SKIP: no $ipt TOS target (xt_DSCP) to mark the underlay"; exit 77; }
+done
 genkeys k1
 genkeys k2
 start_daemon zinctun "$N1" "$I1"
