@@ -40,6 +40,12 @@ static const struct event_format formats[WG_EVENT_KIND_COUNT] = {
 			      "Under load: sent a cookie reply instead of an answer"},
     [WG_EVENT_RNG_UNSEEDED] = {LOG_LEVEL_DEBUG, true,
 			       "Handshake message dropped: the system RNG is not seeded yet"},
+    /* the engine reports it once a minute per peer */
+    [WG_EVENT_ROUTING_LOOP] = {LOG_LEVEL_ERROR, false,
+			       "Routing loop: packets to this peer's endpoint are routed into the "
+			       "tunnel, dropped; route the endpoint outside it (a route to it via "
+			       "the underlay, or an fwmark on the socket with a rule that keeps "
+			       "marked packets out of the tunnel, as wg-quick sets up)"},
 };
 
 /* Touched only under the engine lock, which every event comes with. */
@@ -91,6 +97,8 @@ void eventlog_event(void *ctx, const struct wg_event *ev)
 	if ((ev->kind == WG_EVENT_INITIATION_SENT && ev->attempt) ||
 	    ev->kind == WG_EVENT_HANDSHAKE_RETRY)
 		snprintf(extra, sizeof(extra), " (try %u)", ev->attempt + 1);
+	else if (ev->kind == WG_EVENT_ROUTING_LOOP)
+		snprintf(extra, sizeof(extra), " (%u dropped)", ev->attempt);
 	else if (ev->kind == WG_EVENT_HANDSHAKE_COMPLETE || ev->kind == WG_EVENT_KEYPAIR_ROTATED)
 		snprintf(extra, sizeof(extra), " (%s)", ev->initiator ? "initiator" : "responder");
 	else if (suppressed)

@@ -193,13 +193,14 @@ static void log_stats(struct host *h)
 #endif
 	log_info("stats: cookie_replies_sent=%llu handshakes_ratelimited=%llu "
 		 "packets_invalid=%llu handshakes_dropped_rng=%llu handshake_queue=%zu "
-		 "udp_gso_refused=%llu tun_malformed=%llu",
+		 "udp_gso_refused=%llu tun_malformed=%llu routing_loop=%llu",
 		 (unsigned long long)st.cookie_replies_sent,
 		 (unsigned long long)st.handshakes_ratelimited,
 		 (unsigned long long)st.packets_invalid,
 		 (unsigned long long)st.handshakes_dropped_rng, hsq_len(&d->h.zt.hsq),
 		 (unsigned long long)atomic_load(&d->h.zt.udp.gso_paths.refusals),
-		 (unsigned long long)atomic_load(&d->h.zt.dp.offload_stats.malformed));
+		 (unsigned long long)atomic_load(&d->h.zt.dp.offload_stats.malformed),
+		 (unsigned long long)st.dropped_routing_loop);
 }
 
 /* Every RNGLOG_INTERVAL_MS while the system RNG is unseeded: report

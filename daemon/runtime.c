@@ -46,12 +46,13 @@ static void log_send_error(struct zt_runtime *zt, int ret, size_t len)
 }
 
 /* The engine's sends, under the lock: on the current sockets. */
-static void io_send(void *ctx, const struct wg_endpoint *to, const uint8_t *pkt, size_t len)
+static void io_send(void *ctx, const struct wg_endpoint *to, const uint8_t *pkt, size_t len,
+		    uint8_t ds)
 {
 	struct zt_runtime *zt = ctx;
 
 	zt_engine_assert_held(zt);
-	log_send_error(zt, udp_send(&zt->udp, to, pkt, len), len);
+	log_send_error(zt, udp_send(&zt->udp, to, pkt, len, ds), len);
 }
 
 void zt_timers_changed(struct zt_runtime *zt)
@@ -155,10 +156,10 @@ static void *handshake_main(void *arg)
 			continue;
 		for (size_t i = 0; i < n; i++)
 			if (jobs[i].out_len)
-				log_send_error(
-				    zt,
-				    udp_send_on(socks, &jobs[i].to, jobs[i].out, jobs[i].out_len),
-				    jobs[i].out_len);
+				log_send_error(zt,
+					       udp_send_on(socks, &jobs[i].to, jobs[i].out,
+							   jobs[i].out_len, jobs[i].ds),
+					       jobs[i].out_len);
 		udp_socks_drop(&zt->udp, &socks);
 	}
 	return NULL;

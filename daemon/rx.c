@@ -86,9 +86,11 @@ static void rx_batch(struct rx *x, int nb)
 	for (int k = 0; k < n; k++)
 		bytes += x->item[k].len;
 	zt_engine_lock(zt);
-	for (int k = 0; k < n; k++)
+	for (int k = 0; k < n; k++) {
 		x->item[k].result = wg_device_prepare_rx(
 		    zt->dev, &b->ep[x->item[k].ep], x->item[k].pkt, x->item[k].len, &x->job[k]);
+		x->job[k].ds = b->ds[x->item[k].ep]; /* ECN: complete marks the inner packet */
+	}
 	zt_engine_unlock(zt);
 	wpool_run(&zt->dp.pool, rx_open_slice, x, n,
 		  zt->dp.rx_fanout ? zt_datapath_slice(n, bytes) : n + 1);

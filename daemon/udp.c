@@ -67,9 +67,12 @@ static int open_socket(int family, uint16_t port, uint32_t fwmark, int *out)
 		log_info("UDP GRO unavailable: %s", strerror(errno));
 		atomic_store(&gro_on, false);
 	}
+	/* the outer DS field of each datagram, for ECN (udp_recv_batch) */
 	if (v6 ? setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof(one)) < 0 ||
-		     setsockopt(fd, IPPROTO_IPV6, IPV6_RECVPKTINFO, &one, sizeof(one)) < 0
-	       : setsockopt(fd, IPPROTO_IP, IP_PKTINFO, &one, sizeof(one)) < 0)
+		     setsockopt(fd, IPPROTO_IPV6, IPV6_RECVPKTINFO, &one, sizeof(one)) < 0 ||
+		     setsockopt(fd, IPPROTO_IPV6, IPV6_RECVTCLASS, &one, sizeof(one)) < 0
+	       : setsockopt(fd, IPPROTO_IP, IP_PKTINFO, &one, sizeof(one)) < 0 ||
+		     setsockopt(fd, IPPROTO_IP, IP_RECVTOS, &one, sizeof(one)) < 0)
 		goto err;
 	if (fwmark && setsockopt(fd, SOL_SOCKET, SO_MARK, &fwmark, sizeof(fwmark)) < 0)
 		goto err;
@@ -291,7 +294,8 @@ static bool has_source(const struct wg_endpoint *to)
 
 union udp_ctrl {
 	struct cmsghdr align;
-	uint8_t buf[CMSG_SPACE(sizeof(struct in6_pktinfo)) + CMSG_SPACE(sizeof(uint16_t))];
+	uint8_t buf[CMSG_SPACE(sizeof(struct in6_pktinfo)) + CMSG_SPACE(sizeof(uint16_t)) +
+		    CMSG_SPACE(sizeof(int))];
 };
 
 static void add_cmsg(struct msghdr *msg, int level, int type, const void *data, size_t len)
@@ -306,11 +310,11 @@ static void add_cmsg(struct msghdr *msg, int level, int type, const void *data, 
 }
 
 /* Fills msg for one send to "to" (sticky source unless no_src, GSO segment
- * size unless 0). Returns the socket or -errno. */
+ * size unless 0, outer DS field ds unless 0). Returns the socket or -errno. */
 static int build_msg(const struct udp_socks *s, const struct wg_endpoint *to, struct msghdr *msg,
-		     union udp_ctrl *ctrl, uint16_t seg, bool no_src)
+		     union udp_ctrl *ctrl, uint16_t seg, bool no_src, uint8_t ds)
 {
-	int fd;
+	int fd, tos = ds;
 
 	memset(ctrl, 0, sizeof(*ctrl));
 	msg->msg_control = ctrl->buf;
@@ -349,6 +353,10 @@ static int build_msg(const struct udp_socks *s, const struct wg_endpoint *to, st
 	}
 	if (seg)
 		add_cmsg(msg, SOL_UDP, UDP_SEGMENT, &seg, sizeof(seg));
+	if (ds && to->addr.sa.sa_family == AF_INET)
+		add_cmsg(msg, IPPROTO_IP, IP_TOS, &tos, sizeof(tos));
+	else if (ds)
+		add_cmsg(msg, IPPROTO_IPV6, IPV6_TCLASS, &tos, sizeof(tos));
 	if (!msg->msg_controllen)
 		msg->msg_control = NULL;
 	return fd < 0 ? -ENETUNREACH : fd;
@@ -360,7 +368,7 @@ static bool source_error(int err)
 }
 
 int udp_send_on(const struct udp_socks *s, const struct wg_endpoint *to, const void *buf,
-		size_t len)
+		size_t len, uint8_t ds)
 {
 	union udp_ctrl ctrl;
 	struct iovec iov = {.iov_base = (void *)buf, .iov_len = len};
@@ -368,7 +376,7 @@ int udp_send_on(const struct udp_socks *s, const struct wg_endpoint *to, const v
 	bool no_src = false;
 
 	for (;;) {
-		int fd = build_msg(s, to, &msg, &ctrl, 0, no_src);
+		int fd = build_msg(s, to, &msg, &ctrl, 0, no_src, ds);
 
 		if (fd < 0)
 			return fd;
@@ -385,30 +393,31 @@ int udp_send_on(const struct udp_socks *s, const struct wg_endpoint *to, const v
 	}
 }
 
-int udp_send(struct udp *u, const struct wg_endpoint *to, const void *buf, size_t len)
+int udp_send(struct udp *u, const struct wg_endpoint *to, const void *buf, size_t len, uint8_t ds)
 {
 	int ret;
 
 	zt_mutex_lock(&u->lock);
-	ret = u->cur ? udp_send_on(u->cur, to, buf, len) : -ENETUNREACH;
+	ret = u->cur ? udp_send_on(u->cur, to, buf, len, ds) : -ENETUNREACH;
 	zt_mutex_unlock(&u->lock);
 	return ret;
 }
 
-static bool run_extends(const struct udp_run *r, const struct wg_endpoint *to, const uint8_t *buf,
-			size_t len)
+static bool run_extends(const struct udp_run *r, const struct wg_endpoint *to, uint8_t ds,
+			const uint8_t *buf, size_t len)
 {
-	return r->buf + r->len == buf && r->len == (size_t)r->count * r->seg && len <= r->seg &&
-	       r->count < UDP_RUN_MAX_SEGS && r->len + len <= UDP_RUN_MAX_BYTES &&
+	/* one GSO send carries one DS field */
+	return r->ds == ds && r->buf + r->len == buf && r->len == (size_t)r->count * r->seg &&
+	       len <= r->seg && r->count < UDP_RUN_MAX_SEGS && r->len + len <= UDP_RUN_MAX_BYTES &&
 	       !memcmp(r->to, to, sizeof(*to));
 }
 
 int udp_runs_add(struct udp_run *runs, int n, bool may_extend, const struct wg_endpoint *to,
-		 uint8_t *buf, size_t len)
+		 uint8_t ds, uint8_t *buf, size_t len)
 {
 	struct udp_run *r;
 
-	if (may_extend && n && run_extends(&runs[n - 1], to, buf, len)) {
+	if (may_extend && n && run_extends(&runs[n - 1], to, ds, buf, len)) {
 		r = &runs[n - 1];
 		r->len += len;
 		r->count++;
@@ -416,6 +425,7 @@ int udp_runs_add(struct udp_run *runs, int n, bool may_extend, const struct wg_e
 	}
 	r = &runs[n];
 	r->to = to;
+	r->ds = ds;
 	r->buf = buf;
 	r->len = r->seg = len;
 	r->count = 1;
@@ -441,7 +451,7 @@ static int send_run_gso(struct udp *u, const struct udp_socks *s, const struct u
 	bool no_src = false;
 
 	for (;;) {
-		int fd = build_msg(s, r->to, &msg, ctrl, (uint16_t)r->seg, no_src);
+		int fd = build_msg(s, r->to, &msg, ctrl, (uint16_t)r->seg, no_src, r->ds);
 
 		if (fd < 0)
 			return fd;
@@ -500,7 +510,7 @@ static int send_run(struct udp *u, const struct udp_socks *s, const struct udp_r
 			memset(&mm[n], 0, sizeof(mm[n]));
 			mm[n].msg_hdr.msg_iov = &iov[n];
 			mm[n].msg_hdr.msg_iovlen = 1;
-			fd = build_msg(s, r->to, &mm[n].msg_hdr, &ctrl[n], 0, false);
+			fd = build_msg(s, r->to, &mm[n].msg_hdr, &ctrl[n], 0, false, r->ds);
 			if (fd < 0)
 				return sent ? sent : fd;
 			off += l;
@@ -515,7 +525,8 @@ static int send_run(struct udp *u, const struct udp_socks *s, const struct udp_r
 			if (source_error(err) || err == EAGAIN || err == ENOBUFS) {
 				/* the first one failed: plain sends retry the source */
 				for (int i = 0; i < n; i++) {
-					if (!udp_send_on(s, r->to, iov[i].iov_base, iov[i].iov_len))
+					if (!udp_send_on(s, r->to, iov[i].iov_base, iov[i].iov_len,
+							 r->ds))
 						sent++;
 				}
 				continue;
@@ -569,6 +580,7 @@ static void fill_endpoint(struct udp_batch *b, int i)
 
 	memset(ep, 0, sizeof(*ep));
 	b->seg[i] = 0;
+	b->ds[i] = 0;
 	if (b->from[i].ss_family == AF_INET)
 		memcpy(&ep->addr.in4, &b->from[i], sizeof(ep->addr.in4));
 	else
@@ -580,6 +592,13 @@ static void fill_endpoint(struct udp_batch *b, int i)
 			memcpy(&pi, CMSG_DATA(c), sizeof(pi));
 			ep->src4 = pi.ipi_spec_dst;
 			ep->src_ifindex = (uint32_t)pi.ipi_ifindex;
+		} else if (c->cmsg_level == IPPROTO_IP && c->cmsg_type == IP_TOS) {
+			b->ds[i] = *CMSG_DATA(c);
+		} else if (c->cmsg_level == IPPROTO_IPV6 && c->cmsg_type == IPV6_TCLASS) {
+			int tclass;
+
+			memcpy(&tclass, CMSG_DATA(c), sizeof(tclass));
+			b->ds[i] = (uint8_t)tclass;
 		} else if (c->cmsg_level == SOL_UDP && c->cmsg_type == UDP_GRO) {
 			int seg;
 

@@ -53,23 +53,26 @@ void udp_socks_hold(struct udp *u, struct udp_socks **held);
 void udp_socks_drop(struct udp *u, struct udp_socks **held);
 /* Sends from the endpoint's sticky source address. udp_send_on: on a held
  * set, without the lock. */
-int udp_send(struct udp *u, const struct wg_endpoint *to, const void *buf, size_t len);
+/* ds: the outer IP header's DS field (TOS / traffic class), as the engine
+ * chose it (wg_io.send). */
+int udp_send(struct udp *u, const struct wg_endpoint *to, const void *buf, size_t len, uint8_t ds);
 int udp_send_on(const struct udp_socks *s, const struct wg_endpoint *to, const void *buf,
-		size_t len);
+		size_t len, uint8_t ds);
 
-/* Datagrams for one endpoint back to back in buf, each seg bytes but the
- * last: one GSO send, or a sendmmsg. */
+/* Datagrams for one endpoint and DS field back to back in buf, each seg
+ * bytes but the last: one GSO send, or a sendmmsg. */
 struct udp_run {
 	const struct wg_endpoint *to;
+	uint8_t ds;
 	uint8_t *buf;
 	size_t len, seg;
 	int count;
 };
 /* Adds a datagram, extending the last run when it can carry it (adjacent,
- * same endpoint, fits, within UDP_RUN_MAX_*) and may_extend; runs needs
- * room for one more. Returns the new count. */
+ * same endpoint and DS field, fits, within UDP_RUN_MAX_*) and may_extend;
+ * runs needs room for one more. Returns the new count. */
 int udp_runs_add(struct udp_run *runs, int n, bool may_extend, const struct wg_endpoint *to,
-		 uint8_t *buf, size_t len);
+		 uint8_t ds, uint8_t *buf, size_t len);
 /* On a held set, without the lock: how many datagrams went out. GSO goes
  * off for good at its first EIO; a run the path refuses goes out datagram
  * by datagram and its size is noted (gso_path.h). */
@@ -87,6 +90,7 @@ struct udp_batch {
 	struct wg_endpoint ep[UDP_BATCH];
 	size_t len[UDP_BATCH];
 	size_t seg[UDP_BATCH]; /* UDP_GRO segment size, 0: one datagram */
+	uint8_t ds[UDP_BATCH]; /* the outer DS field (IP_TOS / IPV6_TCLASS cmsg) */
 };
 
 int udp_batch_init(struct udp_batch *b);

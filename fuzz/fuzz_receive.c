@@ -228,11 +228,14 @@ static void prepare(void)
 	}
 }
 
-/* B seals any inner bytes under its current session and sends them to A. */
+/* B seals any inner bytes under its current session and sends them to A,
+ * which takes them on the split path with the last inner byte as the outer
+ * DS field (ECN marking, wg/ecn.c). */
 static void send_sealed(const uint8_t *inner, size_t len)
 {
 	static uint8_t sealed[H_PKT + 64];
 	struct wg_tx_job job;
+	struct wg_rx_job rx;
 	uint8_t ip[20];
 	size_t n;
 
@@ -247,7 +250,11 @@ static void send_sealed(const uint8_t *inner, size_t len)
 	job.len = len;
 	n = wg_tx_seal(B.dev, &job, inner, sealed);
 	wg_device_complete_tx(B.dev, &job, true);
-	wg_device_receive(A.dev, &B.addr, sealed, n);
+	if (wg_device_prepare_rx(A.dev, &B.addr, sealed, n, &rx) != WG_OK)
+		return;
+	rx.ds = len ? inner[len - 1] : 0;
+	wg_rx_open(&rx, sealed, n);
+	wg_device_complete_rx(A.dev, &rx, NULL, NULL);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

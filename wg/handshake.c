@@ -190,6 +190,7 @@ static bool consume_cookie(const struct wg_device *dev, struct wg_handshake_job 
 	memcpy(job->out, &reply, sizeof(reply));
 	job->out_len = sizeof(reply);
 	job->to = s->from;
+	job->ds = 0; /* as the module's wg_socket_send_buffer_as_reply_to_skb */
 	return true;
 }
 
@@ -240,6 +241,7 @@ static void respond(struct wg_device *dev, struct wg_peer *peer, struct wg_hands
 	memcpy(job->out, &msg, sizeof(msg));
 	job->out_len = sizeof(msg);
 	job->to = peer->endpoint;
+	job->ds = WG_HANDSHAKE_DS;
 	peer->tx_bytes += sizeof(msg);
 }
 
@@ -338,6 +340,6 @@ int wg_receive_handshake(struct wg_device *dev, const struct wg_endpoint *from, 
 	wg_handshake_consume(dev, &job);
 	r = wg_device_complete_handshake(dev, &job);
 	if (job.out_len)
-		dev->io.send(dev->io.ctx, &job.to, job.out, job.out_len);
+		dev->io.send(dev->io.ctx, &job.to, job.out, job.out_len, job.ds);
 	return r;
 }

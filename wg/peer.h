@@ -58,6 +58,10 @@ struct wg_peer {
 	bool sent_cookie_retry;	   /* the current attempt's early retry is spent (send.c) */
 	bool rng_wants_initiation; /* refused while unseeded (rngwait.c) */
 	uint16_t persistent_keepalive;
+	/* routing loops refused (loop.c): reported once per WG_LOOP_REPORT_INTERVAL */
+	bool loop_reported;
+	uint64_t loop_reported_at;
+	uint32_t loop_drops; /* since the last report */
 
 	uint64_t last_handshake_wall_ns;
 	uint64_t rx_bytes, tx_bytes;

@@ -5,6 +5,7 @@
 #include <zinc/chacha20poly1305.h>
 
 #include "bytes.h"
+#include "ecn.h"
 #include "event.h"
 #include "handshake.h"
 #include "send.h"
@@ -153,6 +154,7 @@ int wg_device_complete_rx(struct wg_device *dev, struct wg_rx_job *job, const ui
 	}
 	peer->rx_bytes += msg_len;
 	r = WG_OK;
+	wg_ecn_decap(job->plain, n, job->ds);
 	if (out) {
 		*out = job->plain;
 		*out_len = n;

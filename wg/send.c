@@ -7,17 +7,20 @@
 #include <zinc/memzero.h>
 
 #include "bytes.h"
+#include "ecn.h"
 #include "event.h"
+#include "loop.h"
 #include "rngwait.h"
 #include "send.h"
 
-/* Sends a datagram to the peer's endpoint, counting tx bytes. */
+/* Sends a datagram to the peer's endpoint with outer DS field ds, counting
+ * tx bytes. */
 static bool send_to_peer(struct wg_device *dev, struct wg_peer *peer, const uint8_t *pkt,
-			 size_t len)
+			 size_t len, uint8_t ds)
 {
 	if (!peer->has_endpoint)
 		return false;
-	dev->io.send(dev->io.ctx, &peer->endpoint, pkt, len);
+	dev->io.send(dev->io.ctx, &peer->endpoint, pkt, len, ds);
 	peer->tx_bytes += len;
 	return true;
 }
@@ -103,7 +106,7 @@ static void send_initiation(struct wg_device *dev, struct wg_peer *peer, bool ea
 	wg_timers_any_authenticated_packet_sent(dev, peer);
 	peer->last_sent_handshake = dev->now;
 	peer->has_sent_handshake = true;
-	send_to_peer(dev, peer, (const uint8_t *)&msg, sizeof(msg));
+	send_to_peer(dev, peer, (const uint8_t *)&msg, sizeof(msg), WG_HANDSHAKE_DS);
 	wg_timers_handshake_initiated(dev, peer);
 	wg_event_peer_attempt(dev, WG_EVENT_INITIATION_SENT, peer, peer->handshake_attempts);
 }
@@ -194,6 +197,7 @@ void wg_send_staged(struct wg_device *dev, struct wg_peer *peer)
 	struct wg_keypair *kp = peer->keypairs.current;
 	bool data = false, any = false;
 	uint64_t counter;
+	uint8_t ds;
 
 	if (!q || !q->count)
 		return;
@@ -202,8 +206,9 @@ void wg_send_staged(struct wg_device *dev, struct wg_peer *peer)
 		size_t n;
 		if (!peer->has_endpoint || !reserve_counter(dev, kp, &counter))
 			break;
+		ds = wg_ecn_encap(q->slot[i].data, q->slot[i].len);
 		n = seal(dev->scratch, kp, counter, q->slot[i].data, q->slot[i].len, dev->mtu);
-		send_to_peer(dev, peer, dev->scratch, n);
+		send_to_peer(dev, peer, dev->scratch, n, ds);
 		any = true;
 		data |= q->slot[i].len != 0;
 		zinc_memzero(q->slot[i].data, q->slot[i].len);
@@ -266,7 +271,7 @@ static int route_out(struct wg_device *dev, const uint8_t *pkt, size_t len, stru
 		dev->stats.dropped_no_endpoint++;
 		return WG_ERR_NOKEY;
 	}
-	return WG_OK;
+	return wg_loop_refuse(dev, *peer, pkt, len) ? WG_ERR_LOOP : WG_OK;
 }
 
 /* Stages pkt if it cannot go out now (no usable keypair, or older packets
@@ -303,7 +308,7 @@ int wg_device_send(struct wg_device *dev, const uint8_t *ip_pkt, size_t len)
 	if (!kp)
 		return r;
 	n = seal(dev->scratch, kp, counter, ip_pkt, len, dev->mtu);
-	send_to_peer(dev, peer, dev->scratch, n);
+	send_to_peer(dev, peer, dev->scratch, n, wg_ecn_encap(ip_pkt, len));
 	after_data_sent(dev, peer, true);
 	return WG_OK;
 }
@@ -331,6 +336,7 @@ int wg_device_prepare_tx(struct wg_device *dev, const uint8_t *ip_pkt, size_t le
 	job->to = peer->endpoint;
 	job->len = len;
 	job->mtu = dev->mtu;
+	job->ds = wg_ecn_encap(ip_pkt, len);
 	return WG_OK;
 }
 

@@ -24,8 +24,10 @@ static struct wg_device *dev;
 static uint8_t our_ip[4], peer_ip[4];
 static int got_reply, answered;
 
-static void io_send(void *ctx, const struct wg_endpoint *to, const uint8_t *pkt, size_t len)
+static void io_send(void *ctx, const struct wg_endpoint *to, const uint8_t *pkt, size_t len,
+		    uint8_t ds)
 {
+	(void)ds;
 	(void)ctx;
 	sendto(sock, pkt, len, 0, &to->addr.sa, sizeof(to->addr.in4));
 }

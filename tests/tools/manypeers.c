@@ -63,8 +63,10 @@ static void member_key(uint8_t priv[32], uint64_t seed, uint32_t i)
 	zinc_curve25519_clamp_secret(priv);
 }
 
-static void io_send(void *ctx, const struct wg_endpoint *to, const uint8_t *pkt, size_t len)
+static void io_send(void *ctx, const struct wg_endpoint *to, const uint8_t *pkt, size_t len,
+		    uint8_t ds)
 {
+	(void)ds;
 	struct member *m = ctx;
 
 	(void)sendto(m->sock, pkt, len, 0, &to->addr.sa, sizeof(to->addr.in4));

@@ -144,8 +144,10 @@ static size_t build(uint8_t *p, const struct conn *c, uint32_t seq, uint8_t flag
 	return len;
 }
 
-static void io_send(void *ctx, const struct wg_endpoint *to, const uint8_t *pkt, size_t len)
+static void io_send(void *ctx, const struct wg_endpoint *to, const uint8_t *pkt, size_t len,
+		    uint8_t ds)
 {
+	(void)ds;
 	(void)ctx;
 	(void)sendto(sock, pkt, len, 0, &to->addr.sa, sizeof(to->addr.in4));
 }

@@ -26,6 +26,7 @@ struct h_clock {
 
 struct h_pkt {
 	struct wg_endpoint to;
+	uint8_t ds; /* the outer DS field the engine asked for */
 	size_t len;
 	uint8_t data[H_PKT];
 };
@@ -77,7 +78,8 @@ static inline bool h_rng_ready(void *ctx)
 	return ((struct h_side *)ctx)->rng_ready;
 }
 
-static inline void h_send(void *ctx, const struct wg_endpoint *to, const uint8_t *pkt, size_t len)
+static inline void h_send(void *ctx, const struct wg_endpoint *to, const uint8_t *pkt, size_t len,
+			  uint8_t ds)
 {
 	struct h_side *s = ctx;
 	s->sent_total++;
@@ -86,6 +88,7 @@ static inline void h_send(void *ctx, const struct wg_endpoint *to, const uint8_t
 	if (s->nout == H_MAX_OUT || len > H_PKT)
 		return;
 	s->out[s->nout].to = *to;
+	s->out[s->nout].ds = ds;
 	s->out[s->nout].len = len;
 	memcpy(s->out[s->nout].data, pkt, len);
 	s->nout++;

@@ -91,8 +91,10 @@ static uint64_t locked_now(void *ctx)
 	return 1;
 }
 
-static void ignore_send(void *ctx, const struct wg_endpoint *to, const uint8_t *pkt, size_t len)
+static void ignore_send(void *ctx, const struct wg_endpoint *to, const uint8_t *pkt, size_t len,
+			uint8_t ds)
 {
+	(void)ds;
 	(void)ctx, (void)to, (void)pkt, (void)len;
 }
 

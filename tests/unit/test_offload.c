@@ -437,6 +437,48 @@ static void test_plan(void)
 	CHECK(plan.n_items == 2);
 }
 
+/* Three segments of one flow, the middle one with header byte `at` set to
+ * `val`: coalesced only if every header field but length, id, checksum,
+ * sequence and PSH is equal (the kernel's inet_gro_receive and
+ * ipv6_gro_receive flush on the TOS, DF, TTL, traffic class, flow label
+ * and hop limit). Each case fails when its compare in gro_match is left
+ * out. `base` first sets the byte in all three (e.g. ECT(0) everywhere,
+ * then CE in the middle: ECN marks must not merge). */
+static int plan_with_field(bool v6, size_t at, int base, uint8_t val)
+{
+	static struct pkts ps;
+	struct gro_item items[MAX_OUT];
+	int next[MAX_OUT];
+	struct gro_plan plan = {.items = items, .next = next};
+
+	memset(&ps, 0, sizeof(ps));
+	for (int i = 0; i < 3; i++) {
+		add(&ps, v6, 6, 1000, 100 + 1000 * (uint32_t)i, 0x10, (uint16_t)(1 + i));
+		if (base >= 0)
+			ps.buf[i][at] = (uint8_t)base;
+		if (i == 1)
+			ps.buf[i][at] = val;
+		if (!v6)
+			ipv4_fix_csum(ps.buf[i]);
+	}
+	gro_plan_build(&plan, ps.p, ps.n, GRO_TUN);
+	return plan.n_items;
+}
+
+static void test_plan_header_fields(void)
+{
+	/* the same ECN codepoint (ECT(0)) in all: one run */
+	CHECK(plan_with_field(false, 1, 0x02, 0x02) == 1);
+	CHECK(plan_with_field(true, 1, 0x20, 0x20) == 1);
+	CHECK(plan_with_field(false, 1, 0x02, 0x03) == 3); /* TOS: CE among ECT(0) */
+	CHECK(plan_with_field(false, 1, -1, 0xb8) == 3);   /* TOS: DSCP */
+	CHECK(plan_with_field(false, 6, -1, 0x00) == 3);   /* DF cleared */
+	CHECK(plan_with_field(false, 8, -1, 63) == 3);	   /* TTL */
+	CHECK(plan_with_field(true, 1, 0x20, 0x30) == 3);  /* traffic class: CE among ECT(0) */
+	CHECK(plan_with_field(true, 3, -1, 0x01) == 3);	   /* flow label */
+	CHECK(plan_with_field(true, 7, -1, 63) == 3);	   /* hop limit */
+}
+
 /* Members of item k, in order, as a bit mask of packet indexes. */
 static uint64_t members(const struct gro_plan *plan, int k)
 {
@@ -639,6 +681,7 @@ int main(void)
 	test_roundtrip(false, 17, 30, 64, 64);
 	test_roundtrip(true, 17, 3, 1000, 10);
 	test_plan();
+	test_plan_header_fields();
 	test_plan_csum();
 	test_stack_run(false, 5, 1380, 700, -1);
 	test_stack_run(true, 47, 1380, 1380, -1);

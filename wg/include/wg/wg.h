@@ -46,6 +46,10 @@ enum {
 	 * load while the depth it is told (wg_device_set_handshake_queue_len)
 	 * is 1/8 of this or more. */
 	WG_MAX_QUEUED_INCOMING_HANDSHAKES = 4096,
+	/* The outer DS field (IPv4 TOS, IPv6 traffic class) of handshake
+	 * initiations and responses: DSCP AF41, ECN 0 (the Linux module's
+	 * HANDSHAKE_DSCP), so that they pass congested queues. */
+	WG_HANDSHAKE_DS = 0x88,
 };
 
 /* Where a datagram came from / goes to. src is the local address the peer
@@ -103,6 +107,11 @@ enum wg_event_kind {
 	WG_EVENT_BAD_MAC1,     /* a handshake message whose mac1 is not for our public key */
 	WG_EVENT_COOKIE_SENT,  /* under load: a cookie reply instead of an answer */
 	WG_EVENT_RNG_UNSEEDED, /* dropped: the system RNG is not seeded yet */
+	/* a packet to the peer's own endpoint routed into the peer: our own
+	 * datagram came back through the tunnel (no fwmark rule or endpoint
+	 * route), dropped. At most once a minute per peer; attempt: the packets
+	 * dropped since the last one. */
+	WG_EVENT_ROUTING_LOOP,
 	WG_EVENT_KIND_COUNT,
 };
 
@@ -111,14 +120,17 @@ struct wg_event {
 	struct wg_peer *peer;		    /* NULL for the refused messages */
 	const struct wg_endpoint *endpoint; /* the peer's or the source; NULL if none */
 	const uint8_t *public_key;	    /* the peer's, or UNKNOWN_PEER's sender's; else NULL */
-	uint32_t attempt;		    /* INITIATION_SENT, HANDSHAKE_RETRY */
+	uint32_t attempt;		    /* INITIATION_SENT, HANDSHAKE_RETRY, ROUTING_LOOP */
 	bool initiator;			    /* HANDSHAKE_COMPLETE, KEYPAIR_ROTATED */
 	/* HANDSHAKE_COMPLETE: no handshake in the REJECT_AFTER_TIME before
 	 * (wall clock): the tunnel comes up rather than rekeys */
 	bool fresh;
 };
 
-/* Output. send: a datagram for the network. deliver: a decrypted, validated
+/* Output. send: a datagram for the network, with the DS field its outer IP
+ * header should carry (as the Linux module: WG_HANDSHAKE_DS for initiations
+ * and responses, for data the inner packet's ECN bits with DSCP 0 and CE
+ * sent as ECT(0), 0 for keepalives and cookie replies). deliver: a decrypted, validated
  * IP packet for the tunnel interface (buffer valid only during the call);
  * NULL for a caller that takes every packet from wg_device_complete_rx's out
  * and never calls wg_device_receive (a packet is dropped if it comes).
@@ -128,7 +140,8 @@ struct wg_event {
  * No event comes from wg_handshake_consume (the lock-free step) nor from
  * wg_device_free. */
 struct wg_io {
-	void (*send)(void *ctx, const struct wg_endpoint *to, const uint8_t *pkt, size_t len);
+	void (*send)(void *ctx, const struct wg_endpoint *to, const uint8_t *pkt, size_t len,
+		     uint8_t ds);
 	void (*deliver)(void *ctx, struct wg_peer *from, const uint8_t *pkt, size_t len);
 	void *ctx;
 	void (*event)(void *ctx, const struct wg_event *ev);
@@ -145,6 +158,7 @@ enum wg_result {
 	WG_ERR_DROPPED = -1003, /* received and rejected (auth, replay, ratelimit, rng gate...) */
 	WG_ERR_NOKEY = -1004,	/* no private key / no endpoint */
 	WG_ERR_NOMEM = -1005,
+	WG_ERR_LOOP = -1006, /* send: a datagram to the routed peer's own endpoint (routing loop) */
 };
 
 /* ---- Device lifetime and identity ---- */
@@ -262,6 +276,8 @@ struct wg_device_stats {
 	uint64_t dropped_no_route;     /* outgoing: no peer for the destination */
 	uint64_t dropped_no_endpoint;  /* outgoing: the peer has no endpoint, or no private key */
 	uint64_t dropped_staged;       /* outgoing: pushed out of a full staged queue */
+	uint64_t
+	    dropped_routing_loop; /* outgoing: to the routed peer's own endpoint (WG_ERR_LOOP) */
 };
 void wg_device_get_stats(const struct wg_device *dev, struct wg_device_stats *stats);
 
@@ -278,9 +294,11 @@ struct wg_tx_job {
 	struct wg_endpoint to;
 	size_t len;   /* plaintext length (before padding) */
 	uint32_t mtu; /* the device MTU when prepared: seal pads with it, lock-free */
+	uint8_t ds;   /* the outer DS field to send with (see wg_io.send) */
 };
 /* WG_OK: job ready for seal. WG_STAGED: packet copied to the peer's staged
- * queue, handshake started. WG_ERR_NOROUTE: no peer. */
+ * queue, handshake started. WG_ERR_NOROUTE: no peer. WG_ERR_LOOP: refused,
+ * a routing loop (counted, reported by WG_EVENT_ROUTING_LOOP). */
 int wg_device_prepare_tx(struct wg_device *dev, const uint8_t *ip_pkt, size_t len,
 			 struct wg_tx_job *job);
 /* Writes the transport message (header, ciphertext padded to 16 but never
@@ -300,6 +318,10 @@ struct wg_rx_job {
 	bool authentic; /* set by wg_rx_open */
 	uint8_t *plain; /* decrypted packet (points into the datagram) */
 	size_t plain_len;
+	/* The datagram's outer DS field: prepare sets 0, the caller may set it
+	 * before complete, which marks the inner packet's ECN bits from it as
+	 * the Linux module does (INET_ECN_decapsulate, wg/ecn.c). */
+	uint8_t ds;
 };
 /* For a type-4 datagram: finds the keypair by receiver index. WG_OK or
  * WG_ERR_DROPPED. */
@@ -321,9 +343,11 @@ int wg_device_complete_rx(struct wg_device *dev, struct wg_rx_job *job, const ui
 #include "wg/handshake_job.h"
 
 struct wg_handshake_job {
-	/* Output: send out[0..out_len) to `to` (out_len 0: nothing to send). */
+	/* Output: send out[0..out_len) to `to` with outer DS field ds
+	 * (out_len 0: nothing to send). */
 	struct wg_endpoint to;
 	size_t out_len;
+	uint8_t ds;
 	uint8_t out[WG_HANDSHAKE_MAX_LEN];
 
 	struct wg_handshake_job_state s; /* the engine's (wg/handshake_job.h) */
