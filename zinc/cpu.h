@@ -12,8 +12,10 @@
  * The SSSE3/AVX/AVX-512VL BLAKE2s kernels are built and tested but not
  * dispatched: BLAKE2s is latency bound and on the CPU we measure (Zen 5)
  * the scalar code wins; see zinc/x86/blake2s_x86_64_asm.S and doc/zinc-x86.md.
- * Unset (or "auto") picks the best the CPU has; a path the CPU lacks falls
- * back to the best one below it. Each accelerated entry runs known answers
+ * Unset (or "auto"): each primitive takes the fastest of the paths up to
+ * the best the CPU has, timed after the self-tests (measure.h); a named
+ * path is taken as listed, and one the CPU lacks falls back to the best
+ * one below it. Each accelerated entry runs known answers
  * before it is used; one that fails is replaced by the portable entry. */
 #ifndef ZINC_CPU_H
 #define ZINC_CPU_H
