@@ -55,6 +55,7 @@ enum prim {
 	P_POLY1305,
 	P_BLAKE2S,
 	P_X25519,
+	P_X25519_BASE,
 	P_COUNT,
 };
 
@@ -66,6 +67,7 @@ static const char *const prim_name[P_COUNT] = {
     "Poly1305",
     "BLAKE2s-256",
     "X25519 (per op)",
+    "X25519 public key",
 };
 
 static const size_t sizes[] = {64, 576, 1420, 16384};
@@ -119,6 +121,9 @@ static void zinc_op(struct ctx *c)
 	case P_X25519:
 		c->failures += !zinc_curve25519(c->out, c->key, c->point);
 		break;
+	case P_X25519_BASE:
+		c->failures += !zinc_curve25519_generate_public(c->out, c->key);
+		break;
 	default:
 		break;
 	}
@@ -170,6 +175,14 @@ static void ossl_op(struct ctx *c)
 	case P_X25519:
 		c->failures += EVP_PKEY_derive(c->ossl_x25519, c->out, &sz) != 1;
 		break;
+	case P_X25519_BASE: {
+		/* OpenSSL computes the public key as it takes the private one */
+		EVP_PKEY *k = EVP_PKEY_new_raw_private_key(EVP_PKEY_X25519, NULL, c->key, 32);
+
+		c->failures += !k || EVP_PKEY_get_raw_public_key(k, c->out, &sz) != 1;
+		EVP_PKEY_free(k);
+		break;
+	}
 	default:
 		break;
 	}
@@ -208,6 +221,9 @@ static void sodium_op(struct ctx *c)
 		break;
 	case P_X25519:
 		c->failures += crypto_scalarmult(c->out, c->key, c->point) != 0;
+		break;
+	case P_X25519_BASE:
+		c->failures += crypto_scalarmult_base(c->out, c->key) != 0;
 		break;
 	default:
 		break;
@@ -267,7 +283,7 @@ static double run_cell(enum lib lib, enum prim p, size_t len, struct ctx *c)
 	c->prim = p;
 	c->len = len;
 	t = measure(ops[lib], c);
-	return p == P_X25519 ? t : t / (double)len;
+	return p >= P_X25519 ? t : t / (double)len;
 }
 
 static void ctx_init(struct ctx *c)
@@ -330,13 +346,13 @@ static void ctx_free(struct ctx *c)
 	free(c->sealed);
 }
 
-/* Rows: each primitive at each size (X25519 once). */
-#define NROWS ((int)((P_COUNT - 1) * NSIZES + 1))
+/* Rows: each primitive at each size (the two X25519 rows once). */
+#define NROWS ((int)((P_COUNT - 2) * NSIZES + 2))
 
 static void row_of(int row, enum prim *p, size_t *len)
 {
-	if (row == NROWS - 1) {
-		*p = P_X25519;
+	if (row >= NROWS - 2) {
+		*p = row == NROWS - 1 ? P_X25519_BASE : P_X25519;
 		*len = 32;
 		return;
 	}
@@ -496,7 +512,7 @@ int main(void)
 		const double z = res[L_ZINC][row], o = res[L_OPENSSL][row], s = res[L_SODIUM][row];
 
 		row_of(row, &p, &len);
-		printf("%-24s %6zu", prim_name[p], p == P_X25519 ? (size_t)32 : len);
+		printf("%-24s %6zu", prim_name[p], p >= P_X25519 ? (size_t)32 : len);
 		print_num(z, 13);
 		for (int e = 0; e < nextra; e++)
 			print_num(extra[e][row], 13);

@@ -98,9 +98,10 @@ static void set_generic(struct zinc_impl *t)
 	t->blake2s_compress = zinc_blake2s_compress_generic;
 	t->blake2s_final = zinc_blake2s_compress_final_generic;
 	t->x25519 = zinc_x25519_generic;
+	t->x25519_base = zinc_x25519_base_generic;
 	t->poly1305_blocks = zinc_poly1305_blocks_generic;
 	t->chacha20_name = t->aead_name = t->blake2s_name = t->x25519_name = "generic";
-	t->poly1305_name = "generic";
+	t->poly1305_name = t->x25519_base_name = "generic";
 }
 
 /* The path zinc_impl_select() asked for; -1: the best the CPU has. */
@@ -165,6 +166,8 @@ static void pick_x86(struct zinc_impl *t, enum zinc_level level, const struct cp
 		if (f->bmi2_adx) {
 			t->x25519 = zinc_x25519_bmi2_adx;
 			t->x25519_name = "bmi2-adx";
+			t->x25519_base = zinc_x25519_base_bmi2_adx;
+			t->x25519_base_name = "bmi2-adx-comb";
 		}
 	}
 	if (level >= ZINC_LEVEL_AVX512) {
@@ -239,10 +242,11 @@ static void table_init(void)
 		n += (size_t)snprintf(available_buf + n, sizeof(available_buf) - n, "%s%s",
 				      l ? " " : "", level_names[l]);
 	snprintf(describe_buf, sizeof(describe_buf),
-		 "path=%s%s chacha20=%s aead=%s poly1305=%s blake2s=%s x25519=%s selftest=%s "
+		 "path=%s%s chacha20=%s aead=%s poly1305=%s blake2s=%s x25519=%s "
+		 "x25519_base=%s selftest=%s "
 		 "choice=%s",
 		 level_names[level], note, table.chacha20_name, table.aead_name,
-		 table.poly1305_name, table.blake2s_name, table.x25519_name,
+		 table.poly1305_name, table.blake2s_name, table.x25519_name, table.x25519_base_name,
 		 table.selftest_failures ? "FAILED" : "ok", requested < 0 ? "measured" : "forced");
 }
 

@@ -6,7 +6,8 @@
  *   ssse3    ChaCha20 4-way SSSE3, fused AEAD with 64-bit scalar Poly1305,
  *            64-bit scalar streaming Poly1305, latency-tuned x86-64 BLAKE2s
  *   avx2     ChaCha20 8-way AVX2, 4-way AVX2 Poly1305 for long inputs (AEAD
- *            and streaming), X25519 with MULX/ADCX/ADOX (BMI2 + ADX)
+ *            and streaming), X25519 with MULX/ADCX/ADOX (BMI2 + ADX), and
+ *            public keys by a fixed-base comb on the same field
  *   avx512   as avx2 with 16-way AVX-512 ChaCha20 and 16-lane Poly1305
  *            (radix 2^44 with AVX-512 IFMA when the CPU has it)
  * The SSSE3/AVX/AVX-512VL BLAKE2s kernels are built and tested but not
@@ -58,6 +59,8 @@ typedef void (*zinc_poly1305_blocks_fn)(struct zinc_poly1305_ctx *ctx, const uin
 					size_t nblocks, uint64_t hibit);
 /* out = X25519(clamped scalar, point); no zero check. */
 typedef void (*zinc_x25519_fn)(uint8_t out[32], const uint8_t scalar[32], const uint8_t point[32]);
+/* out = X25519(clamped scalar, 9): a public key. */
+typedef void (*zinc_x25519_base_fn)(uint8_t out[32], const uint8_t scalar[32]);
 
 struct zinc_impl {
 	zinc_chacha20_fn chacha20;
@@ -66,12 +69,14 @@ struct zinc_impl {
 	zinc_blake2s_compress_fn blake2s_compress;
 	zinc_blake2s_final_fn blake2s_final;
 	zinc_x25519_fn x25519;
+	zinc_x25519_base_fn x25519_base;
 	zinc_poly1305_blocks_fn poly1305_blocks;
 	const char *chacha20_name;
 	const char *aead_name;
 	const char *poly1305_name;
 	const char *blake2s_name;
 	const char *x25519_name;
+	const char *x25519_base_name;
 	unsigned selftest_failures;
 };
 
@@ -89,6 +94,7 @@ void zinc_blake2s_compress_final_generic(struct zinc_blake2s_state *state, const
 void zinc_blake2s_compress_generic(struct zinc_blake2s_state *state, const uint8_t *block,
 				   size_t nblocks, uint32_t inc);
 void zinc_x25519_generic(uint8_t out[32], const uint8_t scalar[32], const uint8_t point[32]);
+void zinc_x25519_base_generic(uint8_t out[32], const uint8_t scalar[32]);
 void zinc_poly1305_blocks_generic(struct zinc_poly1305_ctx *ctx, const uint8_t *src, size_t nblocks,
 				  uint64_t hibit);
 
@@ -132,6 +138,7 @@ void zinc_poly1305_blocks_avx512(struct zinc_poly1305_ctx *ctx, const uint8_t *s
 void zinc_poly1305_blocks_ifma(struct zinc_poly1305_ctx *ctx, const uint8_t *src, size_t nblocks,
 			       uint64_t hibit);
 void zinc_x25519_bmi2_adx(uint8_t out[32], const uint8_t scalar[32], const uint8_t point[32]);
+void zinc_x25519_base_bmi2_adx(uint8_t out[32], const uint8_t scalar[32]);
 #endif
 
 #endif

@@ -333,11 +333,24 @@ bool zinc_curve25519(uint8_t out[32], const uint8_t secret[32], const uint8_t ba
 	return !zinc_memeq(out, zero, 32);
 }
 
-bool zinc_curve25519_generate_public(uint8_t pub[32], const uint8_t secret[32])
+/* The portable entry of zinc/cpu.h for public keys: the ladder on u = 9. */
+void zinc_x25519_base_generic(uint8_t out[32], const uint8_t scalar[32])
 {
 	static const uint8_t basepoint[32] = {9};
 
-	return zinc_curve25519(pub, secret, basepoint);
+	zinc_x25519_generic(out, scalar, basepoint);
+}
+
+bool zinc_curve25519_generate_public(uint8_t pub[32], const uint8_t secret[32])
+{
+	static const uint8_t zero[32] = {0};
+	uint8_t e[32];
+
+	memcpy(e, secret, 32);
+	zinc_curve25519_clamp_secret(e);
+	zinc_impl()->x25519_base(pub, e);
+	zinc_memzero(e, sizeof(e));
+	return !zinc_memeq(pub, zero, 32);
 }
 
 /* A key generated from an RNG that failed would be predictable; there is no

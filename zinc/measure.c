@@ -11,8 +11,8 @@
 /* The sizes WireGuard uses: a full-MTU data packet, a handshake hash. */
 enum { AEAD_LEN = 1420, BLAKE2S_LEN = 148 };
 
-static const char *const prim_names[ZINC_PRIM_COUNT] = {"chacha20", "aead", "poly1305",
-							 "blake2s", "x25519"};
+static const char *const prim_names[ZINC_PRIM_COUNT] = {"chacha20", "aead",   "poly1305",
+							"blake2s",  "x25519", "x25519_base"};
 
 size_t zinc_measure_pick(const uint64_t *cost, size_t n, size_t dflt)
 {
@@ -23,7 +23,7 @@ size_t zinc_measure_pick(const uint64_t *cost, size_t n, size_t dflt)
 			best = i;
 	/* default minus the margin, exact and without overflow */
 	const uint64_t d = cost[dflt], bar = d - (d / 100 * ZINC_MEASURE_MARGIN_PCT +
-						 d % 100 * ZINC_MEASURE_MARGIN_PCT / 100);
+						  d % 100 * ZINC_MEASURE_MARGIN_PCT / 100);
 
 	if (cost[best] < bar)
 		return best;
@@ -56,15 +56,18 @@ static const void *entry(const struct zinc_impl *t, enum zinc_prim p)
 		return (const void *)t->poly1305_blocks;
 	case ZINC_PRIM_BLAKE2S:
 		return (const void *)t->blake2s_final;
-	default:
+	case ZINC_PRIM_X25519:
 		return (const void *)t->x25519;
+	default:
+		return (const void *)t->x25519_base;
 	}
 }
 
 static const char *name(const struct zinc_impl *t, enum zinc_prim p)
 {
-	const char *const n[ZINC_PRIM_COUNT] = {t->chacha20_name, t->aead_name, t->poly1305_name,
-						t->blake2s_name, t->x25519_name};
+	const char *const n[ZINC_PRIM_COUNT] = {t->chacha20_name, t->aead_name,
+						t->poly1305_name, t->blake2s_name,
+						t->x25519_name,	  t->x25519_base_name};
 
 	return n[p];
 }
@@ -90,9 +93,13 @@ static void take(struct zinc_impl *t, const struct zinc_impl *src, enum zinc_pri
 		t->blake2s_final = src->blake2s_final;
 		t->blake2s_name = src->blake2s_name;
 		break;
-	default:
+	case ZINC_PRIM_X25519:
 		t->x25519 = src->x25519;
 		t->x25519_name = src->x25519_name;
+		break;
+	default:
+		t->x25519_base = src->x25519_base;
+		t->x25519_base_name = src->x25519_base_name;
 		break;
 	}
 }
@@ -119,11 +126,13 @@ static void run(const struct zinc_impl *t, enum zinc_prim p, struct scratch *s)
 		break;
 	case ZINC_PRIM_BLAKE2S:
 		/* two whole blocks, then the 20-byte rest as the final one */
-		t->blake2s_final(&s->b2s, s->in, BLAKE2S_LEN / 64, s->in + 128,
-				 BLAKE2S_LEN % 64);
+		t->blake2s_final(&s->b2s, s->in, BLAKE2S_LEN / 64, s->in + 128, BLAKE2S_LEN % 64);
+		break;
+	case ZINC_PRIM_X25519:
+		t->x25519(s->out, s->key, s->in);
 		break;
 	default:
-		t->x25519(s->out, s->key, s->in);
+		t->x25519_base(s->out, s->key);
 		break;
 	}
 }

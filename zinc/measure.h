@@ -1,6 +1,7 @@
 /* Internal: the measured choice. On a CPU with more than one path for a
  * primitive, zinc_impl() times each path briefly on the size WireGuard uses
- * (1420-byte AEAD, ChaCha20 and Poly1305, a 148-byte BLAKE2s, one X25519)
+ * (1420-byte AEAD, ChaCha20 and Poly1305, a 148-byte BLAKE2s, one X25519
+ * and one public key)
  * and keeps the fastest; the default stays unless another path is clearly
  * faster (ZINC_MEASURE_MARGIN_PCT), so noise cannot flip it. The default
  * is the path the CPU flags name, but for BLAKE2s the portable code: the
@@ -19,6 +20,7 @@ enum zinc_prim {
 	ZINC_PRIM_POLY1305,
 	ZINC_PRIM_BLAKE2S,
 	ZINC_PRIM_X25519,
+	ZINC_PRIM_X25519_BASE,
 	ZINC_PRIM_COUNT,
 };
 

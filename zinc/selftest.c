@@ -207,6 +207,28 @@ static bool kat_x25519(zinc_x25519_fn fn)
 	return memcmp(out, want, 32) == 0;
 }
 
+/* RFC 7748 section 6.1: Alice's public key. */
+static bool kat_x25519_base(zinc_x25519_base_fn fn)
+{
+	static const uint8_t secret[32] = {
+	    0x77, 0x07, 0x6d, 0x0a, 0x73, 0x18, 0xa5, 0x7d, 0x3c, 0x16, 0xc1,
+	    0x72, 0x51, 0xb2, 0x66, 0x45, 0xdf, 0x4c, 0x2f, 0x87, 0xeb, 0xc0,
+	    0x99, 0x2a, 0xb1, 0x77, 0xfb, 0xa5, 0x1d, 0xb9, 0x2c, 0x2a,
+	};
+	static const uint8_t want[32] = {
+	    0x85, 0x20, 0xf0, 0x09, 0x89, 0x30, 0xa7, 0x54, 0x74, 0x8b, 0x7d,
+	    0xdc, 0xb4, 0x3e, 0xf7, 0x5a, 0x0d, 0xbf, 0x3a, 0x0d, 0x26, 0x38,
+	    0x1a, 0xf4, 0xeb, 0xa4, 0xa9, 0x8e, 0xaa, 0x9b, 0x4e, 0x6a,
+	};
+	uint8_t e[32], out[32];
+
+	memcpy(e, secret, 32);
+	e[0] &= 248;
+	e[31] = (uint8_t)((e[31] & 127) | 64);
+	fn(out, e);
+	return memcmp(out, want, 32) == 0;
+}
+
 /* force_fail (ZINC_SELFTEST_FAIL=1) makes every accelerated known answer
  * fail, to prove the fallback to the portable code works. */
 static bool passes(bool ok, bool force_fail)
@@ -247,6 +269,12 @@ void zinc_selftest(struct zinc_impl *t, bool force_fail)
 	if (t->x25519 != zinc_x25519_generic && !passes(kat_x25519(t->x25519), force_fail)) {
 		t->x25519 = zinc_x25519_generic;
 		t->x25519_name = "generic (self-test failed)";
+		t->selftest_failures++;
+	}
+	if (t->x25519_base != zinc_x25519_base_generic &&
+	    !passes(kat_x25519_base(t->x25519_base), force_fail)) {
+		t->x25519_base = zinc_x25519_base_generic;
+		t->x25519_base_name = "generic (self-test failed)";
 		t->selftest_failures++;
 	}
 }

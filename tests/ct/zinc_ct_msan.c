@@ -653,6 +653,20 @@ static void kernel_x25519(zinc_x25519_fn fn)
 	}
 }
 
+static void kernel_x25519_base(zinc_x25519_base_fn fn)
+{
+	uint8_t scalar[32], r[32];
+
+	fill(scalar, 32, 41);
+	zinc_curve25519_clamp_secret(scalar);
+	secret(scalar, 32);
+	asm_region(true);
+	fn(r, scalar);
+	asm_region(false);
+	declassify(r, 32);
+	absorb(r, 32);
+}
+
 static void run_kernels(void)
 {
 	static const struct {
@@ -706,6 +720,8 @@ static void run_kernels(void)
 			kernel_blake2s(b2s[i].fn);
 	if (kernel_start("x25519_bmi2_adx", "bmi2-adx"))
 		kernel_x25519(zinc_x25519_bmi2_adx);
+	if (kernel_start("x25519_base_bmi2_adx", "bmi2-adx"))
+		kernel_x25519_base(zinc_x25519_base_bmi2_adx);
 }
 
 /* ---- planted leaks (the script expects MSan to report them) ------------- */

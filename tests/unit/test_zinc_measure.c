@@ -12,12 +12,12 @@
 
 static void check_pick(void)
 {
-	const uint64_t close[] = {100, 97, 100};	/* within the margin */
-	const uint64_t clear[] = {80, 100};		/* 20 % cheaper */
-	const uint64_t at_bar[] = {94, 100};		/* exactly the margin: kept */
-	const uint64_t past_bar[] = {93, 100};		/* just past it */
-	const uint64_t several[] = {50, 40, 45, 100};	/* the cheapest wins */
-	const uint64_t slower[] = {100, 200, 150};	/* default in the middle */
+	const uint64_t close[] = {100, 97, 100};      /* within the margin */
+	const uint64_t clear[] = {80, 100};	      /* 20 % cheaper */
+	const uint64_t at_bar[] = {94, 100};	      /* exactly the margin: kept */
+	const uint64_t past_bar[] = {93, 100};	      /* just past it */
+	const uint64_t several[] = {50, 40, 45, 100}; /* the cheapest wins */
+	const uint64_t slower[] = {100, 200, 150};    /* default in the middle */
 	const uint64_t huge[] = {UINT64_MAX / 2, UINT64_MAX};
 	const uint64_t one[] = {7};
 	const uint64_t zero[] = {0, 0};

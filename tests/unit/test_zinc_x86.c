@@ -365,6 +365,49 @@ static void x25519_one(zinc_x25519_fn fn, const uint8_t sk[32], const uint8_t pt
 	CHECK_MEM(out, gen, 32, "x25519 vs generic");
 }
 
+/* Public keys by the fixed-base comb against libsodium, OpenSSL and the
+ * portable ladder: random secrets, then ones whose radix-16 digits sit at
+ * the edges of the recoding (all 8s, all 15s, alternating, single bits). */
+static void x25519_base_one(zinc_x25519_base_fn fn, const uint8_t sk[32])
+{
+	uint8_t e[32], out[32], ref[32], gen[32];
+	EVP_PKEY *key;
+	size_t len = 32;
+
+	memcpy(e, sk, 32);
+	e[0] &= 248;
+	e[31] = (uint8_t)((e[31] & 127) | 64);
+	fn(out, e);
+	CHECK(crypto_scalarmult_base(ref, sk) == 0);
+	CHECK_MEM(out, ref, 32, "x25519 base vs libsodium");
+	zinc_x25519_base_generic(gen, e);
+	CHECK_MEM(out, gen, 32, "x25519 base vs generic");
+	key = EVP_PKEY_new_raw_private_key(EVP_PKEY_X25519, NULL, sk, 32);
+	CHECK(key && EVP_PKEY_get_raw_public_key(key, ref, &len) == 1 && len == 32);
+	CHECK_MEM(out, ref, 32, "x25519 base vs OpenSSL");
+	EVP_PKEY_free(key);
+}
+
+static void test_x25519_base(zinc_x25519_base_fn fn)
+{
+	static const uint8_t fills[] = {0x88, 0xff, 0x00, 0x80, 0x08, 0x7f, 0xf7, 0x5a};
+	uint8_t sk[32];
+
+	for (int i = 0; i < 500; i++) {
+		test_randbytes(&seed, sk, 32);
+		x25519_base_one(fn, sk);
+	}
+	for (size_t f = 0; f < sizeof(fills); f++) {
+		memset(sk, fills[f], 32);
+		x25519_base_one(fn, sk);
+	}
+	for (int bit = 3; bit < 254; bit++) {
+		memset(sk, 0, 32);
+		sk[bit / 8] = (uint8_t)(1 << (bit % 8));
+		x25519_base_one(fn, sk);
+	}
+}
+
 static void test_x25519(zinc_x25519_fn fn)
 {
 	uint8_t sk[32], pt[32];
@@ -491,9 +534,10 @@ int main(void)
 		test_blake2s("blake2s avx", zinc_blake2s_compress_avx);
 	if (cpu_has("avx512"))
 		test_blake2s("blake2s avx512", zinc_blake2s_compress_avx512);
-	if (cpu_has("bmi2+adx"))
+	if (cpu_has("bmi2+adx")) {
 		test_x25519(zinc_x25519_bmi2_adx);
-	else
+		test_x25519_base(zinc_x25519_base_bmi2_adx);
+	} else
 		printf("skip x25519 bmi2-adx: CPU lacks it\n");
 	return test_finish("test_zinc_x86");
 }
