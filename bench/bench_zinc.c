@@ -56,6 +56,7 @@ enum prim {
 	P_BLAKE2S,
 	P_X25519,
 	P_X25519_BASE,
+	P_X25519_BATCH,
 	P_COUNT,
 };
 
@@ -68,6 +69,7 @@ static const char *const prim_name[P_COUNT] = {
     "BLAKE2s-256",
     "X25519 (per op)",
     "X25519 public key",
+    "X25519 batch of 8, /op",
 };
 
 static const size_t sizes[] = {64, 576, 1420, 16384};
@@ -75,6 +77,7 @@ static const size_t sizes[] = {64, 576, 1420, 16384};
 #define MAXLEN 16384
 #define TRIALS 101
 #define TRIAL_TICKS 600000u
+#define BATCH 8 /* X25519 batch row: eight independent operations per call */
 
 enum lib { L_ZINC, L_OPENSSL, L_SODIUM, L_COUNT };
 
@@ -124,6 +127,18 @@ static void zinc_op(struct ctx *c)
 	case P_X25519_BASE:
 		c->failures += !zinc_curve25519_generate_public(c->out, c->key);
 		break;
+	case P_X25519_BATCH: {
+		uint8_t *out[BATCH];
+		const uint8_t *sec[BATCH], *pt[BATCH];
+
+		for (int i = 0; i < BATCH; i++) {
+			out[i] = c->out + 32 * i;
+			sec[i] = c->key;
+			pt[i] = c->point;
+		}
+		c->failures += zinc_curve25519_batch(BATCH, out, sec, pt, NULL) != BATCH;
+		break;
+	}
 	default:
 		break;
 	}
@@ -173,6 +188,7 @@ static void ossl_op(struct ctx *c)
 			       EVP_DigestFinal_ex(c->ossl_md, c->out, NULL) != 1;
 		break;
 	case P_X25519:
+	case P_X25519_BATCH: /* no batch API: its single operation */
 		c->failures += EVP_PKEY_derive(c->ossl_x25519, c->out, &sz) != 1;
 		break;
 	case P_X25519_BASE: {
@@ -220,6 +236,7 @@ static void sodium_op(struct ctx *c)
 		crypto_onetimeauth_poly1305(c->out, c->in, c->len, c->key);
 		break;
 	case P_X25519:
+	case P_X25519_BATCH: /* no batch API: its single operation */
 		c->failures += crypto_scalarmult(c->out, c->key, c->point) != 0;
 		break;
 	case P_X25519_BASE:
@@ -272,7 +289,8 @@ static double measure(op_fn op, struct ctx *c)
 	return per_op[TRIALS / 2];
 }
 
-/* Result per byte (per op for X25519); NAN when a library lacks the primitive. */
+/* Result per byte (per op for X25519; the batch row per operation of a batch of 8, the
+ * rivals their single operation); NAN when a library lacks the primitive. */
 static double run_cell(enum lib lib, enum prim p, size_t len, struct ctx *c)
 {
 	static const op_fn ops[L_COUNT] = {zinc_op, ossl_op, sodium_op};
@@ -283,6 +301,8 @@ static double run_cell(enum lib lib, enum prim p, size_t len, struct ctx *c)
 	c->prim = p;
 	c->len = len;
 	t = measure(ops[lib], c);
+	if (lib == L_ZINC && p == P_X25519_BATCH)
+		t /= BATCH;
 	return p >= P_X25519 ? t : t / (double)len;
 }
 
@@ -346,13 +366,13 @@ static void ctx_free(struct ctx *c)
 	free(c->sealed);
 }
 
-/* Rows: each primitive at each size (the two X25519 rows once). */
-#define NROWS ((int)((P_COUNT - 2) * NSIZES + 2))
+/* Rows: each primitive at each size (the three X25519 rows once). */
+#define NROWS ((int)((P_COUNT - 3) * NSIZES + 3))
 
 static void row_of(int row, enum prim *p, size_t *len)
 {
-	if (row >= NROWS - 2) {
-		*p = row == NROWS - 1 ? P_X25519_BASE : P_X25519;
+	if (row >= NROWS - 3) {
+		*p = (enum prim)(P_X25519 + (row - (NROWS - 3)));
 		*len = 32;
 		return;
 	}

@@ -99,6 +99,8 @@ static void set_generic(struct zinc_impl *t)
 	t->blake2s_final = zinc_blake2s_compress_final_generic;
 	t->x25519 = zinc_x25519_generic;
 	t->x25519_base = zinc_x25519_base_generic;
+	t->x25519_x8 = NULL;
+	t->x25519_batch_name = "loop";
 	t->poly1305_blocks = zinc_poly1305_blocks_generic;
 	t->chacha20_name = t->aead_name = t->blake2s_name = t->x25519_name = "generic";
 	t->poly1305_name = t->x25519_base_name = "generic";
@@ -181,6 +183,8 @@ static void pick_x86(struct zinc_impl *t, enum zinc_level level, const struct cp
 			t->aead_open = zinc_aead_open_avx512_ifma;
 			t->poly1305_blocks = zinc_poly1305_blocks_ifma;
 			t->aead_name = t->poly1305_name = "avx512-ifma";
+			t->x25519_x8 = zinc_x25519_x8_ifma;
+			t->x25519_batch_name = "avx512-ifma-x8";
 		}
 	}
 }
@@ -243,11 +247,12 @@ static void table_init(void)
 				      l ? " " : "", level_names[l]);
 	snprintf(describe_buf, sizeof(describe_buf),
 		 "path=%s%s chacha20=%s aead=%s poly1305=%s blake2s=%s x25519=%s "
-		 "x25519_base=%s selftest=%s "
+		 "x25519_base=%s x25519_batch=%s selftest=%s "
 		 "choice=%s",
 		 level_names[level], note, table.chacha20_name, table.aead_name,
 		 table.poly1305_name, table.blake2s_name, table.x25519_name, table.x25519_base_name,
-		 table.selftest_failures ? "FAILED" : "ok", requested < 0 ? "measured" : "forced");
+		 table.x25519_batch_name, table.selftest_failures ? "FAILED" : "ok",
+		 requested < 0 ? "measured" : "forced");
 }
 
 const struct zinc_impl *zinc_impl(void)

@@ -9,7 +9,8 @@
  *            and streaming), X25519 with MULX/ADCX/ADOX (BMI2 + ADX), and
  *            public keys by a fixed-base comb on the same field
  *   avx512   as avx2 with 16-way AVX-512 ChaCha20 and 16-lane Poly1305
- *            (radix 2^44 with AVX-512 IFMA when the CPU has it)
+ *            (radix 2^44 with AVX-512 IFMA when the CPU has it), and with
+ *            IFMA batches of X25519 eight lanes at a time
  * The SSSE3/AVX/AVX-512VL BLAKE2s kernels are built and tested but not
  * dispatched: BLAKE2s is latency bound and on the CPU we measure (Zen 5)
  * the scalar code wins; see zinc/x86/blake2s_x86_64_asm.S and doc/zinc-x86.md.
@@ -59,6 +60,9 @@ typedef void (*zinc_poly1305_blocks_fn)(struct zinc_poly1305_ctx *ctx, const uin
 					size_t nblocks, uint64_t hibit);
 /* out = X25519(clamped scalar, point); no zero check. */
 typedef void (*zinc_x25519_fn)(uint8_t out[32], const uint8_t scalar[32], const uint8_t point[32]);
+/* Eight independent X25519 at once, clamped scalars, no zero check. */
+typedef void (*zinc_x25519_x8_fn)(uint8_t out[8][32], const uint8_t scalar[8][32],
+				  const uint8_t point[8][32]);
 /* out = X25519(clamped scalar, 9): a public key. */
 typedef void (*zinc_x25519_base_fn)(uint8_t out[32], const uint8_t scalar[32]);
 
@@ -70,6 +74,7 @@ struct zinc_impl {
 	zinc_blake2s_final_fn blake2s_final;
 	zinc_x25519_fn x25519;
 	zinc_x25519_base_fn x25519_base;
+	zinc_x25519_x8_fn x25519_x8; /* NULL: batches loop the single entry */
 	zinc_poly1305_blocks_fn poly1305_blocks;
 	const char *chacha20_name;
 	const char *aead_name;
@@ -77,6 +82,7 @@ struct zinc_impl {
 	const char *blake2s_name;
 	const char *x25519_name;
 	const char *x25519_base_name;
+	const char *x25519_batch_name;
 	unsigned selftest_failures;
 };
 
@@ -139,6 +145,8 @@ void zinc_poly1305_blocks_ifma(struct zinc_poly1305_ctx *ctx, const uint8_t *src
 			       uint64_t hibit);
 void zinc_x25519_bmi2_adx(uint8_t out[32], const uint8_t scalar[32], const uint8_t point[32]);
 void zinc_x25519_base_bmi2_adx(uint8_t out[32], const uint8_t scalar[32]);
+void zinc_x25519_x8_ifma(uint8_t out[8][32], const uint8_t scalar[8][32],
+			 const uint8_t point[8][32]);
 #endif
 
 #endif

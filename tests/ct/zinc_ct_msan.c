@@ -667,6 +667,23 @@ static void kernel_x25519_base(zinc_x25519_base_fn fn)
 	absorb(r, 32);
 }
 
+static void kernel_x25519_x8(void)
+{
+	uint8_t scalar[8][32], point[8][32], r[8][32];
+
+	for (int l = 0; l < 8; l++) {
+		fill(scalar[l], 32, (uint32_t)l + 60);
+		fill(point[l], 32, (uint32_t)l + 90);
+		zinc_curve25519_clamp_secret(scalar[l]);
+	}
+	secret(scalar, sizeof(scalar));
+	secret(point, sizeof(point));
+	zinc_x25519_x8_ifma(r, scalar, point);
+	expect_tainted(r, sizeof(r), "x25519 x8 kernel");
+	declassify(r, sizeof(r));
+	absorb(r[0], 32);
+}
+
 static void run_kernels(void)
 {
 	static const struct {
@@ -722,6 +739,8 @@ static void run_kernels(void)
 		kernel_x25519(zinc_x25519_bmi2_adx);
 	if (kernel_start("x25519_base_bmi2_adx", "bmi2-adx"))
 		kernel_x25519_base(zinc_x25519_base_bmi2_adx);
+	if (kernel_start("x25519_x8_ifma", "ifma"))
+		kernel_x25519_x8();
 }
 
 /* ---- planted leaks (the script expects MSan to report them) ------------- */

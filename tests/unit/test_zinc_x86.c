@@ -408,6 +408,34 @@ static void test_x25519_base(zinc_x25519_base_fn fn)
 	}
 }
 
+/* The eight-lane IFMA kernel against libsodium and the portable ladder:
+ * random lanes, low-order and edge points in some lanes, lanes that share
+ * inputs (the padding the batch API uses). */
+static void test_x25519_x8(void)
+{
+	uint8_t e[8][32], pt[8][32], out[8][32], gen[32];
+
+	for (int r = 0; r < 60; r++) {
+		test_randbytes(&seed, (uint8_t *)e, sizeof(e));
+		test_randbytes(&seed, (uint8_t *)pt, sizeof(pt));
+		for (int l = 0; l < 8; l++)
+			zinc_curve25519_clamp_secret(e[l]);
+		if (r % 4 == 1)
+			memset(pt[r % 8], 0, 32);
+		if (r % 4 == 2)
+			memset(pt[(r + 3) % 8], 0xff, 32); /* 2^256 - 1: above p */
+		if (r % 4 == 3)
+			memcpy(e[5], e[0], 32), memcpy(pt[5], pt[0], 32);
+		zinc_x25519_x8_ifma(out, e, pt);
+		for (int l = 0; l < 8; l++) {
+			zinc_x25519_generic(gen, e[l], pt[l]);
+			CHECK_MEM(out[l], gen, 32, "x25519 x8 vs generic");
+			if (crypto_scalarmult(gen, e[l], pt[l]) == 0)
+				CHECK_MEM(out[l], gen, 32, "x25519 x8 vs libsodium");
+		}
+	}
+}
+
 static void test_x25519(zinc_x25519_fn fn)
 {
 	uint8_t sk[32], pt[32];
@@ -539,5 +567,9 @@ int main(void)
 		test_x25519_base(zinc_x25519_base_bmi2_adx);
 	} else
 		printf("skip x25519 bmi2-adx: CPU lacks it\n");
+	if (cpu_has("avx512ifma"))
+		test_x25519_x8();
+	else
+		printf("skip x25519 avx512-ifma x8: CPU lacks it\n");
 	return test_finish("test_zinc_x86");
 }
