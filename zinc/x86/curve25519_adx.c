@@ -32,23 +32,19 @@ void zinc_x25519_bmi2_adx(uint8_t out[32], const uint8_t scalar[32], const uint8
 		fe_cswap(z2, z3, swap);
 		swap = k_t;
 
-		fe_add(a, x2, z2);
+		fe_addsub(a, b, x2, z2);
 		fe_sq(aa, a);
-		fe_sub(b, x2, z2);
 		fe_sq(bb, b);
 		fe_sub(e, aa, bb);
-		fe_add(c, x3, z3);
-		fe_sub(d, x3, z3);
+		fe_addsub(c, d, x3, z3);
 		fe_mul(da, d, a);
 		fe_mul(cb, c, b);
-		fe_add(x3, da, cb);
+		fe_addsub(x3, z3, da, cb);
 		fe_sq(x3, x3);
-		fe_sub(z3, da, cb);
 		fe_sq(z3, z3);
 		fe_mul(z3, z3, x1);
 		fe_mul(x2, aa, bb);
-		fe_mul_a24(z2, e);
-		fe_add(z2, z2, aa);
+		fe_mul_a24_add(z2, e, aa);
 		fe_mul(z2, z2, e);
 	}
 	fe_cswap(x2, x3, swap);

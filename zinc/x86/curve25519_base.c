@@ -72,16 +72,13 @@ static void ge_add(struct ge *r, const struct ge *p, const struct niels *n)
 {
 	fe a, b, c, d, e, f, g, h;
 
-	fe_sub(a, p->y, p->x);
+	fe_addsub(b, a, p->y, p->x);
 	fe_mul(a, a, n->ymx);
-	fe_add(b, p->y, p->x);
 	fe_mul(b, b, n->ypx);
 	fe_mul(c, p->t, n->xy2d);
 	fe_add(d, p->z, p->z);
-	fe_sub(e, b, a);
-	fe_sub(f, d, c);
-	fe_add(g, d, c);
-	fe_add(h, b, a);
+	fe_addsub(h, e, b, a);
+	fe_addsub(g, f, d, c);
 	fe_mul(r->x, e, f);
 	fe_mul(r->y, g, h);
 	fe_mul(r->t, e, h);

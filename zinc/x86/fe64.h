@@ -213,8 +213,61 @@ static ALWAYS_INLINE void fe_sub(fe r, const fe a, const fe b)
 			     : "rax", "r8", "r9", "r10", "r11", "cc", "memory");
 }
 
-/* r = a * 121665 (the curve's (A - 2) / 4). */
-static ALWAYS_INLINE void fe_mul_a24(fe r, const fe a)
+/* s = a + b and d = a - b from one load of a and b (the ladder needs both
+ * each time); the same folds as fe_add and fe_sub. */
+static ALWAYS_INLINE void fe_addsub(fe s, fe d, const fe a, const fe b)
+{
+	__asm__ __volatile__("movq 0(%[a]), %%r8\n\t"
+			     "movq 8(%[a]), %%r9\n\t"
+			     "movq 16(%[a]), %%r10\n\t"
+			     "movq 24(%[a]), %%r11\n\t"
+			     "movq %%r8, %%r12\n\t"
+			     "movq %%r9, %%r13\n\t"
+			     "movq %%r10, %%r14\n\t"
+			     "movq %%r11, %%r15\n\t"
+			     "addq 0(%[b]), %%r8\n\t"
+			     "adcq 8(%[b]), %%r9\n\t"
+			     "adcq 16(%[b]), %%r10\n\t"
+			     "adcq 24(%[b]), %%r11\n\t"
+			     "sbbq %%rax, %%rax\n\t"
+			     "andq $38, %%rax\n\t"
+			     "addq %%rax, %%r8\n\t"
+			     "adcq $0, %%r9\n\t"
+			     "adcq $0, %%r10\n\t"
+			     "adcq $0, %%r11\n\t"
+			     "sbbq %%rax, %%rax\n\t"
+			     "andq $38, %%rax\n\t"
+			     "addq %%rax, %%r8\n\t"
+			     "subq 0(%[b]), %%r12\n\t"
+			     "sbbq 8(%[b]), %%r13\n\t"
+			     "sbbq 16(%[b]), %%r14\n\t"
+			     "sbbq 24(%[b]), %%r15\n\t"
+			     "sbbq %%rax, %%rax\n\t"
+			     "andq $38, %%rax\n\t"
+			     "subq %%rax, %%r12\n\t"
+			     "sbbq $0, %%r13\n\t"
+			     "sbbq $0, %%r14\n\t"
+			     "sbbq $0, %%r15\n\t"
+			     "sbbq %%rax, %%rax\n\t"
+			     "andq $38, %%rax\n\t"
+			     "subq %%rax, %%r12\n\t"
+			     "movq %%r8, 0(%[s])\n\t"
+			     "movq %%r9, 8(%[s])\n\t"
+			     "movq %%r10, 16(%[s])\n\t"
+			     "movq %%r11, 24(%[s])\n\t"
+			     "movq %%r12, 0(%[d])\n\t"
+			     "movq %%r13, 8(%[d])\n\t"
+			     "movq %%r14, 16(%[d])\n\t"
+			     "movq %%r15, 24(%[d])\n\t"
+			     :
+			     : [s] "r"(s), [d] "r"(d), [a] "r"(a), [b] "r"(b)
+			     : "rax", "r8", "r9", "r10", "r11", "r12", "r13", "r14", "r15", "cc",
+			       "memory");
+}
+
+/* r = a * 121665 + b (121665 is the curve's (A - 2) / 4; the ladder adds
+ * AA at once). */
+static ALWAYS_INLINE void fe_mul_a24_add(fe r, const fe a, const fe b)
 {
 	__asm__ __volatile__("movl $121665, %%edx\n\t"
 			     "mulxq 0(%[a]), %%r8, %%rax\n\t"
@@ -224,6 +277,11 @@ static ALWAYS_INLINE void fe_mul_a24(fe r, const fe a)
 			     "adcq %%rcx, %%r10\n\t"
 			     "mulxq 24(%[a]), %%r11, %%rcx\n\t"
 			     "adcq %%rax, %%r11\n\t"
+			     "adcq $0, %%rcx\n\t"
+			     "addq 0(%[b]), %%r8\n\t"
+			     "adcq 8(%[b]), %%r9\n\t"
+			     "adcq 16(%[b]), %%r10\n\t"
+			     "adcq 24(%[b]), %%r11\n\t"
 			     "adcq $0, %%rcx\n\t"
 			     "imulq $38, %%rcx, %%rcx\n\t"
 			     "addq %%rcx, %%r8\n\t"
@@ -238,7 +296,7 @@ static ALWAYS_INLINE void fe_mul_a24(fe r, const fe a)
 			     "movq %%r10, 16(%[r])\n\t"
 			     "movq %%r11, 24(%[r])\n\t"
 			     :
-			     : [r] "r"(r), [a] "r"(a)
+			     : [r] "r"(r), [a] "r"(a), [b] "r"(b)
 			     : "rax", "rcx", "rdx", "r8", "r9", "r10", "r11", "cc", "memory");
 }
 
