@@ -12,8 +12,9 @@
  *            (radix 2^44 with AVX-512 IFMA when the CPU has it), and with
  *            IFMA batches of X25519 eight lanes at a time
  * The SSSE3/AVX/AVX-512VL BLAKE2s kernels are built and tested but not
- * dispatched: BLAKE2s is latency bound and on the CPU we measure (Zen 5)
- * the scalar code wins; see zinc/x86/blake2s_x86_64_asm.S and doc/zinc-x86.md.
+ * dispatched: BLAKE2s is latency bound and on Zen 5 the scalar assembly
+ * wins, on Zen 4 the portable C (the measured choice keeps whichever); see
+ * zinc/x86/blake2s_x86_64_asm.S and doc/zinc-x86.md.
  * Unset (or "auto"): each primitive takes the fastest of the paths up to
  * the best the CPU has, timed after the self-tests (measure.h); a named
  * path is taken as listed, and one the CPU lacks falls back to the best
