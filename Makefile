@@ -33,11 +33,25 @@ ifeq ($(findstring -fsanitize,$(EXTRA_CFLAGS)),)
 DAEMON_LDFLAGS ?= -static
 endif
 
-ZINC_SRC   := $(sort $(wildcard zinc/*.c zinc/x86/*.c zinc/x86/*.S))
+# The target decides the architecture code (make CC=aarch64-linux-gnu-gcc
+# builds for arm64: zinc/arm64/); a cross build links its tests statically
+# against that architecture's libsodium and OpenSSL, which
+# scripts/install-deps unpacks into CROSS_SYS (see make check-cross).
+TRIPLET    := $(shell $(CC) -dumpmachine)
+ZARCH      := $(patsubst x86_64,x86,$(patsubst aarch64,arm64,$(firstword $(subst -, ,$(TRIPLET)))))
+ZINC_SRC   := $(sort $(wildcard zinc/*.c zinc/$(ZARCH)/*.c zinc/$(ZARCH)/*.S))
+ifneq ($(TRIPLET),$(shell cc -dumpmachine))
+CROSS_SYS  ?= /var/cache/zinctun-cross/$(patsubst arm,armhf,$(ZARCH))
+BASEFLAGS  += -isystem $(CROSS_SYS)/usr/include -isystem $(CROSS_SYS)/usr/include/$(TRIPLET)
+LDLIBS_T   := -static -L$(CROSS_SYS)/usr/lib/$(TRIPLET) $(LDLIBS_T)
+AR         := $(TRIPLET)-ar
+endif
 WG_SRC     := $(sort $(wildcard wg/*.c))
 # testhook.c: test builds only (zinctun-testhooks, below)
 DAEMON_SRC := $(filter-out daemon/testhook.c,$(sort $(wildcard daemon/*.c)))
-UNIT_SRC   := $(sort $(wildcard tests/unit/test_*.c))
+# test_zinc_ARCH.c: that architecture's paths, built for it only
+UNIT_SRC   := $(filter-out $(filter-out tests/unit/test_zinc_$(ZARCH).c,$(wildcard tests/unit/test_zinc_x86.c \
+		tests/unit/test_zinc_arm64.c)),$(sort $(wildcard tests/unit/test_*.c)))
 TOOL_SRC   := $(sort $(wildcard tests/tools/*.c))
 BENCH_SRC  := $(sort $(wildcard bench/*.c))
 GEN_PY     := $(sort $(wildcard tests/gen/*.py))
