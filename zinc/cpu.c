@@ -13,10 +13,15 @@
 #include "cpu.h"
 #include "selftest.h"
 
+#if defined(__aarch64__)
+#include <sys/auxv.h>
+static const char *const level_names[ZINC_LEVEL_COUNT] = {"generic", "neon"};
+#else
 static const char *const level_names[ZINC_LEVEL_COUNT] = {"generic", "ssse3", "avx2", "avx512"};
+#endif
 
 struct cpu_features {
-	bool ssse3, avx2, avx512, avx512_ifma, bmi2_adx;
+	bool ssse3, avx2, avx512, avx512_ifma, bmi2_adx, neon;
 };
 
 #if defined(__x86_64__)
@@ -67,11 +72,17 @@ static void probe(struct cpu_features *f)
 static void probe(struct cpu_features *f)
 {
 	memset(f, 0, sizeof(*f));
+#if defined(__aarch64__)
+	f->neon = getauxval(AT_HWCAP) & (1u << 1); /* HWCAP_ASIMD */
+#endif
 }
 #endif
 
 static enum zinc_level best_level(const struct cpu_features *f)
 {
+#if defined(__aarch64__)
+	return f->neon ? ZINC_LEVEL_NEON : ZINC_LEVEL_GENERIC;
+#else
 	if (f->avx512)
 		return ZINC_LEVEL_AVX512;
 	if (f->avx2)
@@ -79,6 +90,7 @@ static enum zinc_level best_level(const struct cpu_features *f)
 	if (f->ssse3)
 		return ZINC_LEVEL_SSSE3;
 	return ZINC_LEVEL_GENERIC;
+#endif
 }
 
 /* ---- table ----------------------------------------------------------- */
@@ -208,6 +220,8 @@ static void table_init(void)
 	set_generic(&table);
 #if defined(__x86_64__)
 	pick_x86(&table, level, &f);
+#elif defined(__aarch64__)
+	zinc_pick_arm64(&table, level);
 #endif
 	zinc_selftest(&table, selftest_forced_to_fail());
 	for (int l = 0; l <= (int)best; l++)
