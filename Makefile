@@ -268,6 +268,24 @@ bench: deps
 	@$(MAKE) --no-print-directory $(BENCH_BIN)
 	@for b in $(BENCH_BIN); do echo "== $$b"; $$b || exit 1; done
 
+# check-cross: the libraries, the daemon and every unit test built for
+# aarch64, armhf and s390x and run under qemu-user, then the aarch64 daemon
+# under emulation against a native one (scripts/check-cross; ARCHS=...).
+check-cross: deps
+	@MAKEFLAGS= scripts/check-cross
+
+# bench-cross: guest instructions per operation on aarch64 under QEMU, zinc
+# vs OpenSSL vs libsodium (scripts/bench-cross): a count, not a time. The
+# counter is a QEMU plugin built for the host.
+$(BUILD)/insncount.so: bench/cross/insncount.c
+	@mkdir -p $(dir $@)
+	cc -O2 -shared -fPIC $(WARN) $< -o $@
+
+bench-cross: deps
+	@$(MAKE) --no-print-directory CC=aarch64-linux-gnu-gcc BUILD=build-aarch64 \
+	    build-aarch64/insncount.so build-aarch64/bench/cross/ops
+	@BUILD=build-aarch64 scripts/bench-cross
+
 # bench-tunnel: raw veth vs wireguard-go (Debian, current) vs boringtun vs zinctun
 # in two namespaces; builds the peers first (scripts/install-peers)
 # (ROUNDS, SECS, IMPLS, ROWS: see scripts/bench-tunnel; manypeers for ROWS=hs).
@@ -381,7 +399,7 @@ uninstall:
 clean:
 	rm -rf build build-san build-*
 
-.PHONY: all deps gen tests check check-format check-sanitize check-tsan bench bench-tunnel bench-proxy bench-flood bench-handshake bench-scale \
+.PHONY: all deps gen tests check check-cross bench-cross check-format check-sanitize check-tsan bench bench-tunnel bench-proxy bench-flood bench-handshake bench-scale \
 	fuzz demo install install-strip uninstall clean
 .SECONDARY:
 
