@@ -146,6 +146,8 @@ bool zinc_aead_open_neon(uint8_t *dst, const uint8_t *src, size_t src_len, const
 			 size_t ad_len, const uint8_t key[32], const uint8_t nonce[12]);
 void zinc_poly1305_blocks_arm64(struct zinc_poly1305_ctx *ctx, const uint8_t *src, size_t nblocks,
 				uint64_t hibit);
+/* X25519 over four 64-bit limbs (fe64_arm64.S) */
+void zinc_x25519_arm64(uint8_t out[32], const uint8_t scalar[32], const uint8_t point[32]);
 void zinc_pick_arm64(struct zinc_impl *t, enum zinc_level level);
 #endif
 

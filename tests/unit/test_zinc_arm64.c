@@ -87,6 +87,26 @@ static void test_poly1305(void)
 	}
 }
 
+/* Random scalars and points, non-canonical ones (u >= p, bit 255 set)
+ * included. */
+static void test_x25519(void)
+{
+	for (int i = 0; i < 200; i++) {
+		uint8_t s[32], u[32], o1[32], o2[32];
+
+		randombytes_buf(s, sizeof(s));
+		randombytes_buf(u, sizeof(u));
+		if (i % 4 == 1)
+			memset(u, 0xff, sizeof(u));
+		if (i % 4 == 2)
+			u[31] |= 0x80;
+		zinc_curve25519_clamp_secret(s);
+		zinc_x25519_arm64(o1, s, u);
+		zinc_x25519_generic(o2, s, u);
+		CHECK_MEM(o1, o2, 32, "x25519 arm64");
+	}
+}
+
 int main(void)
 {
 	if (sodium_init() < 0)
@@ -96,5 +116,6 @@ int main(void)
 	test_chacha20();
 	test_aead();
 	test_poly1305();
+	test_x25519();
 	return test_finish("test_zinc_arm64");
 }

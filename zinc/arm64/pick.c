@@ -13,5 +13,7 @@ void zinc_pick_arm64(struct zinc_impl *t, enum zinc_level level)
 	t->poly1305_blocks = zinc_poly1305_blocks_arm64;
 	t->chacha20_name = t->aead_name = "neon";
 	t->poly1305_name = "arm64";
+	t->x25519 = zinc_x25519_arm64;
+	t->x25519_name = "arm64";
 }
 #endif
