@@ -88,7 +88,8 @@ bool wg_index_insert_new(struct wg_device *dev, struct wg_index_entry *e)
 			return false;
 		/* read as the wire's little-endian: the same random bytes give
 		 * the same index bytes on every architecture */
-		index = rnd[0] | (uint32_t)rnd[1] << 8 | (uint32_t)rnd[2] << 16 | (uint32_t)rnd[3] << 24;
+		index = rnd[0] | (uint32_t)rnd[1] << 8 | (uint32_t)rnd[2] << 16 |
+			(uint32_t)rnd[3] << 24;
 	} while (find(t, index));
 	e->index = index;
 	e->next = *bucket(t, index);

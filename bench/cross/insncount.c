@@ -42,9 +42,8 @@ static void on_exit(qemu_plugin_id_t id, void *p)
 	qemu_plugin_outs(line);
 }
 
-__attribute__((visibility("default"))) int qemu_plugin_install(qemu_plugin_id_t id,
-							       const struct qemu_info_t *info,
-							       int argc, char **argv)
+__attribute__((visibility("default"))) int
+qemu_plugin_install(qemu_plugin_id_t id, const struct qemu_info_t *info, int argc, char **argv)
 {
 	(void)info;
 	(void)argc;

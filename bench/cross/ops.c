@@ -71,8 +71,8 @@ static void one(const char *op, const char *lib, size_t len)
 			crypto_aead_chacha20poly1305_ietf_encrypt(out, &m, in, len, NULL, 0, NULL,
 								  nonce, key);
 		else
-			(void)!crypto_aead_chacha20poly1305_ietf_decrypt(out, &m, NULL, in, len + 16,
-									 NULL, 0, nonce, key);
+			(void)!crypto_aead_chacha20poly1305_ietf_decrypt(
+			    out, &m, NULL, in, len + 16, NULL, 0, nonce, key);
 	} else {
 		ossl_aead(op[0] == 's', len);
 	}

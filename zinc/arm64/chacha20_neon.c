@@ -31,7 +31,8 @@
 
 static const uint8_t rot8_idx[16] = {3, 0, 1, 2, 7, 4, 5, 6, 11, 8, 9, 10, 15, 12, 13, 14};
 
-#define XOR16(off, k) vst1q_u8(dst + (off), veorq_u8(vld1q_u8(src + (off)), vreinterpretq_u8_u32(k)))
+#define XOR16(off, k)                                                                              \
+	vst1q_u8(dst + (off), veorq_u8(vld1q_u8(src + (off)), vreinterpretq_u8_u32(k)))
 
 /* Words a..d (one lane per block) to 16 bytes at off of each block. */
 #define OUT4(a, b, c, d, off)                                                                      \

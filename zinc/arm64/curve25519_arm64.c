@@ -31,28 +31,28 @@ static void fe_invert(fe64 *r, const fe64 *z)
 {
 	fe64 t0, t1, t2, t3;
 
-	fe_sq_n(&t0, z, 1);		    /* 2 */
-	fe_sq_n(&t1, &t0, 2);		    /* 8 */
-	zinc_fe64_mul(&t1, &t1, z);	    /* 9 */
-	zinc_fe64_mul(&t0, &t0, &t1);	    /* 11 */
-	fe_sq_n(&t2, &t0, 1);		    /* 22 */
-	zinc_fe64_mul(&t1, &t1, &t2);	    /* 2^5 - 1 */
+	fe_sq_n(&t0, z, 1);	      /* 2 */
+	fe_sq_n(&t1, &t0, 2);	      /* 8 */
+	zinc_fe64_mul(&t1, &t1, z);   /* 9 */
+	zinc_fe64_mul(&t0, &t0, &t1); /* 11 */
+	fe_sq_n(&t2, &t0, 1);	      /* 22 */
+	zinc_fe64_mul(&t1, &t1, &t2); /* 2^5 - 1 */
 	fe_sq_n(&t2, &t1, 5);
-	zinc_fe64_mul(&t1, &t2, &t1);	    /* 2^10 - 1 */
+	zinc_fe64_mul(&t1, &t2, &t1); /* 2^10 - 1 */
 	fe_sq_n(&t2, &t1, 10);
-	zinc_fe64_mul(&t2, &t2, &t1);	    /* 2^20 - 1 */
+	zinc_fe64_mul(&t2, &t2, &t1); /* 2^20 - 1 */
 	fe_sq_n(&t3, &t2, 20);
-	zinc_fe64_mul(&t2, &t3, &t2);	    /* 2^40 - 1 */
+	zinc_fe64_mul(&t2, &t3, &t2); /* 2^40 - 1 */
 	fe_sq_n(&t2, &t2, 10);
-	zinc_fe64_mul(&t1, &t2, &t1);	    /* 2^50 - 1 */
+	zinc_fe64_mul(&t1, &t2, &t1); /* 2^50 - 1 */
 	fe_sq_n(&t2, &t1, 50);
-	zinc_fe64_mul(&t2, &t2, &t1);	    /* 2^100 - 1 */
+	zinc_fe64_mul(&t2, &t2, &t1); /* 2^100 - 1 */
 	fe_sq_n(&t3, &t2, 100);
-	zinc_fe64_mul(&t2, &t3, &t2);	    /* 2^200 - 1 */
+	zinc_fe64_mul(&t2, &t3, &t2); /* 2^200 - 1 */
 	fe_sq_n(&t2, &t2, 50);
-	zinc_fe64_mul(&t1, &t2, &t1);	    /* 2^250 - 1 */
-	fe_sq_n(&t1, &t1, 5);		    /* 2^255 - 2^5 */
-	zinc_fe64_mul(r, &t1, &t0);	    /* 2^255 - 21 */
+	zinc_fe64_mul(&t1, &t2, &t1); /* 2^250 - 1 */
+	fe_sq_n(&t1, &t1, 5);	      /* 2^255 - 2^5 */
+	zinc_fe64_mul(r, &t1, &t0);   /* 2^255 - 21 */
 	zinc_memzero(&t0, sizeof(t0));
 	zinc_memzero(&t1, sizeof(t1));
 	zinc_memzero(&t2, sizeof(t2));
