@@ -125,9 +125,21 @@ static int level_by_name(const char *name)
 	return -1;
 }
 
+/* The other architecture's path names are known too: asked for here, they
+ * fall back like a path this CPU lacks (one configuration for both). */
+static bool foreign_name(const char *name)
+{
+#if defined(__aarch64__)
+	return !strcmp(name, "ssse3") || !strcmp(name, "avx2") || !strcmp(name, "avx512");
+#else
+	return !strcmp(name, "neon");
+#endif
+}
+
 bool zinc_impl_name_known(const char *name)
 {
-	return name && (!*name || !strcmp(name, "auto") || level_by_name(name) >= 0);
+	return name &&
+	       (!*name || !strcmp(name, "auto") || level_by_name(name) >= 0 || foreign_name(name));
 }
 
 int zinc_impl_select(const char *name)
@@ -137,6 +149,8 @@ int zinc_impl_select(const char *name)
 	if (atomic_load(&chosen))
 		return -EBUSY;
 	requested = name ? level_by_name(name) : -1;
+	if (name && foreign_name(name))
+		requested = ZINC_LEVEL_COUNT;
 	return 0;
 }
 
