@@ -8,6 +8,7 @@
  * radix 2^26 lanes with their key powers and final fold). The scalar
  * Poly1305 is the portable-C one of zinc/x86/poly1305_x86.h. */
 #if defined(__aarch64__)
+#include <arm_neon.h>
 #include <string.h>
 
 #include <zinc/memzero.h>
@@ -75,14 +76,25 @@ void zinc_aead_seal_neon(uint8_t *dst, const uint8_t *src, size_t len, const uin
 }
 
 /* Zeroes dst unless ok, without a branch on the (secret until returned)
- * verdict. */
+ * verdict; 64 bytes a step in NEON registers. */
 static void wipe_unless(uint8_t *dst, size_t len, bool ok)
 {
 	uint64_t mask = 0 - (uint64_t)ok, w;
+	uint8x16_t m;
 	size_t i;
 
 	__asm__("" : "+r"(mask));
-	for (i = 0; i + 8 <= len; i += 8) {
+	m = vreinterpretq_u8_u64(vdupq_n_u64(mask));
+	for (i = 0; i + 64 <= len; i += 64) {
+		uint8x16x4_t v = vld1q_u8_x4(dst + i);
+
+		v.val[0] = vandq_u8(v.val[0], m);
+		v.val[1] = vandq_u8(v.val[1], m);
+		v.val[2] = vandq_u8(v.val[2], m);
+		v.val[3] = vandq_u8(v.val[3], m);
+		vst1q_u8_x4(dst + i, v);
+	}
+	for (; i + 8 <= len; i += 8) {
 		memcpy(&w, dst + i, 8);
 		w &= mask;
 		memcpy(dst + i, &w, 8);
