@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: MIT
 /* ChaCha20-Poly1305 in one pass on arm64, as on x86 (zinc/x86/
- * chacha20poly1305_x86.c): 256-byte chunks are encrypted with the NEON
- * kernel and authenticated (or authenticated and then decrypted) while
- * still in L1, block 0 (the Poly1305 key) is computed in the same kernel
- * call as the first three data blocks, and Poly1305 is the 64-bit scalar
+ * chacha20poly1305_x86.c): 1 KiB chunks are encrypted with the NEON kernel
+ * and authenticated (or authenticated and then decrypted) while still in
+ * L1, block 0 (the Poly1305 key) is computed in the same kernel call as the
+ * first three data blocks, and Poly1305 is the 64-bit scalar
  * code (mul/umulh: fewer instructions per byte at 1420 bytes than NEON's
  * radix 2^26 lanes with their key powers and final fold). The scalar
  * Poly1305 is the portable-C one of zinc/x86/poly1305_x86.h. */
@@ -16,7 +16,8 @@
 #include "../cpu.h"
 #include "../x86/poly1305_x86.h"
 
-#define CHUNK 256
+#define CHUNK 256 /* the first kernel call: block 0 and three data blocks */
+#define PASS 1024 /* bytes per pass after it */
 /* h0..h2, r0, r1, s1, pad0, pad1: the only fields this file uses */
 #define POLY_WIPE (8 * sizeof(uint64_t))
 
@@ -55,21 +56,36 @@ static void tag_of(struct poly1305_x86 *p, size_t ad_len, size_t len, uint8_t ta
 	poly64_final(p, tag);
 }
 
+/* Authenticates ct from *done up to upto: whole blocks, padded at the end
+ * (upto == len). */
+static void auth_to(struct poly1305_x86 *p, const uint8_t *ct, size_t *done, size_t upto,
+		    size_t len)
+{
+	if (upto == len)
+		poly64_padded(p, ct + *done, upto - *done);
+	else
+		poly64_blocks(p, ct + *done, (upto - *done) / 16);
+	*done = upto;
+}
+
 void zinc_aead_seal_neon(uint8_t *dst, const uint8_t *src, size_t len, const uint8_t *ad,
 			 size_t ad_len, const uint8_t key[32], const uint8_t nonce[12])
 {
 	uint8_t buf[CHUNK];
 	struct poly1305_x86 p;
 	uint32_t st[16];
-	size_t n;
+	size_t off, m, done = 0;
 
 	state_init(st, key, nonce);
-	n = first_chunk(st, &p, buf, src, len, ad, ad_len);
-	memcpy(dst, buf + 64, n);
+	off = first_chunk(st, &p, buf, src, len, ad, ad_len);
+	memcpy(dst, buf + 64, off);
 	zinc_memzero(buf, 64);
-	if (len > n)
-		zinc_chacha20_neon(st, dst + n, src + n, len - n);
-	poly64_padded(&p, dst, len);
+	auth_to(&p, dst, &done, off, len);
+	for (; off < len; off += m) {
+		m = len - off < PASS ? len - off : PASS;
+		zinc_chacha20_neon(st, dst + off, src + off, m);
+		auth_to(&p, dst, &done, off + m, len);
+	}
 	tag_of(&p, ad_len, len, dst + len);
 	zinc_memzero(st, sizeof(st));
 	zinc_memzero(&p, POLY_WIPE);
@@ -103,7 +119,7 @@ static void wipe_unless(uint8_t *dst, size_t len, bool ok)
 		dst[i] &= (uint8_t)mask;
 }
 
-/* The ciphertext is authenticated before any of it is overwritten (dst
+/* Each chunk of ciphertext is authenticated before it is overwritten (dst
  * may be src). */
 bool zinc_aead_open_neon(uint8_t *dst, const uint8_t *src, size_t src_len, const uint8_t *ad,
 			 size_t ad_len, const uint8_t key[32], const uint8_t nonce[12])
@@ -111,21 +127,24 @@ bool zinc_aead_open_neon(uint8_t *dst, const uint8_t *src, size_t src_len, const
 	uint8_t buf[CHUNK], tag[16];
 	struct poly1305_x86 p;
 	uint32_t st[16];
-	size_t len, n;
+	size_t len, off, m, done = 0;
 	bool ok;
 
 	if (src_len < 16)
 		return false;
 	len = src_len - 16;
 	state_init(st, key, nonce);
-	n = first_chunk(st, &p, buf, src, len, ad, ad_len);
-	poly64_padded(&p, src, len);
+	off = first_chunk(st, &p, buf, src, len, ad, ad_len);
+	auth_to(&p, src, &done, off, len);
+	memcpy(dst, buf + 64, off);
+	zinc_memzero(buf, sizeof(buf));
+	for (; off < len; off += m) {
+		m = len - off < PASS ? len - off : PASS;
+		auth_to(&p, src, &done, off + m, len);
+		zinc_chacha20_neon(st, dst + off, src + off, m);
+	}
 	tag_of(&p, ad_len, len, tag);
 	ok = zinc_memeq(tag, src + len, 16);
-	memcpy(dst, buf + 64, n);
-	zinc_memzero(buf, sizeof(buf));
-	if (len > n)
-		zinc_chacha20_neon(st, dst + n, src + n, len - n);
 	wipe_unless(dst, len, ok);
 	zinc_memzero(st, sizeof(st));
 	zinc_memzero(&p, POLY_WIPE);
