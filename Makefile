@@ -33,11 +33,25 @@ ifeq ($(findstring -fsanitize,$(EXTRA_CFLAGS)),)
 DAEMON_LDFLAGS ?= -static
 endif
 
-ZINC_SRC   := $(sort $(wildcard zinc/*.c zinc/x86/*.c zinc/x86/*.S))
+# The target decides the architecture code (make CC=aarch64-linux-gnu-gcc
+# builds for arm64: zinc/arm64/); a cross build links its tests statically
+# against that architecture's libsodium and OpenSSL, which
+# scripts/install-deps unpacks into CROSS_SYS (see make check-cross).
+TRIPLET    := $(shell $(CC) -dumpmachine)
+ZARCH      := $(patsubst x86_64,x86,$(patsubst aarch64,arm64,$(firstword $(subst -, ,$(TRIPLET)))))
+ZINC_SRC   := $(sort $(wildcard zinc/*.c zinc/$(ZARCH)/*.c zinc/$(ZARCH)/*.S))
+ifneq ($(TRIPLET),$(shell cc -dumpmachine))
+CROSS_SYS  ?= /var/cache/zinctun-cross/$(patsubst arm,armhf,$(ZARCH))
+BASEFLAGS  += -isystem $(CROSS_SYS)/usr/include -isystem $(CROSS_SYS)/usr/include/$(TRIPLET)
+LDLIBS_T   := -static -L$(CROSS_SYS)/usr/lib/$(TRIPLET) $(LDLIBS_T)
+AR         := $(TRIPLET)-ar
+endif
 WG_SRC     := $(sort $(wildcard wg/*.c))
 # testhook.c: test builds only (zinctun-testhooks, below)
 DAEMON_SRC := $(filter-out daemon/testhook.c,$(sort $(wildcard daemon/*.c)))
-UNIT_SRC   := $(sort $(wildcard tests/unit/test_*.c))
+# test_zinc_ARCH.c: that architecture's paths, built for it only
+UNIT_SRC   := $(filter-out $(filter-out tests/unit/test_zinc_$(ZARCH).c,$(wildcard tests/unit/test_zinc_x86.c \
+		tests/unit/test_zinc_arm64.c)),$(sort $(wildcard tests/unit/test_*.c)))
 TOOL_SRC   := $(sort $(wildcard tests/tools/*.c))
 BENCH_SRC  := $(sort $(wildcard bench/*.c))
 GEN_PY     := $(sort $(wildcard tests/gen/*.py))
@@ -254,6 +268,24 @@ bench: deps
 	@$(MAKE) --no-print-directory $(BENCH_BIN)
 	@for b in $(BENCH_BIN); do echo "== $$b"; $$b || exit 1; done
 
+# check-cross: the libraries, the daemon and every unit test built for
+# aarch64, armhf and s390x and run under qemu-user, then the aarch64 daemon
+# under emulation against a native one (scripts/check-cross; ARCHS=...).
+check-cross: deps
+	@MAKEFLAGS= scripts/check-cross
+
+# bench-cross: guest instructions per operation on aarch64 under QEMU, zinc
+# vs OpenSSL vs libsodium (scripts/bench-cross): a count, not a time. The
+# counter is a QEMU plugin built for the host.
+$(BUILD)/insncount.so: bench/cross/insncount.c
+	@mkdir -p $(dir $@)
+	cc -O2 -shared -fPIC $(WARN) $< -o $@
+
+bench-cross: deps
+	@$(MAKE) --no-print-directory CC=aarch64-linux-gnu-gcc BUILD=build-aarch64 \
+	    build-aarch64/insncount.so build-aarch64/bench/cross/ops
+	@BUILD=build-aarch64 scripts/bench-cross
+
 # bench-tunnel: raw veth vs wireguard-go (Debian, current) vs boringtun vs GotaTun vs zinctun
 # in two namespaces; builds the peers first (scripts/install-peers)
 # (ROUNDS, SECS, IMPLS, ROWS: see scripts/bench-tunnel; manypeers for ROWS=hs).
@@ -375,7 +407,7 @@ uninstall:
 clean:
 	rm -rf build build-san build-*
 
-.PHONY: all deps gen tests check check-format check-sanitize check-tsan bench bench-tunnel bench-proxy bench-flood bench-handshake bench-scale \
+.PHONY: all deps gen tests check check-cross bench-cross check-format check-sanitize check-tsan bench bench-tunnel bench-proxy bench-flood bench-handshake bench-scale \
 	fuzz demo install install-strip uninstall clean
 .SECONDARY:
 

@@ -32,6 +32,11 @@
 #define ZT_AUDIT_ARCH AUDIT_ARCH_X86_64
 #elif defined(__aarch64__)
 #define ZT_AUDIT_ARCH AUDIT_ARCH_AARCH64
+#else
+/* No filter where its syscall list was never run (make check-cross builds
+ * armhf and s390x): the lists below stay unused there. */
+#pragma GCC diagnostic ignored "-Wunused-function"
+#pragma GCC diagnostic ignored "-Wunused-const-variable"
 #endif
 
 static int __attribute__((format(printf, 3, 4)))
@@ -243,7 +248,9 @@ static const uint32_t allowed_syscalls[] = {
     __NR_close,
     __NR_lseek,
     __NR_fstat,
+#ifdef __NR_newfstatat /* (32-bit ARM: fstatat64, mmap2; no filter there) */
     __NR_newfstatat,
+#endif
     __NR_fcntl,
     __NR_dup,
     __NR_dup3,
@@ -259,7 +266,9 @@ static const uint32_t allowed_syscalls[] = {
      * answered with sendto, and the config socket is already listening) */
     __NR_bind,
     __NR_listen,
+#ifdef __NR_accept /* not on s390x: accept4 only */
     __NR_accept,
+#endif
     __NR_accept4,
     __NR_shutdown,
     __NR_setsockopt,
@@ -294,8 +303,10 @@ static const uint32_t allowed_syscalls[] = {
     __NR_uname,
     __NR_capget,
     /* memory */
-    __NR_mmap,
     __NR_munmap,
+#ifdef __NR_mmap
+    __NR_mmap,
+#endif
     __NR_mprotect,
     __NR_mremap,
     __NR_brk,
@@ -566,6 +577,10 @@ int zt_sandbox_drop(const struct zt_sandbox_config *cfg, char *err, size_t errle
 	uid_t uid;
 	gid_t gid;
 
+#ifdef ZINCTUN_TEST_HOOKS
+	/* qemu-user runs a thread of its own (test_e2e_cross_arm64) */
+	threads -= zt_testhook_emulator_threads();
+#endif
 	if (threads != 1)
 		return fail(err, errlen, "sandbox must be entered before any thread starts (%d)",
 			    threads);

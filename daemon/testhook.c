@@ -478,4 +478,11 @@ void zt_testhook_arm(void)
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGUSR2, &sa, NULL);
 }
+
+int zt_testhook_emulator_threads(void)
+{
+	const char *q = getenv("ZINCTUN_TEST_QEMU_USER");
+
+	return q && !strcmp(q, "1");
+}
 #endif

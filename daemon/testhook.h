@@ -18,6 +18,10 @@
  * paths, and an AF_UNIX socket made while that is still allowed, so that
  * connect() itself is tried later. */
 void zt_testhook_arm(void);
+/* 1 with ZINCTUN_TEST_QEMU_USER=1 (the daemon under qemu-user, which runs
+ * a thread of its own: test_e2e_cross_arm64), else 0: the threads
+ * zt_sandbox_drop() leaves out of its single-thread check. */
+int zt_testhook_emulator_threads(void);
 #endif
 
 #endif

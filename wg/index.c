@@ -77,14 +77,19 @@ void wg_index_remove(struct wg_index_table *t, struct wg_index_entry *e)
 bool wg_index_insert_new(struct wg_device *dev, struct wg_index_entry *e)
 {
 	struct wg_index_table *t = &dev->index;
+	uint8_t rnd[4];
 	uint32_t index;
 
 	wg_index_remove(t, e);
 	if (t->count >= t->mask + 1)
 		grow(t);
 	do {
-		if (!wg_device_random(dev, &index, sizeof(index)))
+		if (!wg_device_random(dev, rnd, sizeof(rnd)))
 			return false;
+		/* read as the wire's little-endian: the same random bytes give
+		 * the same index bytes on every architecture */
+		index = rnd[0] | (uint32_t)rnd[1] << 8 | (uint32_t)rnd[2] << 16 |
+			(uint32_t)rnd[3] << 24;
 	} while (find(t, index));
 	e->index = index;
 	e->next = *bucket(t, index);

@@ -14,10 +14,15 @@
 #include "measure.h"
 #include "selftest.h"
 
+#if defined(__aarch64__)
+#include <sys/auxv.h>
+static const char *const level_names[ZINC_LEVEL_COUNT] = {"generic", "neon"};
+#else
 static const char *const level_names[ZINC_LEVEL_COUNT] = {"generic", "ssse3", "avx2", "avx512"};
+#endif
 
 struct cpu_features {
-	bool ssse3, avx2, avx512, avx512_ifma, bmi2_adx;
+	bool ssse3, avx2, avx512, avx512_ifma, bmi2_adx, neon;
 };
 
 #if defined(__x86_64__)
@@ -68,11 +73,17 @@ static void probe(struct cpu_features *f)
 static void probe(struct cpu_features *f)
 {
 	memset(f, 0, sizeof(*f));
+#if defined(__aarch64__)
+	f->neon = getauxval(AT_HWCAP) & (1u << 1); /* HWCAP_ASIMD */
+#endif
 }
 #endif
 
 static enum zinc_level best_level(const struct cpu_features *f)
 {
+#if defined(__aarch64__)
+	return f->neon ? ZINC_LEVEL_NEON : ZINC_LEVEL_GENERIC;
+#else
 	if (f->avx512)
 		return ZINC_LEVEL_AVX512;
 	if (f->avx2)
@@ -80,6 +91,7 @@ static enum zinc_level best_level(const struct cpu_features *f)
 	if (f->ssse3)
 		return ZINC_LEVEL_SSSE3;
 	return ZINC_LEVEL_GENERIC;
+#endif
 }
 
 /* ---- table ----------------------------------------------------------- */
@@ -118,9 +130,21 @@ static int level_by_name(const char *name)
 	return -1;
 }
 
+/* The other architecture's path names are known too: asked for here, they
+ * fall back like a path this CPU lacks (one configuration for both). */
+static bool foreign_name(const char *name)
+{
+#if defined(__aarch64__)
+	return !strcmp(name, "ssse3") || !strcmp(name, "avx2") || !strcmp(name, "avx512");
+#else
+	return !strcmp(name, "neon");
+#endif
+}
+
 bool zinc_impl_name_known(const char *name)
 {
-	return name && (!*name || !strcmp(name, "auto") || level_by_name(name) >= 0);
+	return name &&
+	       (!*name || !strcmp(name, "auto") || level_by_name(name) >= 0 || foreign_name(name));
 }
 
 int zinc_impl_select(const char *name)
@@ -130,6 +154,8 @@ int zinc_impl_select(const char *name)
 	if (atomic_load(&chosen))
 		return -EBUSY;
 	requested = name ? level_by_name(name) : -1;
+	if (name && foreign_name(name))
+		requested = ZINC_LEVEL_COUNT;
 	return 0;
 }
 
@@ -215,6 +241,9 @@ static void choose(enum zinc_level level, const struct cpu_features *f, bool for
 		set_generic(&cand[l]);
 #if defined(__x86_64__)
 		pick_x86(&cand[l], (enum zinc_level)l, f);
+#elif defined(__aarch64__)
+		(void)f;
+		zinc_pick_arm64(&cand[l], (enum zinc_level)l);
 #else
 		(void)f;
 #endif

@@ -32,9 +32,13 @@
 
 enum zinc_level {
 	ZINC_LEVEL_GENERIC,
+#if defined(__aarch64__)
+	ZINC_LEVEL_NEON, /* zinc/arm64/, with Advanced SIMD (HWCAP_ASIMD) */
+#else
 	ZINC_LEVEL_SSSE3,
 	ZINC_LEVEL_AVX2,
 	ZINC_LEVEL_AVX512,
+#endif
 	ZINC_LEVEL_COUNT,
 };
 
@@ -148,6 +152,21 @@ void zinc_x25519_bmi2_adx(uint8_t out[32], const uint8_t scalar[32], const uint8
 void zinc_x25519_base_bmi2_adx(uint8_t out[32], const uint8_t scalar[32]);
 void zinc_x25519_x8_ifma(uint8_t out[8][32], const uint8_t scalar[8][32],
 			 const uint8_t point[8][32]);
+#endif
+
+#if defined(__aarch64__)
+/* zinc/arm64/: NEON ChaCha20 and the AEAD on it with 64-bit scalar
+ * Poly1305; the streaming Poly1305 on the same scalar code. */
+void zinc_chacha20_neon(uint32_t state[16], uint8_t *dst, const uint8_t *src, size_t len);
+void zinc_aead_seal_neon(uint8_t *dst, const uint8_t *src, size_t len, const uint8_t *ad,
+			 size_t ad_len, const uint8_t key[32], const uint8_t nonce[12]);
+bool zinc_aead_open_neon(uint8_t *dst, const uint8_t *src, size_t src_len, const uint8_t *ad,
+			 size_t ad_len, const uint8_t key[32], const uint8_t nonce[12]);
+void zinc_poly1305_blocks_arm64(struct zinc_poly1305_ctx *ctx, const uint8_t *src, size_t nblocks,
+				uint64_t hibit);
+/* X25519 over four 64-bit limbs (fe64_arm64.S) */
+void zinc_x25519_arm64(uint8_t out[32], const uint8_t scalar[32], const uint8_t point[32]);
+void zinc_pick_arm64(struct zinc_impl *t, enum zinc_level level);
 #endif
 
 #endif

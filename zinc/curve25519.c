@@ -16,6 +16,7 @@
 /* Fewest items a batch gives the eight-lane kernel (fewer: one by one). */
 #define ZINC_X25519_X8_MIN 3
 
+#if defined(__SIZEOF_INT128__) /* else fe25519_32.h */
 typedef unsigned __int128 u128;
 
 /* Little-endian limbs: value = sum v[i] * 2^(51 i). Limbs may exceed 51 bits
@@ -184,6 +185,10 @@ static void fe_sq(fe *h, const fe *f)
 	fe_reduce128(h, r0, r1, r2, r3, r4);
 }
 
+#else
+#include "fe25519_32.h"
+#endif
+
 static void fe_sq_n(fe *h, const fe *f, int n)
 {
 	fe_sq(h, f);
@@ -191,6 +196,7 @@ static void fe_sq_n(fe *h, const fe *f, int n)
 		fe_sq(h, h);
 }
 
+#if defined(__SIZEOF_INT128__)
 /* h = f * 121665, the ladder's (A - 2) / 4. */
 static void fe_mul_a24(fe *h, const fe *f)
 {
@@ -200,6 +206,7 @@ static void fe_mul_a24(fe *h, const fe *f)
 		r[i] = (u128)f->v[i] * 121665;
 	fe_reduce128(h, r[0], r[1], r[2], r[3], r[4]);
 }
+#endif
 
 /* h = z^(p - 2) = 1 / z; the exponent 2^255 - 21 is public, so is the chain. */
 static void fe_invert(fe *out, const fe *z)
@@ -240,7 +247,7 @@ static inline void fe_cswap(fe *f, fe *g, uint64_t swap)
 {
 	const uint64_t mask = 0 - swap;
 
-	for (int i = 0; i < 5; i++) {
+	for (size_t i = 0; i < sizeof(f->v) / sizeof(f->v[0]); i++) {
 		const uint64_t t = mask & (f->v[i] ^ g->v[i]);
 
 		f->v[i] ^= t;

@@ -10,8 +10,6 @@
 
 #include "cpu.h"
 
-typedef unsigned __int128 u128;
-
 #define MASK44 0xfffffffffffULL
 #define MASK42 0x3ffffffffffULL
 
@@ -29,6 +27,9 @@ static inline void store_le64(uint8_t *p, uint64_t v)
 	for (int i = 0; i < 8; i++)
 		p[i] = (uint8_t)(v >> (8 * i));
 }
+
+#if defined(__SIZEOF_INT128__) /* else poly1305_32.c */
+typedef unsigned __int128 u128;
 
 /* h = (h + m) * r mod 2^130 - 5 for each 16-byte block; hibit is 2^128
  * expressed in limb 2 (1 << 40) for full blocks, 0 for the padded last one. */
@@ -73,6 +74,7 @@ void zinc_poly1305_blocks_generic(struct zinc_poly1305_ctx *ctx, const uint8_t *
 	ctx->h[1] = h1;
 	ctx->h[2] = h2;
 }
+#endif
 
 /* The one dispatch point: the entry zinc_impl() chose for this CPU (the
  * portable one above is zinc_poly1305_blocks_generic in zinc/cpu.h). */
@@ -132,8 +134,7 @@ void zinc_poly1305_update(struct zinc_poly1305_ctx *ctx, const uint8_t *src, siz
 
 void zinc_poly1305_final(struct zinc_poly1305_ctx *ctx, uint8_t mac[16])
 {
-	uint64_t h0, h1, h2, g0, g1, g2, c, mask;
-	u128 f;
+	uint64_t h0, h1, h2, g0, g1, g2, c, mask, f;
 
 	if (ctx->num) {
 		/* The last partial block carries its 2^(8*num) bit as a 0x01 byte. */
@@ -180,10 +181,11 @@ void zinc_poly1305_final(struct zinc_poly1305_ctx *ctx, uint8_t mac[16])
 	h2 = (h2 & ~mask) | (g2 & mask);
 
 	/* tag = (h + s) mod 2^128 */
-	f = (u128)(h0 | (h1 << 44)) + ctx->s[0];
-	store_le64(mac, (uint64_t)f);
-	f = (u128)((h1 >> 20) | (h2 << 24)) + ctx->s[1] + (uint64_t)(f >> 64);
-	store_le64(mac + 8, (uint64_t)f);
+	f = (h0 | (h1 << 44)) + ctx->s[0];
+	store_le64(mac, f);
+	c = f < ctx->s[0]; /* the carry, without a 128-bit type (32-bit targets) */
+	f = ((h1 >> 20) | (h2 << 24)) + ctx->s[1] + c;
+	store_le64(mac + 8, f);
 
 	zinc_memzero(ctx, sizeof(*ctx));
 }

@@ -102,6 +102,10 @@ start_daemon() {
 	zinctun) bin=$ZINCTUN ;;
 	# the daemon with the test builds' hooks (RNG seams, escape attempts)
 	zinctun-testhooks) bin=$(realpath -m "$BUILD/zinctun-testhooks") ;;
+	# the arm64 test build under emulation (test_e2e_cross_arm64)
+	zinctun-aarch64)
+		bin=$(realpath -m "${BUILD_AARCH64:-build-aarch64}/zinctun-testhooks")
+		set -- "$@" ZINCTUN_TEST_QEMU_USER=1 qemu-aarch64 ;;
 	wireguard-go) bin=$WGGO ;;
 	wireguard-go-current | boringtun | gotatun)
 		need_peer "$impl" || fail "$impl: $PEER_SKIP"

@@ -65,7 +65,11 @@ static bool stuck_random(void *ctx, void *buf, size_t len)
 	static const uint32_t seq[] = {7, 7, 7, 7, 9, 7, 9, 9, 11};
 	if (len == 4) {
 		uint32_t v = seq[stuck_calls++ % (sizeof(seq) / sizeof(seq[0]))];
-		memcpy(buf, &v, 4);
+		uint8_t *b = buf;
+
+		/* the engine reads a new index as little-endian (wg/index.c) */
+		for (int i = 0; i < 4; i++)
+			b[i] = (uint8_t)(v >> (8 * i));
 		return true;
 	}
 	return h_random(ctx, buf, len);

@@ -1,3 +1,4 @@
+// qemu-user: skip (bounds a parse time in milliseconds; emulation is ~10x slower)
 // SPDX-License-Identifier: MIT
 /* HTTP proxy request heads (proxy/http_proto.c): CONNECT and absolute-form
  * requests, the rewritten head, Basic authentication and the limits. */

@@ -1,3 +1,4 @@
+// qemu-user: skip (the emulator runs threads of its own and does not apply a guest seccomp filter)
 /* daemon/sandbox.c: each case runs in a forked child that enters the
  * sandbox and reports its failed checks through its exit status. Forbidden
  * calls are chosen so that they would succeed (or fail differently) without

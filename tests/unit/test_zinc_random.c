@@ -1,3 +1,4 @@
+// qemu-user: skip (re-executes /proc/self/exe, which needs binfmt_misc under emulation)
 // SPDX-License-Identifier: MIT
 /* zinc_rng_is_initialized / zinc_get_random_bytes and the unseeded test seam,
  * both the function and the ZINC_RNG_UNSEEDED=1 environment variable (checked

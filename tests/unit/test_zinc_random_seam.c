@@ -1,3 +1,4 @@
+// qemu-user: skip (re-executes /proc/self/exe, which needs binfmt_misc under emulation)
 // SPDX-License-Identifier: MIT
 /* The file seam of zinc/random.c: with ZINC_RNG_UNSEEDED_FILE=PATH set when
  * the process starts, the RNG looks unseeded exactly while PATH exists, in
