@@ -1,5 +1,5 @@
 #!/bin/sh
-# sanitize: skip  (zinctun's code paths here are those the wireguard-go and boringtun interop tests run under ASan; the guest's boot and emulated traffic cost ~20 s a run)
+# sanitize: skip  (zinctun's code paths here are those the wireguard-go and boringtun interop tests run under ASan, the ECN code in test_e2e_ecn; the guest's boot and emulated traffic cost ~40 s a run)
 # tsan: skip  (likewise: the same daemon threads as test_e2e_interop under TSan)
 # zinctun <-> the Linux kernel's WireGuard module (Debian 12's kernel in a
 # qemu guest: lib_kvm.sh). zinctun initiates over an IPv4 underlay, then
@@ -103,24 +103,21 @@ to_guest() {
 	local addr=$1 n from
 	shift
 	n=$# from=$(wc -l <"$T/cap")
-	kvm_run "tcpdump -Z root -i wg0 -nv -c $n udp port 9 >/tmp/inner 2>&1 &" >/dev/null
-	for _ in $(seq 1 50); do
-		kvm_run "grep -q listening /tmp/inner" && break
-		sleep 0.1
-	done
+	kvm_run "tcpdump -Z root -i wg0 -nv -c $n udp port 9 >/tmp/inner 2>&1 & $(guest_wait listening)" ||
+		fail "guest: tcpdump did not start"
 	ip netns exec "$N1" python3 "$PROBE" send "$addr" 9 "$(printf '0x%s\n' "$@" | paste -sd,)" 1
-	for _ in $(seq 1 50); do
-		kvm_run "grep -q 'packets captured' /tmp/inner" && break
-		sleep 0.1
-	done
-	kvm_run "cat /tmp/inner" | ds_of >"$T/inner"
+	kvm_run "$(guest_wait 'packets captured'); cat /tmp/inner" | ds_of >"$T/inner"
 	outer_since "$from" "$P1" "$T/outer" "$n"
+}
+# guest_wait TEXT: a guest command line waiting (5 s at most) for TEXT in /tmp/inner
+guest_wait() {
+	echo "for i in \$(seq 50); do grep -q '$1' /tmp/inner && break; sleep 0.1; done; grep -q '$1' /tmp/inner"
 }
 # from_guest ADDR TOS...: a ping per TOS from the guest (ping -Q, the i-th
 # 16 bytes longer); zinctun's TUN delivers them: "LEN DS" in $T/inner,
 # their data messages in $T/outer
 from_guest() {
-	local addr=$1 n from tos s=56
+	local addr=$1 n from tos s=56 cmd=
 	shift
 	n=$# from=$(wc -l <"$T/cap")
 	: >"$T/td"
@@ -129,10 +126,10 @@ from_guest() {
 	PIDS="$PIDS $!"
 	wait_in "$T/td" listening || fail "tcpdump on $I1 did not start"
 	for tos; do
-		kvm_run "ping -Q 0x$tos -s $s -c 1 -W 2 $addr" >/dev/null ||
-			fail "guest: ping -Q 0x$tos $addr"
+		cmd="${cmd:+$cmd && }ping -Q 0x$tos -s $s -c 1 -W 2 $addr"
 		s=$((s + 16))
 	done
+	kvm_run "$cmd" >"$T/ping.out" || { cat "$T/ping.out"; fail "guest: pings with -Q to $addr"; }
 	wait_in "$T/td" "packets captured" 50
 	ds_of <"$T/td" >"$T/inner"
 	outer_since "$from" "$G" "$T/outer" "$n"
