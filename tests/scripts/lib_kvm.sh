@@ -43,9 +43,8 @@
 # and an outer CE on zinctun's datagrams: ip netns exec "$N1" iptables -t
 # mangle -A POSTROUTING -o "$KVM_TAP" -p udp -j TOS --set-tos 0x03/0x03.
 # Without a capture, the guest's /proc/net/dev_snmp6/wg0 counts inner IPv6
-# packets by ECN (Ip6InECT0Pkts, Ip6InCEPkts, ...). (Seen with this: the
-# module carries ECT(0)/ECT(1) to the outer header and an outer CE into an
-# ECT inner packet; zinctun today sends tos 0 outside.)
+# packets by ECN (Ip6InECT0Pkts, Ip6InCEPkts, ...). test_e2e_kernel_interop
+# does this, both ways.
 # qemu runs with KVM when /dev/kvm works, else with TCG (emulated: boot in
 # seconds, slow traffic: keep transfers short).
 
