@@ -131,7 +131,7 @@ static inline void h_side_init(struct h_side *s, struct h_clock *clock, uint64_t
 			       const char *udp_ip, uint16_t port, uint8_t tun_last)
 {
 	struct wg_env env = {h_now, h_wall, h_random, h_rng_ready, s};
-	struct wg_io io = {h_send, h_deliver, s, h_event};
+	struct wg_io io = {h_send, h_deliver, s, h_event, NULL};
 
 	memset(s, 0, sizeof(*s));
 	s->clock = clock;
