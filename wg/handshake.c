@@ -151,8 +151,10 @@ void wg_device_prepare_handshake(struct wg_device *dev, const struct wg_endpoint
  * its DH(e, re), DH(e, rs), so that complete has only hashing left; a
  * response its DH(e, re), DH(s, re); ours wg/initiation.c's three. */
 
-static const size_t INI_EPH = offsetof(struct wg_message_handshake_initiation, unencrypted_ephemeral);
-static const size_t RESP_EPH = offsetof(struct wg_message_handshake_response, unencrypted_ephemeral);
+static const size_t INI_EPH =
+    offsetof(struct wg_message_handshake_initiation, unencrypted_ephemeral);
+static const size_t RESP_EPH =
+    offsetof(struct wg_message_handshake_response, unencrypted_ephemeral);
 
 /* The cookie reply, when mac1 shows the sender knows our public key. */
 static bool consume_cookie(const struct wg_device *dev, struct wg_handshake_job *job)

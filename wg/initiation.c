@@ -58,8 +58,8 @@ static bool prepare_one(struct wg_device *dev, struct wg_peer *peer, struct wg_h
 	return true;
 }
 
-size_t wg_initiation_dh_ops(struct wg_handshake_job_state *s, uint8_t **out,
-			    const uint8_t **secret, const uint8_t **point)
+size_t wg_initiation_dh_ops(struct wg_handshake_job_state *s, uint8_t **out, const uint8_t **secret,
+			    const uint8_t **point)
 {
 	if (s->stage != INIT_DH)
 		return 0;

@@ -20,8 +20,8 @@ void wg_initiation_request(struct wg_device *dev, struct wg_peer *peer, bool ear
 /* Consume, for the batch (handshake.c): the X25519 operations a job of
  * ours needs (out, secret, point: WG_DH_PER_JOB each; 0: none), then the
  * message from their results. No lock. */
-size_t wg_initiation_dh_ops(struct wg_handshake_job_state *s, uint8_t **out,
-			    const uint8_t **secret, const uint8_t **point);
+size_t wg_initiation_dh_ops(struct wg_handshake_job_state *s, uint8_t **out, const uint8_t **secret,
+			    const uint8_t **point);
 void wg_initiation_dh_done(struct wg_handshake_job_state *s);
 /* Under the lock: refused (WG_ERR_DROPPED, nothing to send) when the peer
  * was removed or lost its endpoint, or the private key changed, since

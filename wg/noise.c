@@ -176,9 +176,8 @@ bool wg_noise_core_read_msg1_static_dh(struct wg_noise_core *st, const uint8_t *
 	bool ok;
 
 	mix_ephemeral(st, in);
-	ok = mix_shared(st, key, es) &&
-	     decrypt_and_hash(st, rs_out, in + WG_PUBLIC_KEY_LEN,
-			      WG_ENCRYPTED_LEN(WG_PUBLIC_KEY_LEN), key);
+	ok = mix_shared(st, key, es) && decrypt_and_hash(st, rs_out, in + WG_PUBLIC_KEY_LEN,
+							 WG_ENCRYPTED_LEN(WG_PUBLIC_KEY_LEN), key);
 	zinc_memzero(key, sizeof(key));
 	return ok;
 }
@@ -259,7 +258,8 @@ bool wg_noise_core_write_msg2(struct wg_noise_core *st, uint8_t *out,
 }
 
 bool wg_noise_core_read_msg2_dh(struct wg_noise_core *st, const uint8_t *in, size_t in_len,
-				const uint8_t ee[WG_PUBLIC_KEY_LEN], const uint8_t se[WG_PUBLIC_KEY_LEN],
+				const uint8_t ee[WG_PUBLIC_KEY_LEN],
+				const uint8_t se[WG_PUBLIC_KEY_LEN],
 				const uint8_t psk[WG_SYMMETRIC_KEY_LEN], uint8_t *payload_out)
 {
 	uint8_t key[WG_SYMMETRIC_KEY_LEN];

@@ -83,7 +83,8 @@ bool wg_noise_core_read_msg2(struct wg_noise_core *st, const uint8_t *in, size_t
 			     const uint8_t psk[WG_SYMMETRIC_KEY_LEN], uint8_t *payload_out);
 /* The same from ee = DH(e_priv, re) and se = DH(s_priv, re), re = in's first 32 bytes. */
 bool wg_noise_core_read_msg2_dh(struct wg_noise_core *st, const uint8_t *in, size_t in_len,
-				const uint8_t ee[WG_PUBLIC_KEY_LEN], const uint8_t se[WG_PUBLIC_KEY_LEN],
+				const uint8_t ee[WG_PUBLIC_KEY_LEN],
+				const uint8_t se[WG_PUBLIC_KEY_LEN],
 				const uint8_t psk[WG_SYMMETRIC_KEY_LEN], uint8_t *payload_out);
 /* Transport keys: (initiator's sending key, responder's sending key). Wipes st. */
 void wg_noise_core_split(struct wg_noise_core *st, uint8_t k_init_send[WG_SYMMETRIC_KEY_LEN],
