@@ -284,6 +284,13 @@ bench-scale: deps
 	@$(MAKE) --no-print-directory all tests
 	@MAKEFLAGS= BUILD=$(BUILD) scripts/bench-scale
 
+# bench-hub: a hub initiating to 20,000 peers at once while ping runs to an
+# established one, beside main's build (HUB_PEERS, SECS, BEFORE: see
+# scripts/bench-hub).
+bench-hub: deps
+	@$(MAKE) --no-print-directory all
+	@MAKEFLAGS= BUILD=$(BUILD) scripts/bench-hub
+
 # check-tsan: the daemon built with ThreadSanitizer (build-tsan) through every
 # end-to-end script test (tests/scripts/test_e2e_*; test_engine_interop runs
 # no daemon). SANITIZE=thread tells the scripts (reduced flood) and leaves out
@@ -371,7 +378,7 @@ uninstall:
 clean:
 	rm -rf build build-san build-*
 
-.PHONY: all deps gen tests check check-format check-sanitize check-tsan bench bench-tunnel bench-proxy bench-flood bench-handshake bench-scale \
+.PHONY: all deps gen tests check check-format check-sanitize check-tsan bench bench-tunnel bench-proxy bench-flood bench-handshake bench-scale bench-hub \
 	fuzz demo install install-strip uninstall clean
 .SECONDARY:
 
