@@ -55,6 +55,8 @@ enum prim {
 	P_POLY1305,
 	P_BLAKE2S,
 	P_X25519,
+	P_X25519_BASE,
+	P_X25519_BATCH,
 	P_COUNT,
 };
 
@@ -66,6 +68,8 @@ static const char *const prim_name[P_COUNT] = {
     "Poly1305",
     "BLAKE2s-256",
     "X25519 (per op)",
+    "X25519 public key",
+    "X25519 batch of 8, /op",
 };
 
 static const size_t sizes[] = {64, 576, 1420, 16384};
@@ -73,6 +77,7 @@ static const size_t sizes[] = {64, 576, 1420, 16384};
 #define MAXLEN 16384
 #define TRIALS 101
 #define TRIAL_TICKS 600000u
+#define BATCH 8 /* X25519 batch row: eight independent operations per call */
 
 enum lib { L_ZINC, L_OPENSSL, L_SODIUM, L_COUNT };
 
@@ -119,6 +124,21 @@ static void zinc_op(struct ctx *c)
 	case P_X25519:
 		c->failures += !zinc_curve25519(c->out, c->key, c->point);
 		break;
+	case P_X25519_BASE:
+		c->failures += !zinc_curve25519_generate_public(c->out, c->key);
+		break;
+	case P_X25519_BATCH: {
+		uint8_t *out[BATCH];
+		const uint8_t *sec[BATCH], *pt[BATCH];
+
+		for (int i = 0; i < BATCH; i++) {
+			out[i] = c->out + 32 * i;
+			sec[i] = c->key;
+			pt[i] = c->point;
+		}
+		c->failures += zinc_curve25519_batch(BATCH, out, sec, pt, NULL) != BATCH;
+		break;
+	}
 	default:
 		break;
 	}
@@ -168,8 +188,17 @@ static void ossl_op(struct ctx *c)
 			       EVP_DigestFinal_ex(c->ossl_md, c->out, NULL) != 1;
 		break;
 	case P_X25519:
+	case P_X25519_BATCH: /* no batch API: its single operation */
 		c->failures += EVP_PKEY_derive(c->ossl_x25519, c->out, &sz) != 1;
 		break;
+	case P_X25519_BASE: {
+		/* OpenSSL computes the public key as it takes the private one */
+		EVP_PKEY *k = EVP_PKEY_new_raw_private_key(EVP_PKEY_X25519, NULL, c->key, 32);
+
+		c->failures += !k || EVP_PKEY_get_raw_public_key(k, c->out, &sz) != 1;
+		EVP_PKEY_free(k);
+		break;
+	}
 	default:
 		break;
 	}
@@ -207,7 +236,11 @@ static void sodium_op(struct ctx *c)
 		crypto_onetimeauth_poly1305(c->out, c->in, c->len, c->key);
 		break;
 	case P_X25519:
+	case P_X25519_BATCH: /* no batch API: its single operation */
 		c->failures += crypto_scalarmult(c->out, c->key, c->point) != 0;
+		break;
+	case P_X25519_BASE:
+		c->failures += crypto_scalarmult_base(c->out, c->key) != 0;
 		break;
 	default:
 		break;
@@ -256,7 +289,8 @@ static double measure(op_fn op, struct ctx *c)
 	return per_op[TRIALS / 2];
 }
 
-/* Result per byte (per op for X25519); NAN when a library lacks the primitive. */
+/* Result per byte (per op for X25519; the batch row per operation of a batch of 8, the
+ * rivals their single operation); NAN when a library lacks the primitive. */
 static double run_cell(enum lib lib, enum prim p, size_t len, struct ctx *c)
 {
 	static const op_fn ops[L_COUNT] = {zinc_op, ossl_op, sodium_op};
@@ -267,7 +301,9 @@ static double run_cell(enum lib lib, enum prim p, size_t len, struct ctx *c)
 	c->prim = p;
 	c->len = len;
 	t = measure(ops[lib], c);
-	return p == P_X25519 ? t : t / (double)len;
+	if (lib == L_ZINC && p == P_X25519_BATCH)
+		t /= BATCH;
+	return p >= P_X25519 ? t : t / (double)len;
 }
 
 static void ctx_init(struct ctx *c)
@@ -330,13 +366,13 @@ static void ctx_free(struct ctx *c)
 	free(c->sealed);
 }
 
-/* Rows: each primitive at each size (X25519 once). */
-#define NROWS ((int)((P_COUNT - 1) * NSIZES + 1))
+/* Rows: each primitive at each size (the three X25519 rows once). */
+#define NROWS ((int)((P_COUNT - 3) * NSIZES + 3))
 
 static void row_of(int row, enum prim *p, size_t *len)
 {
-	if (row == NROWS - 1) {
-		*p = P_X25519;
+	if (row >= NROWS - 3) {
+		*p = (enum prim)(P_X25519 + (row - (NROWS - 3)));
 		*len = 32;
 		return;
 	}
@@ -496,7 +532,7 @@ int main(void)
 		const double z = res[L_ZINC][row], o = res[L_OPENSSL][row], s = res[L_SODIUM][row];
 
 		row_of(row, &p, &len);
-		printf("%-24s %6zu", prim_name[p], p == P_X25519 ? (size_t)32 : len);
+		printf("%-24s %6zu", prim_name[p], p >= P_X25519 ? (size_t)32 : len);
 		print_num(z, 13);
 		for (int e = 0; e < nextra; e++)
 			print_num(extra[e][row], 13);

@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <zinc/impl.h>
 #include <zinc/random.h>
 
 #include "clock.h"
@@ -429,6 +430,7 @@ int main(int argc, char **argv)
 		printf("zinctun v%s\n\nUserspace WireGuard daemon for Linux, "
 		       "on the Zinc crypto library.\n",
 		       ZINCTUN_VERSION);
+		printf("Zinc: %s\nZinc choice: %s\n", zinc_impl_describe(), zinc_impl_choice());
 		return 0;
 	case ZT_CLI_HELP:
 		usage(stdout, argv[0]);

@@ -11,6 +11,7 @@
 
 #include <zinc/impl.h>
 #include "cpu.h"
+#include "measure.h"
 #include "selftest.h"
 
 static const char *const level_names[ZINC_LEVEL_COUNT] = {"generic", "ssse3", "avx2", "avx512"};
@@ -86,6 +87,7 @@ static enum zinc_level best_level(const struct cpu_features *f)
 static struct zinc_impl table;
 static pthread_once_t table_once = PTHREAD_ONCE_INIT;
 static char describe_buf[384];
+static char choice_buf[640];
 static char available_buf[64];
 
 static void set_generic(struct zinc_impl *t)
@@ -96,9 +98,12 @@ static void set_generic(struct zinc_impl *t)
 	t->blake2s_compress = zinc_blake2s_compress_generic;
 	t->blake2s_final = zinc_blake2s_compress_final_generic;
 	t->x25519 = zinc_x25519_generic;
+	t->x25519_base = zinc_x25519_base_generic;
+	t->x25519_x8 = NULL;
+	t->x25519_batch_name = "loop";
 	t->poly1305_blocks = zinc_poly1305_blocks_generic;
 	t->chacha20_name = t->aead_name = t->blake2s_name = t->x25519_name = "generic";
-	t->poly1305_name = "generic";
+	t->poly1305_name = t->x25519_base_name = "generic";
 }
 
 /* The path zinc_impl_select() asked for; -1: the best the CPU has. */
@@ -163,6 +168,8 @@ static void pick_x86(struct zinc_impl *t, enum zinc_level level, const struct cp
 		if (f->bmi2_adx) {
 			t->x25519 = zinc_x25519_bmi2_adx;
 			t->x25519_name = "bmi2-adx";
+			t->x25519_base = zinc_x25519_base_bmi2_adx;
+			t->x25519_base_name = "bmi2-adx-comb";
 		}
 	}
 	if (level >= ZINC_LEVEL_AVX512) {
@@ -176,6 +183,8 @@ static void pick_x86(struct zinc_impl *t, enum zinc_level level, const struct cp
 			t->aead_open = zinc_aead_open_avx512_ifma;
 			t->poly1305_blocks = zinc_poly1305_blocks_ifma;
 			t->aead_name = t->poly1305_name = "avx512-ifma";
+			t->x25519_x8 = zinc_x25519_x8_ifma;
+			t->x25519_batch_name = "avx512-ifma-x8";
 		}
 	}
 }
@@ -194,6 +203,33 @@ static bool selftest_forced_to_fail(void)
 #endif
 }
 
+/* The table for level: the CPU-flag pick; unless a path was asked for,
+ * each primitive then takes whichever self-tested path of the levels up to
+ * it measures clearly fastest here (measure.h). */
+static void choose(enum zinc_level level, const struct cpu_features *f, bool force_fail)
+{
+	struct zinc_impl cand[ZINC_LEVEL_COUNT] = {0};
+	int lo = requested < 0 ? 0 : (int)level;
+
+	for (int l = lo; l <= (int)level; l++) {
+		set_generic(&cand[l]);
+#if defined(__x86_64__)
+		pick_x86(&cand[l], (enum zinc_level)l, f);
+#else
+		(void)f;
+#endif
+		zinc_selftest(&cand[l], force_fail);
+	}
+	table = cand[level];
+	if (requested >= 0) {
+		snprintf(choice_buf, sizeof(choice_buf), "forced by name (ZINC_IMPL=%s)",
+			 level_names[requested]);
+		return;
+	}
+	snprintf(choice_buf, sizeof(choice_buf), "nothing to measure (one path)");
+	zinc_measure(&table, cand, (size_t)level + 1, choice_buf, sizeof(choice_buf));
+}
+
 static void table_init(void)
 {
 	struct cpu_features f;
@@ -205,19 +241,18 @@ static void table_init(void)
 	probe(&f);
 	best = best_level(&f);
 	level = requested_level(best, &note);
-	set_generic(&table);
-#if defined(__x86_64__)
-	pick_x86(&table, level, &f);
-#endif
-	zinc_selftest(&table, selftest_forced_to_fail());
+	choose(level, &f, selftest_forced_to_fail());
 	for (int l = 0; l <= (int)best; l++)
 		n += (size_t)snprintf(available_buf + n, sizeof(available_buf) - n, "%s%s",
 				      l ? " " : "", level_names[l]);
 	snprintf(describe_buf, sizeof(describe_buf),
-		 "path=%s%s chacha20=%s aead=%s poly1305=%s blake2s=%s x25519=%s selftest=%s",
+		 "path=%s%s chacha20=%s aead=%s poly1305=%s blake2s=%s x25519=%s "
+		 "x25519_base=%s x25519_batch=%s selftest=%s "
+		 "choice=%s",
 		 level_names[level], note, table.chacha20_name, table.aead_name,
-		 table.poly1305_name, table.blake2s_name, table.x25519_name,
-		 table.selftest_failures ? "FAILED" : "ok");
+		 table.poly1305_name, table.blake2s_name, table.x25519_name, table.x25519_base_name,
+		 table.x25519_batch_name, table.selftest_failures ? "FAILED" : "ok",
+		 requested < 0 ? "measured" : "forced");
 }
 
 const struct zinc_impl *zinc_impl(void)
@@ -241,4 +276,10 @@ const char *zinc_impl_available(void)
 unsigned zinc_impl_selftest_failures(void)
 {
 	return zinc_impl()->selftest_failures;
+}
+
+const char *zinc_impl_choice(void)
+{
+	zinc_impl();
+	return choice_buf;
 }

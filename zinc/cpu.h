@@ -6,14 +6,18 @@
  *   ssse3    ChaCha20 4-way SSSE3, fused AEAD with 64-bit scalar Poly1305,
  *            64-bit scalar streaming Poly1305, latency-tuned x86-64 BLAKE2s
  *   avx2     ChaCha20 8-way AVX2, 4-way AVX2 Poly1305 for long inputs (AEAD
- *            and streaming), X25519 with MULX/ADCX/ADOX (BMI2 + ADX)
+ *            and streaming), X25519 with MULX/ADCX/ADOX (BMI2 + ADX), and
+ *            public keys by a fixed-base comb on the same field
  *   avx512   as avx2 with 16-way AVX-512 ChaCha20 and 16-lane Poly1305
- *            (radix 2^44 with AVX-512 IFMA when the CPU has it)
+ *            (radix 2^44 with AVX-512 IFMA when the CPU has it), and with
+ *            IFMA batches of X25519 eight lanes at a time
  * The SSSE3/AVX/AVX-512VL BLAKE2s kernels are built and tested but not
  * dispatched: BLAKE2s is latency bound and on the CPU we measure (Zen 5)
  * the scalar code wins; see zinc/x86/blake2s_x86_64_asm.S and doc/zinc-x86.md.
- * Unset (or "auto") picks the best the CPU has; a path the CPU lacks falls
- * back to the best one below it. Each accelerated entry runs known answers
+ * Unset (or "auto"): each primitive takes the fastest of the paths up to
+ * the best the CPU has, timed after the self-tests (measure.h); a named
+ * path is taken as listed, and one the CPU lacks falls back to the best
+ * one below it. Each accelerated entry runs known answers
  * before it is used; one that fails is replaced by the portable entry. */
 #ifndef ZINC_CPU_H
 #define ZINC_CPU_H
@@ -56,6 +60,11 @@ typedef void (*zinc_poly1305_blocks_fn)(struct zinc_poly1305_ctx *ctx, const uin
 					size_t nblocks, uint64_t hibit);
 /* out = X25519(clamped scalar, point); no zero check. */
 typedef void (*zinc_x25519_fn)(uint8_t out[32], const uint8_t scalar[32], const uint8_t point[32]);
+/* Eight independent X25519 at once, clamped scalars, no zero check. */
+typedef void (*zinc_x25519_x8_fn)(uint8_t out[8][32], const uint8_t scalar[8][32],
+				  const uint8_t point[8][32]);
+/* out = X25519(clamped scalar, 9): a public key. */
+typedef void (*zinc_x25519_base_fn)(uint8_t out[32], const uint8_t scalar[32]);
 
 struct zinc_impl {
 	zinc_chacha20_fn chacha20;
@@ -64,12 +73,16 @@ struct zinc_impl {
 	zinc_blake2s_compress_fn blake2s_compress;
 	zinc_blake2s_final_fn blake2s_final;
 	zinc_x25519_fn x25519;
+	zinc_x25519_base_fn x25519_base;
+	zinc_x25519_x8_fn x25519_x8; /* NULL: batches loop the single entry */
 	zinc_poly1305_blocks_fn poly1305_blocks;
 	const char *chacha20_name;
 	const char *aead_name;
 	const char *poly1305_name;
 	const char *blake2s_name;
 	const char *x25519_name;
+	const char *x25519_base_name;
+	const char *x25519_batch_name;
 	unsigned selftest_failures;
 };
 
@@ -87,6 +100,7 @@ void zinc_blake2s_compress_final_generic(struct zinc_blake2s_state *state, const
 void zinc_blake2s_compress_generic(struct zinc_blake2s_state *state, const uint8_t *block,
 				   size_t nblocks, uint32_t inc);
 void zinc_x25519_generic(uint8_t out[32], const uint8_t scalar[32], const uint8_t point[32]);
+void zinc_x25519_base_generic(uint8_t out[32], const uint8_t scalar[32]);
 void zinc_poly1305_blocks_generic(struct zinc_poly1305_ctx *ctx, const uint8_t *src, size_t nblocks,
 				  uint64_t hibit);
 
@@ -130,6 +144,9 @@ void zinc_poly1305_blocks_avx512(struct zinc_poly1305_ctx *ctx, const uint8_t *s
 void zinc_poly1305_blocks_ifma(struct zinc_poly1305_ctx *ctx, const uint8_t *src, size_t nblocks,
 			       uint64_t hibit);
 void zinc_x25519_bmi2_adx(uint8_t out[32], const uint8_t scalar[32], const uint8_t point[32]);
+void zinc_x25519_base_bmi2_adx(uint8_t out[32], const uint8_t scalar[32]);
+void zinc_x25519_x8_ifma(uint8_t out[8][32], const uint8_t scalar[8][32],
+			 const uint8_t point[8][32]);
 #endif
 
 #endif

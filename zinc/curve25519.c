@@ -13,6 +13,9 @@
 
 #include "cpu.h"
 
+/* Fewest items a batch gives the eight-lane kernel (fewer: one by one). */
+#define ZINC_X25519_X8_MIN 3
+
 typedef unsigned __int128 u128;
 
 /* Little-endian limbs: value = sum v[i] * 2^(51 i). Limbs may exceed 51 bits
@@ -333,11 +336,74 @@ bool zinc_curve25519(uint8_t out[32], const uint8_t secret[32], const uint8_t ba
 	return !zinc_memeq(out, zero, 32);
 }
 
-bool zinc_curve25519_generate_public(uint8_t pub[32], const uint8_t secret[32])
+/* Lanes: up to eight items, the rest padded with copies of the first. */
+static size_t batch_x8(zinc_x25519_x8_fn fn, size_t m, uint8_t *const out[],
+		       const uint8_t *const secret[], const uint8_t *const point[], bool ok[])
+{
+	static const uint8_t zero[32] = {0};
+	uint8_t e[8][32], pt[8][32], r[8][32];
+	size_t good = 0;
+
+	for (size_t l = 0; l < 8; l++) {
+		memcpy(e[l], secret[l < m ? l : 0], 32);
+		zinc_curve25519_clamp_secret(e[l]);
+		memcpy(pt[l], point[l < m ? l : 0], 32);
+	}
+	fn(r, e, pt);
+	for (size_t l = 0; l < m; l++) {
+		const bool v = !zinc_memeq(r[l], zero, 32);
+
+		memcpy(out[l], r[l], 32);
+		if (ok)
+			ok[l] = v;
+		good += v;
+	}
+	zinc_memzero(e, sizeof(e));
+	zinc_memzero(r, sizeof(r));
+	return good;
+}
+
+size_t zinc_curve25519_batch(size_t n, uint8_t *const out[], const uint8_t *const secret[],
+			     const uint8_t *const point[], bool ok[])
+{
+	const zinc_x25519_x8_fn x8 = zinc_impl()->x25519_x8;
+	size_t good = 0, i = 0;
+
+	/* eight lanes cost about two single ladders: worth it from three */
+	while (x8 && n - i >= ZINC_X25519_X8_MIN) {
+		const size_t m = n - i < 8 ? n - i : 8;
+
+		good += batch_x8(x8, m, out + i, secret + i, point + i, ok ? ok + i : NULL);
+		i += m;
+	}
+	for (; i < n; i++) {
+		const bool v = zinc_curve25519(out[i], secret[i], point[i]);
+
+		if (ok)
+			ok[i] = v;
+		good += v;
+	}
+	return good;
+}
+
+/* The portable entry of zinc/cpu.h for public keys: the ladder on u = 9. */
+void zinc_x25519_base_generic(uint8_t out[32], const uint8_t scalar[32])
 {
 	static const uint8_t basepoint[32] = {9};
 
-	return zinc_curve25519(pub, secret, basepoint);
+	zinc_x25519_generic(out, scalar, basepoint);
+}
+
+bool zinc_curve25519_generate_public(uint8_t pub[32], const uint8_t secret[32])
+{
+	static const uint8_t zero[32] = {0};
+	uint8_t e[32];
+
+	memcpy(e, secret, 32);
+	zinc_curve25519_clamp_secret(e);
+	zinc_impl()->x25519_base(pub, e);
+	zinc_memzero(e, sizeof(e));
+	return !zinc_memeq(pub, zero, 32);
 }
 
 /* A key generated from an RNG that failed would be predictable; there is no

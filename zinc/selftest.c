@@ -207,6 +207,70 @@ static bool kat_x25519(zinc_x25519_fn fn)
 	return memcmp(out, want, 32) == 0;
 }
 
+/* RFC 7748 section 6.1: Alice's public key. */
+static bool kat_x25519_base(zinc_x25519_base_fn fn)
+{
+	static const uint8_t secret[32] = {
+	    0x77, 0x07, 0x6d, 0x0a, 0x73, 0x18, 0xa5, 0x7d, 0x3c, 0x16, 0xc1,
+	    0x72, 0x51, 0xb2, 0x66, 0x45, 0xdf, 0x4c, 0x2f, 0x87, 0xeb, 0xc0,
+	    0x99, 0x2a, 0xb1, 0x77, 0xfb, 0xa5, 0x1d, 0xb9, 0x2c, 0x2a,
+	};
+	static const uint8_t want[32] = {
+	    0x85, 0x20, 0xf0, 0x09, 0x89, 0x30, 0xa7, 0x54, 0x74, 0x8b, 0x7d,
+	    0xdc, 0xb4, 0x3e, 0xf7, 0x5a, 0x0d, 0xbf, 0x3a, 0x0d, 0x26, 0x38,
+	    0x1a, 0xf4, 0xeb, 0xa4, 0xa9, 0x8e, 0xaa, 0x9b, 0x4e, 0x6a,
+	};
+	uint8_t e[32], out[32];
+
+	memcpy(e, secret, 32);
+	e[0] &= 248;
+	e[31] = (uint8_t)((e[31] & 127) | 64);
+	fn(out, e);
+	return memcmp(out, want, 32) == 0;
+}
+
+static uint8_t nibble(char c)
+{
+	return (uint8_t)(c <= '9' ? c - '0' : c - 'a' + 10);
+}
+
+/* Eight lanes: Alice's and Bob's secrets of RFC 7748 section 6.1 against
+ * each other's public key and the base point, so every lane's answer is
+ * known and neighbouring lanes differ. */
+static bool kat_x25519_x8(zinc_x25519_x8_fn fn)
+{
+	static const char *const hex[4] = {
+	    "77076d0a7318a57d3c16c17251b26645df4c2f87ebc0992ab177fba51db92c2a", /* a */
+	    "5dab087e624a8a4b79e17f8b83800ee66f3bb1292618b6fd1c2f8b27ff88e0eb", /* b */
+	    "8520f0098930a754748b7ddcb43ef75a0dbf3a0d26381af4eba4a98eaa9b4e6a", /* aB */
+	    "de9edb7d7b7dc1b4d35b61c2ece435373f8343c85b78674dadfc7e146f882b4f", /* bB */
+	};
+	static const uint8_t shared[32] = {
+	    0x4a, 0x5d, 0x9d, 0x5b, 0xa4, 0xce, 0x2d, 0xe1, 0x72, 0x8e, 0x3b,
+	    0xf4, 0x80, 0x35, 0x0f, 0x25, 0xe0, 0x7e, 0x21, 0xc9, 0x47, 0xd1,
+	    0x9e, 0x33, 0x76, 0xf0, 0x9b, 0x3c, 0x1e, 0x16, 0x17, 0x42,
+	};
+	uint8_t v[4][32], e[8][32], pt[8][32], out[8][32];
+	bool ok = true;
+
+	for (int k = 0; k < 4; k++)
+		for (int i = 0; i < 32; i++)
+			v[k][i] = (uint8_t)(nibble(hex[k][2 * i]) << 4 | nibble(hex[k][2 * i + 1]));
+	for (int l = 0; l < 8; l++) {
+		memcpy(e[l], v[l & 1], 32);
+		e[l][0] &= 248;
+		e[l][31] = (uint8_t)((e[l][31] & 127) | 64);
+		memset(pt[l], 0, 32);
+		pt[l][0] = 9;
+		if (l & 2) /* the other's public key */
+			memcpy(pt[l], v[3 - (l & 1)], 32);
+	}
+	fn(out, e, pt);
+	for (int l = 0; l < 8; l++)
+		ok &= memcmp(out[l], l & 2 ? shared : v[2 + (l & 1)], 32) == 0;
+	return ok;
+}
+
 /* force_fail (ZINC_SELFTEST_FAIL=1) makes every accelerated known answer
  * fail, to prove the fallback to the portable code works. */
 static bool passes(bool ok, bool force_fail)
@@ -247,6 +311,17 @@ void zinc_selftest(struct zinc_impl *t, bool force_fail)
 	if (t->x25519 != zinc_x25519_generic && !passes(kat_x25519(t->x25519), force_fail)) {
 		t->x25519 = zinc_x25519_generic;
 		t->x25519_name = "generic (self-test failed)";
+		t->selftest_failures++;
+	}
+	if (t->x25519_x8 && !passes(kat_x25519_x8(t->x25519_x8), force_fail)) {
+		t->x25519_x8 = NULL;
+		t->x25519_batch_name = "loop (self-test failed)";
+		t->selftest_failures++;
+	}
+	if (t->x25519_base != zinc_x25519_base_generic &&
+	    !passes(kat_x25519_base(t->x25519_base), force_fail)) {
+		t->x25519_base = zinc_x25519_base_generic;
+		t->x25519_base_name = "generic (self-test failed)";
 		t->selftest_failures++;
 	}
 }

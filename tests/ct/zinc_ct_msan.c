@@ -653,6 +653,37 @@ static void kernel_x25519(zinc_x25519_fn fn)
 	}
 }
 
+static void kernel_x25519_base(zinc_x25519_base_fn fn)
+{
+	uint8_t scalar[32], r[32];
+
+	fill(scalar, 32, 41);
+	zinc_curve25519_clamp_secret(scalar);
+	secret(scalar, 32);
+	asm_region(true);
+	fn(r, scalar);
+	asm_region(false);
+	declassify(r, 32);
+	absorb(r, 32);
+}
+
+static void kernel_x25519_x8(void)
+{
+	uint8_t scalar[8][32], point[8][32], r[8][32];
+
+	for (int l = 0; l < 8; l++) {
+		fill(scalar[l], 32, (uint32_t)l + 60);
+		fill(point[l], 32, (uint32_t)l + 90);
+		zinc_curve25519_clamp_secret(scalar[l]);
+	}
+	secret(scalar, sizeof(scalar));
+	secret(point, sizeof(point));
+	zinc_x25519_x8_ifma(r, scalar, point);
+	expect_tainted(r, sizeof(r), "x25519 x8 kernel");
+	declassify(r, sizeof(r));
+	absorb(r[0], 32);
+}
+
 static void run_kernels(void)
 {
 	static const struct {
@@ -706,6 +737,10 @@ static void run_kernels(void)
 			kernel_blake2s(b2s[i].fn);
 	if (kernel_start("x25519_bmi2_adx", "bmi2-adx"))
 		kernel_x25519(zinc_x25519_bmi2_adx);
+	if (kernel_start("x25519_base_bmi2_adx", "bmi2-adx"))
+		kernel_x25519_base(zinc_x25519_base_bmi2_adx);
+	if (kernel_start("x25519_x8_ifma", "ifma"))
+		kernel_x25519_x8();
 }
 
 /* ---- planted leaks (the script expects MSan to report them) ------------- */

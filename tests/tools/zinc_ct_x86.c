@@ -135,6 +135,17 @@ static void run_x25519(zinc_x25519_fn fn)
 	fn(out, scalar, point);
 }
 
+static void run_x25519_base(zinc_x25519_base_fn fn)
+{
+	uint8_t scalar[32], out[32];
+
+	fill(scalar, 32, 12);
+	scalar[0] &= 248;
+	scalar[31] = (uint8_t)((scalar[31] & 127) | 64);
+	secret(scalar, 32);
+	fn(out, scalar);
+}
+
 struct kernel {
 	const char *name;
 	const char *feature;
@@ -144,6 +155,7 @@ struct kernel {
 	zinc_aead_open_fn open;
 	zinc_blake2s_compress_fn b2;
 	zinc_x25519_fn x;
+	zinc_x25519_base_fn xb;
 	zinc_poly1305_blocks_fn poly;
 };
 
@@ -172,6 +184,11 @@ static void run_k_x(const struct kernel *k)
 	run_x25519(k->x);
 }
 
+static void run_k_xb(const struct kernel *k)
+{
+	run_x25519_base(k->xb);
+}
+
 static const struct kernel kernels[] = {
     {.name = "chacha20-ssse3",
      .feature = "ssse3",
@@ -198,6 +215,10 @@ static const struct kernel kernels[] = {
      .b2 = zinc_blake2s_compress_ssse3},
     {.name = "blake2s-avx", .feature = "avx2", .run = run_k_b2, .b2 = zinc_blake2s_compress_avx},
     {.name = "x25519-bmi2-adx", .feature = "adx", .run = run_k_x, .x = zinc_x25519_bmi2_adx},
+    {.name = "x25519-base-bmi2-adx",
+     .feature = "adx",
+     .run = run_k_xb,
+     .xb = zinc_x25519_base_bmi2_adx},
     {.name = "poly1305-x86_64",
      .feature = "ssse3",
      .run = run_k_poly,

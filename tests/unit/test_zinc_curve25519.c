@@ -43,6 +43,14 @@ static void test_wycheproof(void)
 			CHECK(ok);
 		}
 		valid += c->valid;
+		/* the public key of every Wycheproof secret, by the fixed-base
+		 * path, equals the variable-base one on u = 9 */
+		uint8_t pub[32], ref[32];
+		static const uint8_t nine[32] = {9};
+
+		CHECK(zinc_curve25519_generate_public(pub, (const uint8_t *)c->priv));
+		CHECK(zinc_curve25519(ref, (const uint8_t *)c->priv, nine));
+		CHECK_MEM(pub, ref, 32, "wycheproof secret: public key");
 		if (memcmp(out, c->shared, 32) != 0 || ok == (bool)c->zero_shared)
 			fprintf(stderr, "wycheproof tcId %d failed\n", c->tc_id);
 	}
@@ -226,6 +234,66 @@ static void test_generate_secret(void)
 	CHECK_MEM(sh1, sh2, 32, "generated key pairs agree");
 }
 
+/* Batches of every size around the eight lanes equal the single calls
+ * and libsodium, with low-order points (zero output, verdict false) in
+ * some lanes, the Wycheproof cases in one batch, and out aliasing point. */
+static void batch_check(size_t n, uint8_t (*k)[32], uint8_t (*u)[32])
+{
+	uint8_t out[40][32], one[32], ref[32];
+	uint8_t *po[40];
+	const uint8_t *pk[40], *pu[40];
+	bool ok[40];
+	size_t good = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		po[i] = out[i];
+		pk[i] = k[i];
+		pu[i] = u[i];
+	}
+	CHECK(zinc_curve25519_batch(n, po, pk, pu, ok) <= n);
+	for (size_t i = 0; i < n; i++) {
+		const bool v = zinc_curve25519(one, k[i], u[i]);
+
+		good += v;
+		CHECK(ok[i] == v);
+		CHECK_MEM(out[i], one, 32, "batch vs single");
+		if (crypto_scalarmult(ref, k[i], u[i]) != 0)
+			memset(ref, 0, 32);
+		CHECK_MEM(out[i], ref, 32, "batch vs libsodium");
+	}
+	CHECK(zinc_curve25519_batch(n, po, pk, pu, NULL) == good);
+	/* out aliasing the points: the same answers */
+	for (size_t i = 0; i < n; i++)
+		po[i] = u[i];
+	zinc_curve25519_batch(n, po, pk, pu, ok);
+	for (size_t i = 0; i < n; i++)
+		CHECK_MEM(u[i], out[i], 32, "batch out aliases point");
+}
+
+static void test_batch(void)
+{
+	static const size_t sizes[] = {0, 1, 2, 3, 5, 7, 8, 9, 15, 16, 17, 23, 40};
+	const size_t nw = sizeof(x25519_wycheproof) / sizeof(x25519_wycheproof[0]);
+	uint8_t k[40][32], u[40][32];
+
+	for (size_t s = 0; s < sizeof(sizes) / sizeof(sizes[0]); s++) {
+		test_randbytes(&seed, (uint8_t *)k, sizeof(k));
+		test_randbytes(&seed, (uint8_t *)u, sizeof(u));
+		for (size_t i = 0; i < sizes[s]; i += 3)
+			memset(u[i], 0, 32); /* low order */
+		batch_check(sizes[s], k, u);
+	}
+	for (size_t w = 0; w < nw; w += 40) {
+		const size_t n = nw - w < 40 ? nw - w : 40;
+
+		for (size_t i = 0; i < n; i++) {
+			memcpy(k[i], x25519_wycheproof[w + i].priv, 32);
+			memcpy(u[i], x25519_wycheproof[w + i].pub, 32);
+		}
+		batch_check(n, k, u);
+	}
+}
+
 int main(void)
 {
 	if (sodium_init() < 0) {
@@ -238,5 +306,6 @@ int main(void)
 	test_random_vs_libs();
 	test_aliasing_and_clamp();
 	test_generate_secret();
+	test_batch();
 	return test_finish("test_zinc_curve25519");
 }

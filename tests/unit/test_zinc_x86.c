@@ -365,6 +365,77 @@ static void x25519_one(zinc_x25519_fn fn, const uint8_t sk[32], const uint8_t pt
 	CHECK_MEM(out, gen, 32, "x25519 vs generic");
 }
 
+/* Public keys by the fixed-base comb against libsodium, OpenSSL and the
+ * portable ladder: random secrets, then ones whose radix-16 digits sit at
+ * the edges of the recoding (all 8s, all 15s, alternating, single bits). */
+static void x25519_base_one(zinc_x25519_base_fn fn, const uint8_t sk[32])
+{
+	uint8_t e[32], out[32], ref[32], gen[32];
+	EVP_PKEY *key;
+	size_t len = 32;
+
+	memcpy(e, sk, 32);
+	e[0] &= 248;
+	e[31] = (uint8_t)((e[31] & 127) | 64);
+	fn(out, e);
+	CHECK(crypto_scalarmult_base(ref, sk) == 0);
+	CHECK_MEM(out, ref, 32, "x25519 base vs libsodium");
+	zinc_x25519_base_generic(gen, e);
+	CHECK_MEM(out, gen, 32, "x25519 base vs generic");
+	key = EVP_PKEY_new_raw_private_key(EVP_PKEY_X25519, NULL, sk, 32);
+	CHECK(key && EVP_PKEY_get_raw_public_key(key, ref, &len) == 1 && len == 32);
+	CHECK_MEM(out, ref, 32, "x25519 base vs OpenSSL");
+	EVP_PKEY_free(key);
+}
+
+static void test_x25519_base(zinc_x25519_base_fn fn)
+{
+	static const uint8_t fills[] = {0x88, 0xff, 0x00, 0x80, 0x08, 0x7f, 0xf7, 0x5a};
+	uint8_t sk[32];
+
+	for (int i = 0; i < 500; i++) {
+		test_randbytes(&seed, sk, 32);
+		x25519_base_one(fn, sk);
+	}
+	for (size_t f = 0; f < sizeof(fills); f++) {
+		memset(sk, fills[f], 32);
+		x25519_base_one(fn, sk);
+	}
+	for (int bit = 3; bit < 254; bit++) {
+		memset(sk, 0, 32);
+		sk[bit / 8] = (uint8_t)(1 << (bit % 8));
+		x25519_base_one(fn, sk);
+	}
+}
+
+/* The eight-lane IFMA kernel against libsodium and the portable ladder:
+ * random lanes, low-order and edge points in some lanes, lanes that share
+ * inputs (the padding the batch API uses). */
+static void test_x25519_x8(void)
+{
+	uint8_t e[8][32], pt[8][32], out[8][32], gen[32];
+
+	for (int r = 0; r < 60; r++) {
+		test_randbytes(&seed, (uint8_t *)e, sizeof(e));
+		test_randbytes(&seed, (uint8_t *)pt, sizeof(pt));
+		for (int l = 0; l < 8; l++)
+			zinc_curve25519_clamp_secret(e[l]);
+		if (r % 4 == 1)
+			memset(pt[r % 8], 0, 32);
+		if (r % 4 == 2)
+			memset(pt[(r + 3) % 8], 0xff, 32); /* 2^256 - 1: above p */
+		if (r % 4 == 3)
+			memcpy(e[5], e[0], 32), memcpy(pt[5], pt[0], 32);
+		zinc_x25519_x8_ifma(out, e, pt);
+		for (int l = 0; l < 8; l++) {
+			zinc_x25519_generic(gen, e[l], pt[l]);
+			CHECK_MEM(out[l], gen, 32, "x25519 x8 vs generic");
+			if (crypto_scalarmult(gen, e[l], pt[l]) == 0)
+				CHECK_MEM(out[l], gen, 32, "x25519 x8 vs libsodium");
+		}
+	}
+}
+
 static void test_x25519(zinc_x25519_fn fn)
 {
 	uint8_t sk[32], pt[32];
@@ -491,9 +562,14 @@ int main(void)
 		test_blake2s("blake2s avx", zinc_blake2s_compress_avx);
 	if (cpu_has("avx512"))
 		test_blake2s("blake2s avx512", zinc_blake2s_compress_avx512);
-	if (cpu_has("bmi2+adx"))
+	if (cpu_has("bmi2+adx")) {
 		test_x25519(zinc_x25519_bmi2_adx);
-	else
+		test_x25519_base(zinc_x25519_base_bmi2_adx);
+	} else
 		printf("skip x25519 bmi2-adx: CPU lacks it\n");
+	if (cpu_has("avx512ifma"))
+		test_x25519_x8();
+	else
+		printf("skip x25519 avx512-ifma x8: CPU lacks it\n");
 	return test_finish("test_zinc_x86");
 }

@@ -1,0 +1,346 @@
+/* Internal: GF(2^255 - 19) with four 64-bit limbs for CPUs with BMI2 and
+ * ADX, shared by the ladder (curve25519_adx.c) and the fixed-base comb
+ * (curve25519_base.c). MULX multiplies without touching flags, so ADCX
+ * (carry flag) and ADOX (overflow flag) can run two independent carry
+ * chains through one row of the schoolbook product. Field elements are kept
+ * below 2^256 and are only fully reduced at the end; 2^256 = 38 (mod p)
+ * folds the high half back. Constant time: no branch or index depends on
+ * secret data. */
+#ifndef ZINC_X86_FE64_H
+#define ZINC_X86_FE64_H
+
+#include <stdint.h>
+#include <string.h>
+
+#include <zinc/memzero.h>
+
+typedef uint64_t fe[4];
+typedef unsigned __int128 u128;
+
+#define ALWAYS_INLINE inline __attribute__((always_inline))
+
+/* The inline assembly below is laid out one instruction per line. */
+// clang-format off
+/* One row i >= 1 of the product: t[i..i+3] sit in w0..w3 and w4 becomes
+ * t[i+4]; low halves ride the CF chain (ADCX), high halves the OF chain
+ * (ADOX). xor clears both flags; mov $0 does not touch them. */
+#define ROW(ai, w0, w1, w2, w3, w4)                                                                \
+	"movq " ai ", %%rdx\n\t"                                                                   \
+	"xorl %%eax, %%eax\n\t"                                                                    \
+	"mulxq 0(%[b]), %%rax, %%rcx\n\t"                                                          \
+	"adcxq %%rax, " w0 "\n\t"                                                                  \
+	"adoxq %%rcx, " w1 "\n\t"                                                                  \
+	"mulxq 8(%[b]), %%rax, %%rcx\n\t"                                                          \
+	"adcxq %%rax, " w1 "\n\t"                                                                  \
+	"adoxq %%rcx, " w2 "\n\t"                                                                  \
+	"mulxq 16(%[b]), %%rax, %%rcx\n\t"                                                         \
+	"adcxq %%rax, " w2 "\n\t"                                                                  \
+	"adoxq %%rcx, " w3 "\n\t"                                                                  \
+	"mulxq 24(%[b]), %%rax, " w4 "\n\t"                                                        \
+	"adcxq %%rax, " w3 "\n\t"                                                                  \
+	"movl $0, %%eax\n\t"                                                                       \
+	"adoxq %%rax, " w4 "\n\t"                                                                  \
+	"adcxq %%rax, " w4 "\n\t"
+
+/* 38 * r12..r15 into r8..r11 (2^256 = 38), then the last small carry;
+ * stores r. Shared by the multiply and the square. */
+#define REDUCE_STORE                                                                               \
+	"movl $38, %%edx\n\t"                                                                      \
+	"xorl %%eax, %%eax\n\t"                                                                    \
+	"mulxq %%r12, %%rax, %%rcx\n\t"                                                            \
+	"adcxq %%rax, %%r8\n\t"                                                                    \
+	"adoxq %%rcx, %%r9\n\t"                                                                    \
+	"mulxq %%r13, %%rax, %%rcx\n\t"                                                            \
+	"adcxq %%rax, %%r9\n\t"                                                                    \
+	"adoxq %%rcx, %%r10\n\t"                                                                   \
+	"mulxq %%r14, %%rax, %%rcx\n\t"                                                            \
+	"adcxq %%rax, %%r10\n\t"                                                                   \
+	"adoxq %%rcx, %%r11\n\t"                                                                   \
+	"mulxq %%r15, %%rax, %%r12\n\t"                                                            \
+	"adcxq %%rax, %%r11\n\t"                                                                   \
+	"movl $0, %%r13d\n\t"                                                                      \
+	"adoxq %%r13, %%r12\n\t"                                                                   \
+	"adcxq %%r13, %%r12\n\t"                                                                   \
+	"imulq $38, %%r12, %%r12\n\t"                                                              \
+	"addq %%r12, %%r8\n\t"                                                                     \
+	"adcq $0, %%r9\n\t"                                                                        \
+	"adcq $0, %%r10\n\t"                                                                       \
+	"adcq $0, %%r11\n\t"                                                                       \
+	"sbbq %%rax, %%rax\n\t"                                                                    \
+	"andq $38, %%rax\n\t"                                                                      \
+	"addq %%rax, %%r8\n\t"                                                                     \
+	"movq %%r8, 0(%[r])\n\t"                                                                   \
+	"movq %%r9, 8(%[r])\n\t"                                                                   \
+	"movq %%r10, 16(%[r])\n\t"                                                                 \
+	"movq %%r11, 24(%[r])\n\t"
+
+/* r = a * b mod 2^255 - 19, r < 2^256. r may alias a or b: r is written
+ * last. The 512-bit product stays in r8..r15. */
+static ALWAYS_INLINE void fe_mul(fe r, const fe a, const fe b)
+{
+	__asm__ __volatile__(
+		/* Row 0: t[0..4] = a0 * b in r8..r12. */
+		"movq 0(%[a]), %%rdx\n\t"
+		"mulxq 0(%[b]), %%r8, %%r9\n\t"
+		"mulxq 8(%[b]), %%rax, %%r10\n\t"
+		"addq %%rax, %%r9\n\t"
+		"mulxq 16(%[b]), %%rax, %%r11\n\t"
+		"adcq %%rax, %%r10\n\t"
+		"mulxq 24(%[b]), %%rax, %%r12\n\t"
+		"adcq %%rax, %%r11\n\t"
+		"adcq $0, %%r12\n\t"
+		ROW("8(%[a])", "%%r9", "%%r10", "%%r11", "%%r12", "%%r13")
+		ROW("16(%[a])", "%%r10", "%%r11", "%%r12", "%%r13", "%%r14")
+		ROW("24(%[a])", "%%r11", "%%r12", "%%r13", "%%r14", "%%r15")
+		REDUCE_STORE
+		:
+		: [r] "r"(r), [a] "r"(a), [b] "r"(b)
+		: "rax", "rcx", "rdx", "r8", "r9", "r10", "r11", "r12", "r13", "r14", "r15", "cc",
+		  "memory");
+}
+
+/* r = a^2: six cross products, doubled, plus the four squares; the whole
+ * 512-bit square stays in r8..r15. */
+static ALWAYS_INLINE void fe_sq(fe r, const fe a)
+{
+	__asm__ __volatile__(
+		/* Cross products a_i a_j (i < j) into r9..r14. */
+		"movq 0(%[a]), %%rdx\n\t"
+		"mulxq 8(%[a]), %%r9, %%r10\n\t"
+		"mulxq 16(%[a]), %%rax, %%r11\n\t"
+		"addq %%rax, %%r10\n\t"
+		"mulxq 24(%[a]), %%rax, %%r12\n\t"
+		"adcq %%rax, %%r11\n\t"
+		"adcq $0, %%r12\n\t"
+		"xorq %%r15, %%r15\n\t"
+		"movq 8(%[a]), %%rdx\n\t"
+		"mulxq 16(%[a]), %%rax, %%rcx\n\t"
+		"adcxq %%rax, %%r11\n\t"
+		"adoxq %%rcx, %%r12\n\t"
+		"mulxq 24(%[a]), %%rax, %%r13\n\t"
+		"adcxq %%rax, %%r12\n\t"
+		"adoxq %%r15, %%r13\n\t"
+		"movq 16(%[a]), %%rdx\n\t"
+		"mulxq 24(%[a]), %%rax, %%r14\n\t"
+		"adcxq %%rax, %%r13\n\t"
+		"adcxq %%r15, %%r14\n\t"
+		/* Double them; r15 takes the bit shifted out. */
+		"addq %%r9, %%r9\n\t"
+		"adcq %%r10, %%r10\n\t"
+		"adcq %%r11, %%r11\n\t"
+		"adcq %%r12, %%r12\n\t"
+		"adcq %%r13, %%r13\n\t"
+		"adcq %%r14, %%r14\n\t"
+		"adcq %%r15, %%r15\n\t"
+		/* Plus the squares a_i^2 at 2^(128 i). */
+		"movq 0(%[a]), %%rdx\n\t"
+		"mulxq %%rdx, %%r8, %%rax\n\t"
+		"addq %%rax, %%r9\n\t"
+		"movq 8(%[a]), %%rdx\n\t"
+		"mulxq %%rdx, %%rax, %%rcx\n\t"
+		"adcq %%rax, %%r10\n\t"
+		"adcq %%rcx, %%r11\n\t"
+		"movq 16(%[a]), %%rdx\n\t"
+		"mulxq %%rdx, %%rax, %%rcx\n\t"
+		"adcq %%rax, %%r12\n\t"
+		"adcq %%rcx, %%r13\n\t"
+		"movq 24(%[a]), %%rdx\n\t"
+		"mulxq %%rdx, %%rax, %%rcx\n\t"
+		"adcq %%rax, %%r14\n\t"
+		"adcq %%rcx, %%r15\n\t"
+		REDUCE_STORE
+		:
+		: [r] "r"(r), [a] "r"(a)
+		: "rax", "rcx", "rdx", "r8", "r9", "r10", "r11", "r12", "r13", "r14", "r15", "cc",
+		  "memory");
+}
+
+/* r = a + b, folded below 2^256. */
+static ALWAYS_INLINE void fe_add(fe r, const fe a, const fe b)
+{
+	__asm__ __volatile__("movq 0(%[a]), %%r8\n\t"
+			     "addq 0(%[b]), %%r8\n\t"
+			     "movq 8(%[a]), %%r9\n\t"
+			     "adcq 8(%[b]), %%r9\n\t"
+			     "movq 16(%[a]), %%r10\n\t"
+			     "adcq 16(%[b]), %%r10\n\t"
+			     "movq 24(%[a]), %%r11\n\t"
+			     "adcq 24(%[b]), %%r11\n\t"
+			     "sbbq %%rax, %%rax\n\t"
+			     "andq $38, %%rax\n\t"
+			     "addq %%rax, %%r8\n\t"
+			     "adcq $0, %%r9\n\t"
+			     "adcq $0, %%r10\n\t"
+			     "adcq $0, %%r11\n\t"
+			     "sbbq %%rax, %%rax\n\t"
+			     "andq $38, %%rax\n\t"
+			     "addq %%rax, %%r8\n\t"
+			     "movq %%r8, 0(%[r])\n\t"
+			     "movq %%r9, 8(%[r])\n\t"
+			     "movq %%r10, 16(%[r])\n\t"
+			     "movq %%r11, 24(%[r])\n\t"
+			     :
+			     : [r] "r"(r), [a] "r"(a), [b] "r"(b)
+			     : "rax", "r8", "r9", "r10", "r11", "cc", "memory");
+}
+
+/* r = a - b; a borrow of 2^256 is worth 38 too. */
+static ALWAYS_INLINE void fe_sub(fe r, const fe a, const fe b)
+{
+	__asm__ __volatile__("movq 0(%[a]), %%r8\n\t"
+			     "subq 0(%[b]), %%r8\n\t"
+			     "movq 8(%[a]), %%r9\n\t"
+			     "sbbq 8(%[b]), %%r9\n\t"
+			     "movq 16(%[a]), %%r10\n\t"
+			     "sbbq 16(%[b]), %%r10\n\t"
+			     "movq 24(%[a]), %%r11\n\t"
+			     "sbbq 24(%[b]), %%r11\n\t"
+			     "sbbq %%rax, %%rax\n\t"
+			     "andq $38, %%rax\n\t"
+			     "subq %%rax, %%r8\n\t"
+			     "sbbq $0, %%r9\n\t"
+			     "sbbq $0, %%r10\n\t"
+			     "sbbq $0, %%r11\n\t"
+			     "sbbq %%rax, %%rax\n\t"
+			     "andq $38, %%rax\n\t"
+			     "subq %%rax, %%r8\n\t"
+			     "movq %%r8, 0(%[r])\n\t"
+			     "movq %%r9, 8(%[r])\n\t"
+			     "movq %%r10, 16(%[r])\n\t"
+			     "movq %%r11, 24(%[r])\n\t"
+			     :
+			     : [r] "r"(r), [a] "r"(a), [b] "r"(b)
+			     : "rax", "r8", "r9", "r10", "r11", "cc", "memory");
+}
+
+/* r = a * 121665 (the curve's (A - 2) / 4). */
+static ALWAYS_INLINE void fe_mul_a24(fe r, const fe a)
+{
+	__asm__ __volatile__("movl $121665, %%edx\n\t"
+			     "mulxq 0(%[a]), %%r8, %%rax\n\t"
+			     "mulxq 8(%[a]), %%r9, %%rcx\n\t"
+			     "addq %%rax, %%r9\n\t"
+			     "mulxq 16(%[a]), %%r10, %%rax\n\t"
+			     "adcq %%rcx, %%r10\n\t"
+			     "mulxq 24(%[a]), %%r11, %%rcx\n\t"
+			     "adcq %%rax, %%r11\n\t"
+			     "adcq $0, %%rcx\n\t"
+			     "imulq $38, %%rcx, %%rcx\n\t"
+			     "addq %%rcx, %%r8\n\t"
+			     "adcq $0, %%r9\n\t"
+			     "adcq $0, %%r10\n\t"
+			     "adcq $0, %%r11\n\t"
+			     "sbbq %%rax, %%rax\n\t"
+			     "andq $38, %%rax\n\t"
+			     "addq %%rax, %%r8\n\t"
+			     "movq %%r8, 0(%[r])\n\t"
+			     "movq %%r9, 8(%[r])\n\t"
+			     "movq %%r10, 16(%[r])\n\t"
+			     "movq %%r11, 24(%[r])\n\t"
+			     :
+			     : [r] "r"(r), [a] "r"(a)
+			     : "rax", "rcx", "rdx", "r8", "r9", "r10", "r11", "cc", "memory");
+}
+
+// clang-format on
+
+static ALWAYS_INLINE void fe_sq_n(fe r, const fe a, int n)
+{
+	fe_sq(r, a);
+	while (--n)
+		fe_sq(r, r);
+}
+
+/* z^(p - 2) = z^(2^255 - 21): the usual chain of 254 squarings, 11 mults. */
+static inline void fe_invert(fe out, const fe z)
+{
+	fe t0, t1, t2, t3;
+
+	fe_sq(t0, z);	    /* 2 */
+	fe_sq_n(t1, t0, 2); /* 8 */
+	fe_mul(t1, z, t1);  /* 9 */
+	fe_mul(t0, t0, t1); /* 11 */
+	fe_sq(t2, t0);	    /* 22 */
+	fe_mul(t1, t1, t2); /* 2^5 - 1 */
+	fe_sq_n(t2, t1, 5);
+	fe_mul(t1, t2, t1); /* 2^10 - 1 */
+	fe_sq_n(t2, t1, 10);
+	fe_mul(t2, t2, t1); /* 2^20 - 1 */
+	fe_sq_n(t3, t2, 20);
+	fe_mul(t2, t3, t2); /* 2^40 - 1 */
+	fe_sq_n(t2, t2, 10);
+	fe_mul(t1, t2, t1); /* 2^50 - 1 */
+	fe_sq_n(t2, t1, 50);
+	fe_mul(t2, t2, t1); /* 2^100 - 1 */
+	fe_sq_n(t3, t2, 100);
+	fe_mul(t2, t3, t2); /* 2^200 - 1 */
+	fe_sq_n(t2, t2, 50);
+	fe_mul(t1, t2, t1);  /* 2^250 - 1 */
+	fe_sq_n(t1, t1, 5);  /* 2^255 - 2^5 */
+	fe_mul(out, t1, t0); /* 2^255 - 21 */
+	zinc_memzero(t0, sizeof(fe));
+	zinc_memzero(t1, sizeof(fe));
+	zinc_memzero(t2, sizeof(fe));
+	zinc_memzero(t3, sizeof(fe));
+}
+
+/* Swaps f and g when swap is 1, with masks, in 64-bit registers: the
+ * field code stores limbs as 64-bit words, and a compiler-vectorised swap
+ * would reload them as 128-bit words, which stalls store forwarding. */
+static ALWAYS_INLINE void fe_cswap(fe f, fe g, uint64_t swap)
+{
+	const uint64_t mask = 0 - swap;
+
+	__asm__ __volatile__(
+#define CSWAP_WORD(o)                                                                              \
+	"movq " o "(%[f]), %%rax\n\t"                                                              \
+	"movq " o "(%[g]), %%rcx\n\t"                                                              \
+	"movq %%rax, %%rdx\n\t"                                                                    \
+	"xorq %%rcx, %%rdx\n\t"                                                                    \
+	"andq %[m], %%rdx\n\t"                                                                     \
+	"xorq %%rdx, %%rax\n\t"                                                                    \
+	"xorq %%rdx, %%rcx\n\t"                                                                    \
+	"movq %%rax, " o "(%[f])\n\t"                                                              \
+	"movq %%rcx, " o "(%[g])\n\t"
+	    CSWAP_WORD("0") CSWAP_WORD("8") CSWAP_WORD("16") CSWAP_WORD("24")
+#undef CSWAP_WORD
+	    :
+	    : [f] "r"(f), [g] "r"(g), [m] "r"(mask)
+	    : "rax", "rcx", "rdx", "memory");
+}
+
+/* Canonical little-endian bytes: subtract p once or twice, without branches. */
+static inline void fe_tobytes(uint8_t out[32], const fe a)
+{
+	uint64_t v[4], w[4], top, mask;
+	u128 c;
+
+	/* Fold bit 255: v < 2^255 + 19 * 2. */
+	top = a[3] >> 63;
+	c = (u128)a[0] + top * 19;
+	v[0] = (uint64_t)c;
+	c = (u128)a[1] + (uint64_t)(c >> 64);
+	v[1] = (uint64_t)c;
+	c = (u128)a[2] + (uint64_t)(c >> 64);
+	v[2] = (uint64_t)c;
+	v[3] = (a[3] & 0x7fffffffffffffffULL) + (uint64_t)(c >> 64);
+	for (int round = 0; round < 2; round++) {
+		/* w = v + 19; when it reaches 2^255, v >= p and w - 2^255 = v - p. */
+		c = (u128)v[0] + 19;
+		w[0] = (uint64_t)c;
+		c = (u128)v[1] + (uint64_t)(c >> 64);
+		w[1] = (uint64_t)c;
+		c = (u128)v[2] + (uint64_t)(c >> 64);
+		w[2] = (uint64_t)c;
+		w[3] = v[3] + (uint64_t)(c >> 64);
+		mask = 0 - (w[3] >> 63);
+		w[3] &= 0x7fffffffffffffffULL;
+		for (int i = 0; i < 4; i++)
+			v[i] = (v[i] & ~mask) | (w[i] & mask);
+	}
+	memcpy(out, v, 32);
+	zinc_memzero(v, sizeof(v));
+	zinc_memzero(w, sizeof(w));
+}
+
+#endif
