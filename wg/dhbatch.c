@@ -5,11 +5,27 @@
 
 const uint8_t wg_dh_basepoint[WG_PUBLIC_KEY_LEN] = {9};
 
+enum { DH_BATCH_MAX = 64 }; /* variable-base operations per zinc call */
+
 void wg_dh_batch(size_t n, uint8_t *const out[], const uint8_t *const secret[],
 		 const uint8_t *const point[])
 {
-	/* One at a time until zinc_curve25519_batch(n, out, secret, point)
-	 * (issue 28, branch zinc28) is on main: that call replaces this loop. */
-	for (size_t i = 0; i < n; i++)
-		zinc_curve25519(out[i], secret[i], point[i]);
+	uint8_t *o[DH_BATCH_MAX];
+	const uint8_t *s[DH_BATCH_MAX], *p[DH_BATCH_MAX];
+	size_t k = 0;
+
+	/* public keys on zinc's fixed-base path (a comb over a precomputed
+	 * table: a third of a ladder), the rest in lanes */
+	for (size_t i = 0; i < n; i++) {
+		if (point[i] == wg_dh_basepoint) {
+			zinc_curve25519_generate_public(out[i], secret[i]);
+			continue;
+		}
+		o[k] = out[i], s[k] = secret[i], p[k] = point[i];
+		if (++k == DH_BATCH_MAX) {
+			zinc_curve25519_batch(k, o, s, p, NULL);
+			k = 0;
+		}
+	}
+	zinc_curve25519_batch(k, o, s, p, NULL);
 }

@@ -11,11 +11,13 @@
 /* The most operations one handshake job needs in one step. */
 enum { WG_DH_PER_JOB = 3 };
 
-/* point = this: the public key of secret (out = secret * 9) */
+/* point = this (the address, not only the value): the public key of
+ * secret, on zinc's fixed-base path */
 extern const uint8_t wg_dh_basepoint[WG_PUBLIC_KEY_LEN];
 
-/* out[i] = X25519(secret[i], point[i]) for i < n; an all-zero out[i] for a
- * low-order point (callers check for zero, as Noise requires). */
+/* out[i] = X25519(secret[i], point[i]) for i < n, the variable-base ones
+ * in zinc_curve25519_batch's lanes; an all-zero out[i] for a low-order
+ * point (callers check for zero, as Noise requires). */
 void wg_dh_batch(size_t n, uint8_t *const out[], const uint8_t *const secret[],
 		 const uint8_t *const point[]);
 
