@@ -10,8 +10,8 @@ enum { DH_BATCH_MAX = 64 }; /* variable-base operations per zinc call */
 void wg_dh_batch(size_t n, uint8_t *const out[], const uint8_t *const secret[],
 		 const uint8_t *const point[])
 {
-	uint8_t *o[DH_BATCH_MAX];
-	const uint8_t *s[DH_BATCH_MAX], *p[DH_BATCH_MAX];
+	uint8_t *o[DH_BATCH_MAX] = {0};
+	const uint8_t *s[DH_BATCH_MAX] = {0}, *p[DH_BATCH_MAX] = {0};
 	size_t k = 0;
 
 	/* public keys on zinc's fixed-base path (a comb over a precomputed

@@ -277,8 +277,8 @@ enum { DH_CHUNK = 16 * WG_DH_PER_JOB }; /* operations per wg_dh_batch call */
 void wg_handshake_consume_batch(const struct wg_device *dev, struct wg_handshake_job *jobs,
 				size_t n)
 {
-	uint8_t *out[DH_CHUNK];
-	const uint8_t *secret[DH_CHUNK], *point[DH_CHUNK];
+	uint8_t *out[DH_CHUNK] = {0};
+	const uint8_t *secret[DH_CHUNK] = {0}, *point[DH_CHUNK] = {0};
 	size_t k, total;
 
 	for (size_t i = 0; i < n; i++)

@@ -131,8 +131,8 @@ int wg_initiation_complete(struct wg_device *dev, struct wg_handshake_job *job)
 static void initiate_now(struct wg_device *dev, struct wg_peer *peer)
 {
 	struct wg_handshake_job job;
-	uint8_t *out[WG_DH_PER_JOB];
-	const uint8_t *secret[WG_DH_PER_JOB], *point[WG_DH_PER_JOB];
+	uint8_t *out[WG_DH_PER_JOB] = {0};
+	const uint8_t *secret[WG_DH_PER_JOB] = {0}, *point[WG_DH_PER_JOB] = {0};
 
 	if (!prepare_one(dev, peer, &job))
 		return;
