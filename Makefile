@@ -182,6 +182,10 @@ $(ZT_PROXY)-testhooks: $(PROXY_OBJ) $(filter-out $(call obj,$(HOOK_SRC)),$(PROXY
 		       $(HOOK_OBJ) $(LWIP_A) $(LIBWG_A) $(LIBZINC_A)
 	$(CC) $(ALLCFLAGS) $^ -lpthread -o $@
 
+# test_engine_initiation counts X25519 calls by wrapping zinc's at link time
+$(BUILD)/tests/test_engine_initiation: LDLIBS_T += -Wl,--wrap=zinc_curve25519 \
+	-Wl,--wrap=zinc_curve25519_generate_public -Wl,--wrap=zinc_curve25519_batch
+
 # Generated test data: tests/gen/NAME.py writes a C header to stdout.
 $(BUILD)/gen/%.h: tests/gen/%.py $(wildcard tests/vectors/*/*)
 	@mkdir -p $(dir $@)
@@ -312,6 +316,13 @@ bench-scale: deps
 	@$(MAKE) --no-print-directory all tests
 	@MAKEFLAGS= BUILD=$(BUILD) scripts/bench-scale
 
+# bench-hub: a hub initiating to 20,000 peers at once while ping runs to an
+# established one, beside main's build (HUB_PEERS, SECS, BEFORE: see
+# scripts/bench-hub).
+bench-hub: deps
+	@$(MAKE) --no-print-directory all
+	@MAKEFLAGS= BUILD=$(BUILD) scripts/bench-hub
+
 # check-tsan: the daemon built with ThreadSanitizer (build-tsan) through every
 # end-to-end script test (tests/scripts/test_e2e_*; test_engine_interop runs
 # no daemon). SANITIZE=thread tells the scripts (reduced flood) and leaves out
@@ -407,7 +418,7 @@ uninstall:
 clean:
 	rm -rf build build-san build-*
 
-.PHONY: all deps gen tests check check-cross bench-cross check-format check-sanitize check-tsan bench bench-tunnel bench-proxy bench-flood bench-handshake bench-scale \
+.PHONY: all deps gen tests check check-cross bench-cross check-format check-sanitize check-tsan bench bench-tunnel bench-proxy bench-flood bench-handshake bench-scale bench-hub \
 	fuzz demo install install-strip uninstall clean
 .SECONDARY:
 

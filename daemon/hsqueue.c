@@ -48,21 +48,32 @@ bool hsq_push(struct hsqueue *q, const struct wg_endpoint *from, const uint8_t *
 	return ok;
 }
 
-size_t hsq_pop(struct hsqueue *q, struct hsq_item *out, size_t max, size_t *remaining)
+bool hsq_pop(struct hsqueue *q, struct hsq_item *out, size_t max, size_t *n, size_t *remaining)
 {
-	size_t n = 0;
+	bool open;
 
+	*n = 0;
 	pthread_mutex_lock(&q->lock);
-	while (!q->count && !q->closed)
+	while (!q->count && !q->kicked && !q->closed)
 		pthread_cond_wait(&q->cond, &q->lock);
-	while (n < max && q->count && !q->closed) {
-		out[n++] = q->items[q->head];
+	q->kicked = false;
+	while (*n < max && q->count && !q->closed) {
+		out[(*n)++] = q->items[q->head];
 		q->head = (q->head + 1) % WG_MAX_QUEUED_INCOMING_HANDSHAKES;
 		q->count--;
 	}
 	*remaining = q->count;
+	open = !q->closed;
 	pthread_mutex_unlock(&q->lock);
-	return n;
+	return open;
+}
+
+void hsq_kick(struct hsqueue *q)
+{
+	pthread_mutex_lock(&q->lock);
+	q->kicked = true;
+	pthread_cond_signal(&q->cond);
+	pthread_mutex_unlock(&q->lock);
 }
 
 size_t hsq_len(struct hsqueue *q)

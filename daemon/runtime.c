@@ -124,42 +124,69 @@ static void *timer_main(void *arg)
 	return NULL;
 }
 
-/* Handshake messages in batches: admission under the lock, the crypto
- * without it, the state change under it, the answers sent without it. */
+/* The engine queued initiations (under the lock): the handshake thread
+ * builds them, off the data path. */
+static void io_initiations_pending(void *ctx)
+{
+	struct zt_runtime *zt = ctx;
+
+	zt_engine_assert_held(zt);
+	hsq_kick(&zt->hsq);
+}
+
+/* A batch's datagrams (answers, our initiations), after the engine lock. */
+static void send_jobs(struct zt_runtime *zt, struct udp_socks *socks,
+		      const struct wg_handshake_job *jobs, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (jobs[i].out_len)
+			log_send_error(zt,
+				       udp_send_on(socks, &jobs[i].to, jobs[i].out, jobs[i].out_len,
+						   jobs[i].ds),
+				       jobs[i].out_len);
+}
+
+/* Handshake messages and our queued initiations in batches: admission and
+ * preparation under the lock, the crypto without it (one X25519 batch per
+ * step for all jobs), the state change under it, the datagrams sent
+ * without it. */
 static void *handshake_main(void *arg)
 {
 	struct zt_runtime *zt = arg;
-	struct hsq_item items[HS_BATCH];
-	struct wg_handshake_job jobs[HS_BATCH];
-	struct udp_socks *socks = NULL; /* what the answers go out on */
-	size_t n, remaining;
+	struct hsq_item *items = malloc(HS_BATCH * sizeof(*items));
+	struct wg_handshake_job *jobs = malloc(2 * HS_BATCH * sizeof(*jobs));
+	struct udp_socks *socks = NULL; /* what the datagrams go out on */
+	size_t n, m, remaining;
 
-	while ((n = hsq_pop(&zt->hsq, items, HS_BATCH, &remaining)) > 0) {
+	if (!items || !jobs) {
+		free(items);
+		free(jobs);
+		zt_request_stop(zt);
+		return NULL;
+	}
+	while (hsq_pop(&zt->hsq, items, HS_BATCH, &n, &remaining)) {
 		zt_engine_lock(zt);
 		wg_device_set_handshake_queue_len(zt->dev, remaining + n);
 		for (size_t i = 0; i < n; i++)
 			wg_device_prepare_handshake(zt->dev, &items[i].from, items[i].data,
 						    items[i].len, &jobs[i]);
+		m = n + wg_device_prepare_initiations(zt->dev, jobs + n, HS_BATCH);
 		zt_engine_unlock(zt);
-		for (size_t i = 0; i < n; i++)
-			wg_handshake_consume(zt->dev, &jobs[i]);
+		if (m - n == HS_BATCH) /* more may wait */
+			hsq_kick(&zt->hsq);
+		wg_handshake_consume_batch(zt->dev, jobs, m);
 		zt_engine_lock(zt);
-		for (size_t i = 0; i < n; i++)
+		for (size_t i = 0; i < m; i++)
 			wg_device_complete_handshake(zt->dev, &jobs[i]);
 		wg_device_set_handshake_queue_len(zt->dev, remaining);
 		/* dropped after: an idle holder would keep a replaced port bound */
-		for (size_t i = 0; i < n && !socks; i++)
+		for (size_t i = 0; i < m && !socks; i++)
 			if (jobs[i].out_len)
 				udp_socks_hold(&zt->udp, &socks);
 		zt_engine_unlock(zt);
 		if (!socks)
 			continue;
-		for (size_t i = 0; i < n; i++)
-			if (jobs[i].out_len)
-				log_send_error(zt,
-					       udp_send_on(socks, &jobs[i].to, jobs[i].out,
-							   jobs[i].out_len, jobs[i].ds),
-					       jobs[i].out_len);
+		send_jobs(zt, socks, jobs, m);
 		udp_socks_drop(&zt->udp, &socks);
 	}
 	return NULL;
@@ -177,7 +204,10 @@ static void io_event(void *ctx, const struct wg_event *ev)
 int zt_init(struct zt_runtime *zt, const char *ifname, const struct zt_dp_options *opt)
 {
 	struct wg_env env = {.now_ns = env_now, .wall_ns = env_wall, .ctx = zt};
-	struct wg_io io = {.send = io_send, .ctx = zt, .event = io_event};
+	struct wg_io io = {.send = io_send,
+			   .ctx = zt,
+			   .event = io_event,
+			   .initiations_pending = io_initiations_pending};
 	int ret;
 
 	/* a fixed threshold: glibc's own rises after the first big UAPI

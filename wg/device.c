@@ -8,6 +8,7 @@
 #include "device.h"
 #include "event.h"
 #include "expiry.h"
+#include "initiation.h"
 #include "peer.h"
 #include "rngwait.h"
 #include "timers.h"
@@ -58,6 +59,7 @@ void wg_device_free(struct wg_device *dev)
 	dev->io.event = NULL; /* tearing down is not news; the caller's ctx may be gone */
 	if (dev->peer_buckets)
 		wg_device_peers_clear(dev);
+	wg_initiation_queue_clear(dev);
 	wg_ratelimiter_free(dev->ratelimiter);
 	wg_allowedips_free(dev->allowedips);
 	wg_index_destroy(&dev->index);

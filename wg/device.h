@@ -51,6 +51,9 @@ struct wg_device {
 	bool rng_weak_keys;
 	uint64_t rng_poll_at;
 
+	/* initiation.c: peers waiting for wg_device_prepare_initiations */
+	struct wg_peer *init_first, *init_last;
+
 	struct wg_timerheap timerheap; /* peers by earliest deadline */
 	/* timers.c: random words for timer jitter, drawn WG_JITTER_POOL at a
 	 * time; jitter_left of them not used yet */

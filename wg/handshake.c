@@ -10,8 +10,10 @@
 #include <zinc/memzero.h>
 
 #include "bytes.h"
+#include "dhbatch.h"
 #include "event.h"
 #include "handshake.h"
+#include "initiation.h"
 #include "send.h"
 
 /* What is left to do with a job (job->s.stage). */
@@ -23,6 +25,11 @@ enum wg_handshake_stage {
 	WG_HS_REPLIED, /* a cookie reply is in job->out */
 	WG_HS_FAILED,  /* the crypto failed: invalid */
 	WG_HS_BAD_MAC, /* mac1 failed */
+	/* consume's steps, waiting for X25519 results (below) */
+	WG_HS_INIT_ES,	 /* initiation: DH(s, re) */
+	WG_HS_INIT_SS,	 /* initiation: DH(s, rs) */
+	WG_HS_INIT_RESP, /* initiation: our response's three */
+	WG_HS_RESP_DH,	 /* response: DH(e, re), DH(s, re) */
 };
 
 static const uint8_t *msg_field(const struct wg_handshake_job_state *s, size_t offset)
@@ -136,46 +143,18 @@ void wg_device_prepare_handshake(struct wg_device *dev, const struct wg_endpoint
 	wg_identity_get(s->id);
 }
 
-/* ---- Consume (any thread, no lock) ---- */
+/* ---- Consume (any thread, no lock) ----
+ * In steps, each waiting for X25519 results that wg_handshake_consume_batch
+ * computes for all its jobs at once: an initiation DH(s, re) to read the
+ * static key, then DH(s, rs) to read the timestamp, then (authentic: only
+ * the peer's static key makes that timestamp) our response's ephemeral and
+ * its DH(e, re), DH(e, rs), so that complete has only hashing left; a
+ * response its DH(e, re), DH(s, re); ours wg/initiation.c's three. */
 
-static bool consume_initiation(const struct wg_device *dev, struct wg_handshake_job_state *s)
-{
-	const struct wg_identity *id = s->id;
-	const size_t eph = offsetof(struct wg_message_handshake_initiation, unencrypted_ephemeral);
-	const size_t ts = offsetof(struct wg_message_handshake_initiation, encrypted_timestamp);
-	uint8_t ss[WG_PUBLIC_KEY_LEN], e_priv[WG_PUBLIC_KEY_LEN];
-	bool ok;
-
-	wg_noise_core_init(&s->core, (const uint8_t *)WG_IDENTIFIER, sizeof(WG_IDENTIFIER) - 1,
-			   id->static_public);
-	/* DH(static, static) computed here (no peer stores it: the initiator
-	 * side computes it per initiation too). A zero result fails as in Linux. */
-	ok = wg_noise_core_read_msg1_static(&s->core, msg_field(s, eph), id->static_private,
-					    s->remote_ephemeral, s->remote_static) &&
-	     zinc_curve25519(ss, id->static_private, s->remote_static) &&
-	     wg_noise_core_read_msg1_payload(&s->core, msg_field(s, ts),
-					     WG_ENCRYPTED_LEN(WG_TIMESTAMP_LEN), ss, s->timestamp);
-	/* Authentic (only the peer's static key makes that timestamp): the
-	 * response's X25519 work too, so that complete has only hashing left. */
-	ok = ok && wg_device_random(dev, e_priv, sizeof(e_priv));
-	if (ok)
-		zinc_curve25519_clamp_secret(e_priv);
-	ok = ok && wg_noise_msg2_dh(s->resp_e_pub, s->resp_ee, s->resp_se, e_priv,
-				    s->remote_ephemeral, s->remote_static);
-	zinc_memzero(ss, sizeof(ss));
-	zinc_memzero(e_priv, sizeof(e_priv));
-	return ok;
-}
-
-static bool consume_response(struct wg_handshake_job_state *s)
-{
-	const size_t eph = offsetof(struct wg_message_handshake_response, unencrypted_ephemeral);
-	uint8_t empty[1];
-
-	return wg_noise_core_read_msg2(&s->core, msg_field(s, eph),
-				       WG_PUBLIC_KEY_LEN + WG_ENCRYPTED_LEN(0), s->e_priv,
-				       s->id->static_private, s->psk, empty);
-}
+static const size_t INI_EPH =
+    offsetof(struct wg_message_handshake_initiation, unencrypted_ephemeral);
+static const size_t RESP_EPH =
+    offsetof(struct wg_message_handshake_response, unencrypted_ephemeral);
 
 /* The cookie reply, when mac1 shows the sender knows our public key. */
 static bool consume_cookie(const struct wg_device *dev, struct wg_handshake_job *job)
@@ -194,20 +173,139 @@ static bool consume_cookie(const struct wg_device *dev, struct wg_handshake_job 
 	return true;
 }
 
-void wg_handshake_consume(const struct wg_device *dev, struct wg_handshake_job *job)
+/* mac1 (else done), and a cookie reply under load; the first step. */
+static void consume_begin(const struct wg_device *dev, struct wg_handshake_job *job)
 {
 	struct wg_handshake_job_state *s = &job->s;
 
-	if (s->stage != WG_HS_CONSUME && s->stage != WG_HS_COOKIE)
+	if (s->own || (s->stage != WG_HS_CONSUME && s->stage != WG_HS_COOKIE))
 		return;
-	if (!wg_cookie_mac1_valid(s->id->mac1_key, s->msg, s->len))
+	if (!wg_cookie_mac1_valid(s->id->mac1_key, s->msg, s->len)) {
 		s->stage = WG_HS_BAD_MAC;
-	else if (s->stage == WG_HS_COOKIE)
+	} else if (s->stage == WG_HS_COOKIE) {
 		s->stage = consume_cookie(dev, job) ? WG_HS_REPLIED : WG_HS_DECIDED;
-	else if (s->type == WG_MESSAGE_HANDSHAKE_INITIATION)
-		s->stage = consume_initiation(dev, s) ? WG_HS_COMMIT : WG_HS_FAILED;
-	else
-		s->stage = consume_response(s) ? WG_HS_COMMIT : WG_HS_FAILED;
+	} else if (s->type == WG_MESSAGE_HANDSHAKE_INITIATION) {
+		wg_noise_core_init(&s->core, (const uint8_t *)WG_IDENTIFIER,
+				   sizeof(WG_IDENTIFIER) - 1, s->id->static_public);
+		memcpy(s->remote_ephemeral, msg_field(s, INI_EPH), WG_PUBLIC_KEY_LEN);
+		s->stage = WG_HS_INIT_ES;
+	} else {
+		s->stage = WG_HS_RESP_DH;
+	}
+}
+
+/* The X25519 operations the job's step waits for (WG_DH_PER_JOB at most). */
+static size_t consume_ops(struct wg_handshake_job_state *s, uint8_t **out, const uint8_t **secret,
+			  const uint8_t **point)
+{
+	const uint8_t *s_priv = s->id ? s->id->static_private : NULL;
+
+	if (s->own)
+		return wg_initiation_dh_ops(s, out, secret, point);
+	switch (s->stage) {
+	case WG_HS_INIT_ES:
+		out[0] = s->dh[0], secret[0] = s_priv, point[0] = s->remote_ephemeral;
+		return 1;
+	case WG_HS_INIT_SS:
+		out[0] = s->dh[1], secret[0] = s_priv, point[0] = s->remote_static;
+		return 1;
+	case WG_HS_INIT_RESP:
+		out[0] = s->resp_e_pub, secret[0] = s->e_priv, point[0] = wg_dh_basepoint;
+		out[1] = s->resp_ee, secret[1] = s->e_priv, point[1] = s->remote_ephemeral;
+		out[2] = s->resp_se, secret[2] = s->e_priv, point[2] = s->remote_static;
+		return 3;
+	case WG_HS_RESP_DH:
+		out[0] = s->dh[0], secret[0] = s->e_priv, point[0] = msg_field(s, RESP_EPH);
+		out[1] = s->dh[1], secret[1] = s_priv, point[1] = msg_field(s, RESP_EPH);
+		return 2;
+	default:
+		return 0;
+	}
+}
+
+static bool is_zero(const uint8_t k[WG_PUBLIC_KEY_LEN])
+{
+	static const uint8_t zero[WG_PUBLIC_KEY_LEN];
+
+	return zinc_memeq(k, zero, WG_PUBLIC_KEY_LEN);
+}
+
+/* The step after the job's X25519 results arrived. */
+static void consume_step(const struct wg_device *dev, struct wg_handshake_job_state *s)
+{
+	const size_t ts = offsetof(struct wg_message_handshake_initiation, encrypted_timestamp);
+	uint8_t empty[1];
+	bool ok;
+
+	if (s->own) {
+		wg_initiation_dh_done(s);
+		return;
+	}
+	switch (s->stage) {
+	case WG_HS_INIT_ES:
+		ok = wg_noise_core_read_msg1_static_dh(&s->core, msg_field(s, INI_EPH), s->dh[0],
+						       s->remote_static);
+		s->stage = ok ? WG_HS_INIT_SS : WG_HS_FAILED;
+		break;
+	case WG_HS_INIT_SS:
+		/* a zero DH(s, rs) fails as in Linux */
+		ok = wg_noise_core_read_msg1_payload(&s->core, msg_field(s, ts),
+						     WG_ENCRYPTED_LEN(WG_TIMESTAMP_LEN), s->dh[1],
+						     s->timestamp) &&
+		     wg_device_random(dev, s->e_priv, WG_PUBLIC_KEY_LEN);
+		zinc_curve25519_clamp_secret(s->e_priv);
+		s->stage = ok ? WG_HS_INIT_RESP : WG_HS_FAILED;
+		break;
+	case WG_HS_INIT_RESP:
+		ok = !is_zero(s->resp_ee) && !is_zero(s->resp_se);
+		zinc_memzero(s->e_priv, WG_PUBLIC_KEY_LEN);
+		s->stage = ok ? WG_HS_COMMIT : WG_HS_FAILED;
+		break;
+	case WG_HS_RESP_DH:
+		ok = wg_noise_core_read_msg2_dh(&s->core, msg_field(s, RESP_EPH),
+						WG_PUBLIC_KEY_LEN + WG_ENCRYPTED_LEN(0), s->dh[0],
+						s->dh[1], s->psk, empty);
+		s->stage = ok ? WG_HS_COMMIT : WG_HS_FAILED;
+		break;
+	default:
+		return;
+	}
+	zinc_memzero(s->dh, sizeof(s->dh));
+}
+
+enum { DH_CHUNK = 16 * WG_DH_PER_JOB }; /* operations per wg_dh_batch call */
+
+void wg_handshake_consume_batch(const struct wg_device *dev, struct wg_handshake_job *jobs,
+				size_t n)
+{
+	uint8_t *out[DH_CHUNK] = {0};
+	const uint8_t *secret[DH_CHUNK] = {0}, *point[DH_CHUNK] = {0};
+	size_t k, total;
+
+	for (size_t i = 0; i < n; i++)
+		consume_begin(dev, &jobs[i]);
+	do {
+		k = total = 0;
+		for (size_t i = 0; i < n; i++) {
+			size_t m;
+
+			if (k + WG_DH_PER_JOB > DH_CHUNK) {
+				wg_dh_batch(k, out, secret, point);
+				k = 0;
+			}
+			m = consume_ops(&jobs[i].s, out + k, secret + k, point + k);
+			k += m;
+			total += m;
+		}
+		wg_dh_batch(k, out, secret, point);
+		for (size_t i = 0; total && i < n; i++)
+			consume_step(dev, &jobs[i].s);
+	} while (total);
+}
+
+void wg_handshake_consume(const struct wg_device *dev, struct wg_handshake_job *job)
+{
+	wg_handshake_consume_batch(dev, job, 1);
 }
 
 /* ---- Complete (under the lock) ---- */
@@ -294,6 +392,8 @@ int wg_device_complete_handshake(struct wg_device *dev, struct wg_handshake_job 
 	int r = WG_ERR_DROPPED;
 
 	wg_device_clock(dev);
+	if (s->own)
+		return wg_initiation_complete(dev, job);
 	switch (s->stage) {
 	case WG_HS_DECIDED:
 		r = s->result;

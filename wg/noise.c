@@ -83,16 +83,6 @@ static bool mix_shared(struct wg_noise_core *st, uint8_t key[WG_SYMMETRIC_KEY_LE
 	return true;
 }
 
-static bool mix_dh(struct wg_noise_core *st, uint8_t key[WG_SYMMETRIC_KEY_LEN],
-		   const uint8_t priv[WG_PUBLIC_KEY_LEN], const uint8_t pub[WG_PUBLIC_KEY_LEN])
-{
-	uint8_t shared[WG_PUBLIC_KEY_LEN];
-	bool ok = zinc_curve25519(shared, priv, pub) && mix_shared(st, key, shared);
-
-	zinc_memzero(shared, sizeof(shared));
-	return ok;
-}
-
 static void mix_psk(struct wg_noise_core *st, uint8_t key[WG_SYMMETRIC_KEY_LEN],
 		    const uint8_t psk[WG_SYMMETRIC_KEY_LEN])
 {
@@ -137,20 +127,19 @@ void wg_noise_core_init(struct wg_noise_core *st, const uint8_t *prologue, size_
 	mix_hash(st, responder_pub, WG_PUBLIC_KEY_LEN);
 }
 
-bool wg_noise_core_write_msg1(struct wg_noise_core *st, uint8_t *out,
-			      const uint8_t e_priv[WG_PUBLIC_KEY_LEN],
-			      const uint8_t s_pub[WG_PUBLIC_KEY_LEN],
-			      const uint8_t rs_pub[WG_PUBLIC_KEY_LEN],
-			      const uint8_t ss[WG_PUBLIC_KEY_LEN], const uint8_t *payload,
-			      size_t plen)
+bool wg_noise_core_write_msg1_dh(struct wg_noise_core *st, uint8_t *out,
+				 const uint8_t e_pub[WG_PUBLIC_KEY_LEN],
+				 const uint8_t es[WG_PUBLIC_KEY_LEN],
+				 const uint8_t s_pub[WG_PUBLIC_KEY_LEN],
+				 const uint8_t ss[WG_PUBLIC_KEY_LEN], const uint8_t *payload,
+				 size_t plen)
 {
 	uint8_t key[WG_SYMMETRIC_KEY_LEN];
 	bool ok = false;
 
-	if (!zinc_curve25519_generate_public(out, e_priv))
-		goto out;
+	memcpy(out, e_pub, WG_PUBLIC_KEY_LEN);
 	mix_ephemeral(st, out);
-	if (!mix_dh(st, key, e_priv, rs_pub))
+	if (!mix_shared(st, key, es))
 		goto out;
 	encrypt_and_hash(st, out + WG_PUBLIC_KEY_LEN, s_pub, WG_PUBLIC_KEY_LEN, key);
 	if (!mix_shared(st, key, ss))
@@ -163,20 +152,48 @@ out:
 	return ok;
 }
 
+bool wg_noise_core_write_msg1(struct wg_noise_core *st, uint8_t *out,
+			      const uint8_t e_priv[WG_PUBLIC_KEY_LEN],
+			      const uint8_t s_pub[WG_PUBLIC_KEY_LEN],
+			      const uint8_t rs_pub[WG_PUBLIC_KEY_LEN],
+			      const uint8_t ss[WG_PUBLIC_KEY_LEN], const uint8_t *payload,
+			      size_t plen)
+{
+	uint8_t e_pub[WG_PUBLIC_KEY_LEN], es[WG_PUBLIC_KEY_LEN];
+	bool ok = zinc_curve25519_generate_public(e_pub, e_priv) &&
+		  zinc_curve25519(es, e_priv, rs_pub) &&
+		  wg_noise_core_write_msg1_dh(st, out, e_pub, es, s_pub, ss, payload, plen);
+
+	zinc_memzero(es, sizeof(es));
+	return ok;
+}
+
+bool wg_noise_core_read_msg1_static_dh(struct wg_noise_core *st, const uint8_t *in,
+				       const uint8_t es[WG_PUBLIC_KEY_LEN],
+				       uint8_t rs_out[WG_PUBLIC_KEY_LEN])
+{
+	uint8_t key[WG_SYMMETRIC_KEY_LEN];
+	bool ok;
+
+	mix_ephemeral(st, in);
+	ok = mix_shared(st, key, es) && decrypt_and_hash(st, rs_out, in + WG_PUBLIC_KEY_LEN,
+							 WG_ENCRYPTED_LEN(WG_PUBLIC_KEY_LEN), key);
+	zinc_memzero(key, sizeof(key));
+	return ok;
+}
+
 bool wg_noise_core_read_msg1_static(struct wg_noise_core *st, const uint8_t *in,
 				    const uint8_t s_priv[WG_PUBLIC_KEY_LEN],
 				    uint8_t re_out[WG_PUBLIC_KEY_LEN],
 				    uint8_t rs_out[WG_PUBLIC_KEY_LEN])
 {
-	uint8_t key[WG_SYMMETRIC_KEY_LEN];
+	uint8_t es[WG_PUBLIC_KEY_LEN];
 	bool ok;
 
 	memcpy(re_out, in, WG_PUBLIC_KEY_LEN);
-	mix_ephemeral(st, re_out);
-	ok = mix_dh(st, key, s_priv, re_out) &&
-	     decrypt_and_hash(st, rs_out, in + WG_PUBLIC_KEY_LEN,
-			      WG_ENCRYPTED_LEN(WG_PUBLIC_KEY_LEN), key);
-	zinc_memzero(key, sizeof(key));
+	zinc_curve25519(es, s_priv, re_out);
+	ok = wg_noise_core_read_msg1_static_dh(st, in, es, rs_out);
+	zinc_memzero(es, sizeof(es));
 	return ok;
 }
 
@@ -240,10 +257,10 @@ bool wg_noise_core_write_msg2(struct wg_noise_core *st, uint8_t *out,
 	return ok;
 }
 
-bool wg_noise_core_read_msg2(struct wg_noise_core *st, const uint8_t *in, size_t in_len,
-			     const uint8_t e_priv[WG_PUBLIC_KEY_LEN],
-			     const uint8_t s_priv[WG_PUBLIC_KEY_LEN],
-			     const uint8_t psk[WG_SYMMETRIC_KEY_LEN], uint8_t *payload_out)
+bool wg_noise_core_read_msg2_dh(struct wg_noise_core *st, const uint8_t *in, size_t in_len,
+				const uint8_t ee[WG_PUBLIC_KEY_LEN],
+				const uint8_t se[WG_PUBLIC_KEY_LEN],
+				const uint8_t psk[WG_SYMMETRIC_KEY_LEN], uint8_t *payload_out)
 {
 	uint8_t key[WG_SYMMETRIC_KEY_LEN];
 	bool ok = false;
@@ -251,7 +268,7 @@ bool wg_noise_core_read_msg2(struct wg_noise_core *st, const uint8_t *in, size_t
 	if (in_len < WG_PUBLIC_KEY_LEN + WG_ENCRYPTED_LEN(0))
 		return false;
 	mix_ephemeral(st, in);
-	if (!mix_dh(st, key, e_priv, in) || !mix_dh(st, key, s_priv, in))
+	if (!mix_shared(st, key, ee) || !mix_shared(st, key, se))
 		goto out;
 	mix_psk(st, key, psk);
 	ok = decrypt_and_hash(st, payload_out, in + WG_PUBLIC_KEY_LEN, in_len - WG_PUBLIC_KEY_LEN,
@@ -261,18 +278,29 @@ out:
 	return ok;
 }
 
+bool wg_noise_core_read_msg2(struct wg_noise_core *st, const uint8_t *in, size_t in_len,
+			     const uint8_t e_priv[WG_PUBLIC_KEY_LEN],
+			     const uint8_t s_priv[WG_PUBLIC_KEY_LEN],
+			     const uint8_t psk[WG_SYMMETRIC_KEY_LEN], uint8_t *payload_out)
+{
+	uint8_t ee[WG_PUBLIC_KEY_LEN], se[WG_PUBLIC_KEY_LEN];
+	bool ok;
+
+	if (in_len < WG_PUBLIC_KEY_LEN + WG_ENCRYPTED_LEN(0))
+		return false;
+	zinc_curve25519(ee, e_priv, in);
+	zinc_curve25519(se, s_priv, in);
+	ok = wg_noise_core_read_msg2_dh(st, in, in_len, ee, se, psk, payload_out);
+	zinc_memzero(ee, sizeof(ee));
+	zinc_memzero(se, sizeof(se));
+	return ok;
+}
+
 void wg_noise_core_split(struct wg_noise_core *st, uint8_t k_init_send[WG_SYMMETRIC_KEY_LEN],
 			 uint8_t k_resp_send[WG_SYMMETRIC_KEY_LEN])
 {
 	kdf(k_init_send, k_resp_send, NULL, NULL, 0, st->ck);
 	zinc_memzero(st, sizeof(*st));
-}
-
-/* DH-Generate from random bytes (clamped in place); false if pub is zero. */
-static bool keypair_from_random(uint8_t priv[WG_PUBLIC_KEY_LEN], uint8_t pub[WG_PUBLIC_KEY_LEN])
-{
-	zinc_curve25519_clamp_secret(priv);
-	return zinc_curve25519_generate_public(pub, priv);
 }
 
 void wg_noise_tai64n(uint8_t out[WG_TIMESTAMP_LEN], uint64_t wall_ns)
@@ -325,43 +353,19 @@ void wg_noise_handshake_clear(struct wg_device *dev, struct wg_peer *peer)
 	handshake_zero(&peer->handshake);
 }
 
-static bool generate_ephemeral(struct wg_device *dev, uint8_t priv[WG_PUBLIC_KEY_LEN])
-{
-	uint8_t pub[WG_PUBLIC_KEY_LEN];
-	bool ok = wg_device_random(dev, priv, WG_PUBLIC_KEY_LEN) && keypair_from_random(priv, pub);
-
-	zinc_memzero(pub, sizeof(pub));
-	return ok;
-}
-
-bool wg_noise_create_initiation(struct wg_device *dev, struct wg_peer *peer,
-				struct wg_message_handshake_initiation *msg)
+bool wg_noise_commit_own_initiation(struct wg_device *dev, struct wg_peer *peer,
+				    const struct wg_handshake_job_state *s,
+				    struct wg_message_handshake_initiation *msg)
 {
 	struct wg_handshake *hs = &peer->handshake;
-	uint8_t timestamp[WG_TIMESTAMP_LEN], ss[WG_PUBLIC_KEY_LEN];
-	struct wg_handshake_secrets *sec;
-	bool ok;
+	struct wg_handshake_secrets *sec = handshake_begin(hs);
 
-	if (!dev->has_identity || !(sec = handshake_begin(hs)))
+	if (!sec)
 		return false;
-	memset(msg, 0, sizeof(*msg));
-	msg->header.type = WG_MESSAGE_HANDSHAKE_INITIATION;
-	wg_noise_core_init(&sec->core, (const uint8_t *)WG_IDENTIFIER, sizeof(WG_IDENTIFIER) - 1,
-			   peer->public_key);
-	wg_noise_tai64n(timestamp, wg_device_wall_ns(dev));
-	/* DH(static, static) here rather than stored per peer at add (Linux
-	 * precomputes it): one X25519 per initiation, at most one per
-	 * REKEY_TIMEOUT, instead of one per configured peer and WG_PUBLIC_KEY_LEN
-	 * bytes each.
-	 * A zero result fails in write_msg1, as Linux's zero precomputation does. */
-	ok = generate_ephemeral(dev, sec->ephemeral_private);
-	if (ok && !zinc_curve25519(ss, dev->static_private, peer->public_key))
-		zinc_memzero(ss, sizeof(ss));
-	ok = ok && wg_noise_core_write_msg1(&sec->core, msg->unencrypted_ephemeral,
-					    sec->ephemeral_private, dev->static_public,
-					    peer->public_key, ss, timestamp, sizeof(timestamp));
-	zinc_memzero(ss, sizeof(ss));
-	if (!ok || !wg_index_insert_new(dev, &hs->entry)) {
+	sec->core = s->core;
+	memcpy(sec->ephemeral_private, s->e_priv, WG_PUBLIC_KEY_LEN);
+	memcpy(msg, s->msg, sizeof(*msg));
+	if (!wg_index_insert_new(dev, &hs->entry)) {
 		wg_noise_handshake_clear(dev, peer);
 		return false;
 	}

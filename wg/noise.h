@@ -33,12 +33,24 @@ bool wg_noise_core_write_msg1(struct wg_noise_core *st, uint8_t *out,
 			      const uint8_t rs_pub[WG_PUBLIC_KEY_LEN],
 			      const uint8_t ss[WG_PUBLIC_KEY_LEN], const uint8_t *payload,
 			      size_t plen);
+/* The same from the X25519 results: e_pub (e_priv's public key),
+ * es = DH(e_priv, rs_pub), ss = DH(s_priv, rs_pub). */
+bool wg_noise_core_write_msg1_dh(struct wg_noise_core *st, uint8_t *out,
+				 const uint8_t e_pub[WG_PUBLIC_KEY_LEN],
+				 const uint8_t es[WG_PUBLIC_KEY_LEN],
+				 const uint8_t s_pub[WG_PUBLIC_KEY_LEN],
+				 const uint8_t ss[WG_PUBLIC_KEY_LEN], const uint8_t *payload,
+				 size_t plen);
 /* Responder, first half of message 1 (e, es, s): in = e || enc(s) (80 bytes).
  * Returns the initiator's ephemeral and static public keys. */
 bool wg_noise_core_read_msg1_static(struct wg_noise_core *st, const uint8_t *in,
 				    const uint8_t s_priv[WG_PUBLIC_KEY_LEN],
 				    uint8_t re_out[WG_PUBLIC_KEY_LEN],
 				    uint8_t rs_out[WG_PUBLIC_KEY_LEN]);
+/* The same from es = DH(s_priv, the ephemeral at in); re is in's first 32 bytes. */
+bool wg_noise_core_read_msg1_static_dh(struct wg_noise_core *st, const uint8_t *in,
+				       const uint8_t es[WG_PUBLIC_KEY_LEN],
+				       uint8_t rs_out[WG_PUBLIC_KEY_LEN]);
 /* Second half (ss, payload): in = enc(payload), in_len = plen + 16. */
 bool wg_noise_core_read_msg1_payload(struct wg_noise_core *st, const uint8_t *in, size_t in_len,
 				     const uint8_t ss[WG_PUBLIC_KEY_LEN], uint8_t *payload_out);
@@ -69,6 +81,11 @@ bool wg_noise_core_read_msg2(struct wg_noise_core *st, const uint8_t *in, size_t
 			     const uint8_t e_priv[WG_PUBLIC_KEY_LEN],
 			     const uint8_t s_priv[WG_PUBLIC_KEY_LEN],
 			     const uint8_t psk[WG_SYMMETRIC_KEY_LEN], uint8_t *payload_out);
+/* The same from ee = DH(e_priv, re) and se = DH(s_priv, re), re = in's first 32 bytes. */
+bool wg_noise_core_read_msg2_dh(struct wg_noise_core *st, const uint8_t *in, size_t in_len,
+				const uint8_t ee[WG_PUBLIC_KEY_LEN],
+				const uint8_t se[WG_PUBLIC_KEY_LEN],
+				const uint8_t psk[WG_SYMMETRIC_KEY_LEN], uint8_t *payload_out);
 /* Transport keys: (initiator's sending key, responder's sending key). Wipes st. */
 void wg_noise_core_split(struct wg_noise_core *st, uint8_t k_init_send[WG_SYMMETRIC_KEY_LEN],
 			 uint8_t k_resp_send[WG_SYMMETRIC_KEY_LEN]);
@@ -127,8 +144,12 @@ void wg_noise_handshake_init(struct wg_peer *peer);
 /* Zeroes the in-flight state (keeps the latest timestamp) and frees its index. */
 void wg_noise_handshake_clear(struct wg_device *dev, struct wg_peer *peer);
 
-bool wg_noise_create_initiation(struct wg_device *dev, struct wg_peer *peer,
-				struct wg_message_handshake_initiation *msg);
+/* Our initiation, from a consumed job (initiation.c): the handshake state
+ * (a fresh index, the job's Noise state and ephemeral) and the message
+ * without its macs. */
+bool wg_noise_commit_own_initiation(struct wg_device *dev, struct wg_peer *peer,
+				    const struct wg_handshake_job_state *s,
+				    struct wg_message_handshake_initiation *msg);
 /* Incoming messages are read on the split path (handshake.c); these commit
  * a consumed job under the lock. The initiation: the peer whose static key
  * it carried, if its timestamp is newer than the last and the last came at

@@ -57,6 +57,10 @@ struct wg_peer {
 	bool sent_lastminute_handshake;
 	bool sent_cookie_retry;	   /* the current attempt's early retry is spent (send.c) */
 	bool rng_wants_initiation; /* refused while unseeded (rngwait.c) */
+	/* initiation.c: queued or being computed (init_next: the queue's
+	 * link); init_early: it is a cookie reply's early retry */
+	bool init_queued, init_early;
+	struct wg_peer *init_next;
 	uint16_t persistent_keepalive;
 	/* routing loops refused (loop.c): reported once per WG_LOOP_REPORT_INTERVAL */
 	bool loop_reported;

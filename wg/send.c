@@ -8,9 +8,8 @@
 
 #include "bytes.h"
 #include "ecn.h"
-#include "event.h"
+#include "initiation.h"
 #include "loop.h"
-#include "rngwait.h"
 #include "send.h"
 
 /* Sends a datagram to the peer's endpoint with outer DS field ds, counting
@@ -80,44 +79,13 @@ size_t wg_staged_count(const struct wg_peer *peer)
 	return peer->staged ? peer->staged->count : 0;
 }
 
-/* early: the retry a cookie reply allows at once (see below), exempt from
- * the one-per-REKEY_TIMEOUT limit. */
-static void send_initiation(struct wg_device *dev, struct wg_peer *peer, bool early)
-{
-	struct wg_message_handshake_initiation msg;
-
-	/* None without identity or address; none from a weak RNG, but then
-	 * one as soon as it is seeded. */
-	if (peer->dead || !dev->has_identity || !peer->has_endpoint)
-		return;
-	if (!wg_device_rng_ready(dev)) {
-		wg_rng_wait_for_initiation(dev, peer);
-		return;
-	}
-	if (!early && !wg_timers_may_initiate(peer, dev->now))
-		return;
-	if (!wg_noise_create_initiation(dev, peer, &msg))
-		return;
-	/* Each regular attempt may be followed by one early retry. */
-	peer->sent_cookie_retry = early;
-	dev->stats.handshake_initiations_sent++;
-	wg_cookie_add_macs(dev, peer, (uint8_t *)&msg, sizeof(msg));
-	wg_timers_any_authenticated_packet_traversal(dev, peer);
-	wg_timers_any_authenticated_packet_sent(dev, peer);
-	peer->last_sent_handshake = dev->now;
-	peer->has_sent_handshake = true;
-	send_to_peer(dev, peer, (const uint8_t *)&msg, sizeof(msg), WG_HANDSHAKE_DS);
-	wg_timers_handshake_initiated(dev, peer);
-	wg_event_peer_attempt(dev, WG_EVENT_INITIATION_SENT, peer, peer->handshake_attempts);
-}
-
 void wg_send_handshake_initiation(struct wg_device *dev, struct wg_peer *peer, bool is_retry)
 {
 	if (!is_retry) {
 		peer->handshake_attempts = 0;
 		peer->first_handshake_attempt = dev->now;
 	}
-	send_initiation(dev, peer, false);
+	wg_initiation_request(dev, peer, false);
 }
 
 /* A cookie reply to our pending initiation: the responder is under load and
@@ -130,7 +98,7 @@ void wg_send_handshake_initiation_cookie_retry(struct wg_device *dev, struct wg_
 {
 	if (peer->sent_cookie_retry)
 		return;
-	send_initiation(dev, peer, true);
+	wg_initiation_request(dev, peer, true);
 }
 
 /* Plaintext padded to WG_MESSAGE_PADDING_MULTIPLE, but not past the MTU (the last MTU-sized unit of

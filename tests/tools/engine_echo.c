@@ -67,7 +67,7 @@ static void send_ping(void)
 int main(int argc, char **argv)
 {
 	struct wg_env env = {peer_now_ns, peer_wall_ns, NULL, NULL, NULL};
-	struct wg_io io = {io_send, io_deliver, NULL, NULL};
+	struct wg_io io = {io_send, io_deliver, NULL, NULL, NULL};
 	struct sockaddr_in sin = {0};
 	struct wg_endpoint ep = {0};
 	uint8_t priv[32], pub[32];

@@ -108,7 +108,7 @@ static int member_start(struct member *m, uint32_t i, uint64_t seed, struct in_a
 			uint32_t tun_base, int ep)
 {
 	struct wg_env env = {peer_now_ns, peer_wall_ns, NULL, NULL, NULL};
-	struct wg_io io = {io_send, io_deliver, m, NULL};
+	struct wg_io io = {io_send, io_deliver, m, NULL, NULL};
 	struct sockaddr_in sin = {0};
 	struct epoll_event ev = {0};
 	uint8_t priv[32], any[4] = {0};

@@ -445,7 +445,7 @@ static int usage(void)
 static int open_device(const char *key, const char *pub, const char *bind_s, const char *proxy_s)
 {
 	static const struct wg_env env = {peer_now_ns, peer_wall_ns, NULL, NULL, NULL};
-	static const struct wg_io io = {io_send, io_deliver, NULL, NULL};
+	static const struct wg_io io = {io_send, io_deliver, NULL, NULL, NULL};
 	uint8_t priv[WG_PUBLIC_KEY_LEN], ppub[WG_PUBLIC_KEY_LEN], any[4] = {0};
 	struct wg_endpoint ep = {0}, local = {0};
 	uint32_t ip;

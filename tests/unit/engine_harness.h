@@ -130,11 +130,16 @@ static inline void h_endpoint4(struct wg_endpoint *ep, const char *ip, uint16_t 
 	inet_pton(AF_INET, ip, &ep->addr.in4.sin_addr);
 }
 
+/* The side whose device queues its initiations (io.initiations_pending:
+ * this hook) instead of sending them from the call; NULL: none. */
+static struct h_side *h_deferred;
+static void (*h_pending_hook)(void *ctx);
+
 static inline void h_side_init(struct h_side *s, struct h_clock *clock, uint64_t seed,
 			       const char *udp_ip, uint16_t port, uint8_t tun_last)
 {
 	struct wg_env env = {h_now, h_wall, h_random, h_rng_ready, s};
-	struct wg_io io = {h_send, h_deliver, s, h_event};
+	struct wg_io io = {h_send, h_deliver, s, h_event, s == h_deferred ? h_pending_hook : NULL};
 
 	memset(s, 0, sizeof(*s));
 	s->clock = clock;

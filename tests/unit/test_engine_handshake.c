@@ -223,7 +223,7 @@ static void test_roaming(void)
 static void test_deliver_optional(void)
 {
 	struct wg_env env = {h_now, h_wall, h_random, h_rng_ready, &B};
-	struct wg_io io = {h_send, NULL, &B, h_event};
+	struct wg_io io = {h_send, NULL, &B, h_event, NULL};
 
 	setup(NULL, NULL);
 	wg_device_free(B.dev);

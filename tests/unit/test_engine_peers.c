@@ -79,7 +79,7 @@ static void test_index_unique(void)
 {
 	struct wg_index_entry e[3], f[200];
 	struct wg_env env = {h_now, h_wall, stuck_random, h_rng_ready, &A};
-	struct wg_io io = {h_send, h_deliver, &A, h_event};
+	struct wg_io io = {h_send, h_deliver, &A, h_event, NULL};
 	struct wg_device *dev;
 
 	setup();

@@ -160,7 +160,7 @@ static void test_polls_only_while_waiting(void)
 	wg_device_free(A.dev);
 	{
 		struct wg_env env = {h_now, h_wall, h_random, h_rng_ready, &A};
-		struct wg_io io = {h_send, h_deliver, &A, h_event};
+		struct wg_io io = {h_send, h_deliver, &A, h_event, NULL};
 		A.dev = wg_device_new(&env, &io);
 	}
 	CHECK(A.dev != NULL);
@@ -178,7 +178,7 @@ static void test_polls_only_while_waiting(void)
 static void test_hash_keys_redrawn(void)
 {
 	struct wg_env env = {h_now, h_wall, h_random, h_rng_ready, &A};
-	struct wg_io io = {h_send, h_deliver, &A, h_event};
+	struct wg_io io = {h_send, h_deliver, &A, h_event, NULL};
 	enum { N_PEERS = 100 };
 	uint8_t pubs[N_PEERS][32];
 	uint64_t rng = 0x5eed;

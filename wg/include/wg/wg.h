@@ -138,13 +138,20 @@ struct wg_event {
  * are valid only during the call). It runs inside engine calls, so under
  * the daemon's lock: it must be quick and must not call into the engine.
  * No event comes from wg_handshake_consume (the lock-free step) nor from
- * wg_device_free. */
+ * wg_device_free.
+ * initiations_pending: NULL, and our handshake initiations are built and
+ * sent through send inside the call that needs them (X25519 included);
+ * else they are queued, and this is called (inside an engine call, under
+ * the caller's lock) when the queue stops being empty: the caller then
+ * takes them with wg_device_prepare_initiations, off the data path (see
+ * "Split handshake path"). It must not call into the engine. */
 struct wg_io {
 	void (*send)(void *ctx, const struct wg_endpoint *to, const uint8_t *pkt, size_t len,
 		     uint8_t ds);
 	void (*deliver)(void *ctx, struct wg_peer *from, const uint8_t *pkt, size_t len);
 	void *ctx;
 	void (*event)(void *ctx, const struct wg_event *ev);
+	void (*initiations_pending)(void *ctx);
 };
 
 /* Results: errors are negative and below -1000, never an -errno value
@@ -338,8 +345,9 @@ int wg_device_complete_rx(struct wg_device *dev, struct wg_rx_job *job, const ui
 /* ---- Split handshake path (multi-threaded daemon; doc/engine.md) ----
  * Every job goes through prepare (under the lock), consume (no lock, any
  * thread: mac1, X25519, Noise) and complete (under the lock), in this
- * order. A datagram to answer with is returned in the job, to be sent after
- * dropping the lock; complete returns what wg_device_receive() would. */
+ * order. A datagram to send is returned in the job, to be sent after
+ * dropping the lock: an answer to a received message (complete returns what
+ * wg_device_receive() would) or one of our initiations. */
 #include "wg/handshake_job.h"
 
 struct wg_handshake_job {
@@ -356,8 +364,19 @@ struct wg_handshake_job {
 /* A handshake datagram (types 1-3, wg_message_type) into job. Under the lock. */
 void wg_device_prepare_handshake(struct wg_device *dev, const struct wg_endpoint *from,
 				 const uint8_t *pkt, size_t len, struct wg_handshake_job *job);
+/* Our queued initiations (io.initiations_pending), up to max, into jobs;
+ * returns how many. Under the lock. A peer removed, without endpoint or
+ * within its REKEY_TIMEOUT by now is skipped. Completing one returns WG_OK
+ * and the initiation in job->out, or WG_ERR_DROPPED and nothing when the
+ * peer was removed or the private key changed since prepare. */
+size_t wg_device_prepare_initiations(struct wg_device *dev, struct wg_handshake_job *jobs,
+				     size_t max);
 /* The crypto. Thread-safe on distinct jobs; no lock. */
 void wg_handshake_consume(const struct wg_device *dev, struct wg_handshake_job *job);
+/* The same for n jobs of any kind, their independent X25519 operations
+ * computed together (one batch per step: up to three steps). */
+void wg_handshake_consume_batch(const struct wg_device *dev, struct wg_handshake_job *jobs,
+				size_t n);
 /* Commits the result to the device. Under the lock. WG_OK, WG_ERR_DROPPED or
  * (not a handshake message) WG_ERR_INVALID; job->out_len tells whether to
  * send job->out to job->to. */
