@@ -82,6 +82,7 @@ size_t wg_staged_count(const struct wg_peer *peer)
 static void send_initiation(struct wg_device *dev, struct wg_peer *peer, bool early)
 {
 	struct wg_message_handshake_initiation msg;
+	uint8_t out[WG_OBFS_MAX_DATAGRAM];
 
 	/* None without identity or address; none from a weak RNG, but then
 	 * one as soon as it is seeded. */
@@ -98,12 +99,15 @@ static void send_initiation(struct wg_device *dev, struct wg_peer *peer, bool ea
 	/* Each regular attempt may be followed by one early retry. */
 	peer->sent_cookie_retry = early;
 	dev->stats.handshake_initiations_sent++;
+	wg_obfs_put_header(dev, (uint8_t *)&msg, WG_MESSAGE_HANDSHAKE_INITIATION);
 	wg_cookie_add_macs(dev, peer, (uint8_t *)&msg, sizeof(msg));
 	wg_timers_any_authenticated_packet_traversal(dev, peer);
 	wg_timers_any_authenticated_packet_sent(dev, peer);
 	peer->last_sent_handshake = dev->now;
 	peer->has_sent_handshake = true;
-	send_to_peer(dev, peer, (const uint8_t *)&msg, sizeof(msg));
+	wg_obfs_send_junk(dev, peer, send_to_peer);
+	send_to_peer(dev, peer, out,
+		     wg_obfs_frame(dev, WG_MESSAGE_HANDSHAKE_INITIATION, &msg, sizeof(msg), out));
 	wg_timers_handshake_initiated(dev, peer);
 	wg_event_peer_attempt(dev, WG_EVENT_INITIATION_SENT, peer, peer->handshake_attempts);
 }
@@ -164,6 +168,17 @@ static size_t seal(uint8_t *out, const struct wg_keypair *kp, uint64_t counter,
 	return sizeof(struct wg_message_data) + plen + WG_AUTHTAG_LEN;
 }
 
+/* seal with AmneziaWG's padding and header in front (obfs.c). */
+static size_t seal_framed(const struct wg_device *dev, uint8_t *out, const struct wg_keypair *kp,
+			  uint64_t counter, const uint8_t *plain, size_t len, uint32_t mtu,
+			  uint32_t pad, const struct wg_obfs_range *hdr)
+{
+	size_t n = seal(out + pad, kp, counter, plain, len, mtu);
+
+	wg_obfs_frame_data(dev, out, pad, hdr);
+	return pad + n;
+}
+
 /* Reserves the next nonce, or false when the keypair may not send. */
 static bool reserve_counter(struct wg_device *dev, struct wg_keypair *kp, uint64_t *counter)
 {
@@ -193,7 +208,9 @@ void wg_send_staged(struct wg_device *dev, struct wg_peer *peer)
 	struct wg_staged *q = peer->staged;
 	struct wg_keypair *kp = peer->keypairs.current;
 	bool data = false, any = false;
+	struct wg_obfs_range hdr;
 	uint64_t counter;
+	uint32_t pad;
 
 	if (!q || !q->count)
 		return;
@@ -202,7 +219,9 @@ void wg_send_staged(struct wg_device *dev, struct wg_peer *peer)
 		size_t n;
 		if (!peer->has_endpoint || !reserve_counter(dev, kp, &counter))
 			break;
-		n = seal(dev->scratch, kp, counter, q->slot[i].data, q->slot[i].len, dev->mtu);
+		wg_obfs_tx_params(dev, q->slot[i].len, &pad, &hdr);
+		n = seal_framed(dev, dev->scratch, kp, counter, q->slot[i].data, q->slot[i].len,
+				dev->mtu, pad, &hdr);
 		send_to_peer(dev, peer, dev->scratch, n);
 		any = true;
 		data |= q->slot[i].len != 0;
@@ -291,7 +310,9 @@ int wg_device_send(struct wg_device *dev, const uint8_t *ip_pkt, size_t len)
 {
 	struct wg_keypair *kp;
 	struct wg_peer *peer;
+	struct wg_obfs_range hdr;
 	uint64_t counter;
+	uint32_t pad;
 	size_t n;
 	int r;
 
@@ -302,7 +323,8 @@ int wg_device_send(struct wg_device *dev, const uint8_t *ip_pkt, size_t len)
 	r = stage_or_reserve(dev, peer, ip_pkt, len, &kp, &counter);
 	if (!kp)
 		return r;
-	n = seal(dev->scratch, kp, counter, ip_pkt, len, dev->mtu);
+	wg_obfs_tx_params(dev, len, &pad, &hdr);
+	n = seal_framed(dev, dev->scratch, kp, counter, ip_pkt, len, dev->mtu, pad, &hdr);
 	send_to_peer(dev, peer, dev->scratch, n);
 	after_data_sent(dev, peer, true);
 	return WG_OK;
@@ -331,20 +353,22 @@ int wg_device_prepare_tx(struct wg_device *dev, const uint8_t *ip_pkt, size_t le
 	job->to = peer->endpoint;
 	job->len = len;
 	job->mtu = dev->mtu;
+	wg_obfs_tx_params(dev, len, &job->obfs_pad, &job->obfs_header);
 	return WG_OK;
 }
 
 size_t wg_tx_sealed_len(const struct wg_device *dev, const struct wg_tx_job *job)
 {
 	(void)dev;
-	return sizeof(struct wg_message_data) + padded_len(job->len, job->mtu) + WG_AUTHTAG_LEN;
+	return job->obfs_pad + sizeof(struct wg_message_data) + padded_len(job->len, job->mtu) +
+	       WG_AUTHTAG_LEN;
 }
 
 size_t wg_tx_seal(const struct wg_device *dev, const struct wg_tx_job *job, const uint8_t *ip_pkt,
 		  uint8_t *out)
 {
-	(void)dev;
-	return seal(out, job->keypair, job->counter, ip_pkt, job->len, job->mtu);
+	return seal_framed(dev, out, job->keypair, job->counter, ip_pkt, job->len, job->mtu,
+			   job->obfs_pad, &job->obfs_header);
 }
 
 void wg_device_complete_tx(struct wg_device *dev, struct wg_tx_job *job, bool sent)

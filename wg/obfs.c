@@ -1,0 +1,190 @@
+/* AmneziaWG on the wire: header values, padding in front of messages, junk
+ * before initiations, and recognising all of it on receive. */
+#include <string.h>
+
+#include <zinc/random.h>
+
+#include "bytes.h"
+#include "device.h"
+#include "obfs.h"
+#include "peer.h"
+
+/* The handshake message sizes; transport data is at least a keepalive. */
+static const size_t MSG_LEN[WG_OBFS_TYPES] = {148, 92, 64, WG_MESSAGE_MINIMUM_LENGTH};
+
+/* env.get_random from a lock-free path (seal); the RNG rule stands: these
+ * bytes hide nothing, a failed draw leaves them as they were. */
+static void obfs_random(const struct wg_device *dev, void *buf, size_t len)
+{
+	if (dev->env.get_random)
+		dev->env.get_random(dev->env.ctx, buf, len);
+	else
+		zinc_get_random_bytes(buf, len);
+}
+
+static uint32_t pick(const struct wg_device *dev, const struct wg_obfs_range *r)
+{
+	uint64_t x = 0;
+
+	if (r->lo == r->hi)
+		return r->lo;
+	obfs_random(dev, &x, sizeof(x));
+	return r->lo + (uint32_t)(x % ((uint64_t)r->hi - r->lo + 1));
+}
+
+void wg_obfs_init(struct wg_obfs *o)
+{
+	wg_obfs_config_init(&o->cfg);
+	for (int t = 0; t < WG_OBFS_TYPES; t++) {
+		atomic_init(&o->pad[t], 0);
+		atomic_init(&o->lo[t], (uint32_t)t + 1);
+		atomic_init(&o->hi[t], (uint32_t)t + 1);
+	}
+	atomic_init(&o->on, false);
+}
+
+void wg_obfs_put_header(struct wg_device *dev, uint8_t *p, int t)
+{
+	wg_put_le32(p, pick(dev, &dev->obfs.cfg.h[t - 1]));
+}
+
+size_t wg_obfs_frame(struct wg_device *dev, int t, const void *msg, size_t len, uint8_t *out)
+{
+	size_t pad = dev->obfs.cfg.s[t - 1];
+
+	memmove(out + pad, msg, len);
+	obfs_random(dev, out, pad);
+	return pad + len;
+}
+
+void wg_obfs_send_junk(struct wg_device *dev, struct wg_peer *peer, wg_obfs_send_fn send)
+{
+	const struct wg_obfs_config *c = &dev->obfs.cfg;
+	uint8_t buf[WG_OBFS_MAX_DATAGRAM];
+
+	for (int i = 0; i < WG_OBFS_SPECIALS; i++) {
+		if (c->i[i][0])
+			send(dev, peer, buf, wg_obfs_spec_emit(dev, c->i[i], buf));
+	}
+	for (uint32_t j = 0; j < c->jc; j++) {
+		struct wg_obfs_range r = {c->jmin, c->jmax};
+		size_t n = pick(dev, &r);
+
+		obfs_random(dev, buf, n);
+		send(dev, peer, buf, n);
+	}
+}
+
+void wg_obfs_tag_emit(struct wg_device *dev, int tag, const char *val, size_t n, uint8_t *out)
+{
+	static const char LETTERS[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ";
+	uint64_t secs;
+
+	switch (tag) {
+	case 0: /* <b 0x..> */
+		for (size_t i = 0; i < n; i++) {
+			char h[3] = {val[2 * i], val[2 * i + 1], 0};
+
+			out[i] = (uint8_t)strtoul(h, NULL, 16);
+		}
+		break;
+	case 1: /* <t>: Unix seconds, big-endian */
+		secs = wg_device_wall_ns(dev) / WG_NS_PER_SEC;
+		for (int i = 0; i < 4; i++)
+			out[i] = (uint8_t)(secs >> (24 - 8 * i));
+		break;
+	case 2: /* <r N> */
+	case 3: /* <rc N>: letters */
+	case 4: /* <rd N>: digits */
+		obfs_random(dev, out, n);
+		for (size_t i = 0; tag > 2 && i < n; i++)
+			out[i] = tag == 3 ? (uint8_t)LETTERS[out[i] % 52] : (uint8_t)('0' + out[i] % 10);
+		break;
+	default: /* <d>, <ds>: no data before an initiation; <dz N>: its size 0 */
+		memset(out, 0, n);
+	}
+}
+
+void wg_obfs_tx_params(const struct wg_device *dev, size_t plain_len, uint32_t *pad,
+		       struct wg_obfs_range *hdr)
+{
+	/* a keepalive goes unpadded, as amneziawg-go sends it */
+	*pad = plain_len ? dev->obfs.cfg.s[3] : 0;
+	*hdr = dev->obfs.cfg.h[3];
+}
+
+void wg_obfs_frame_data(const struct wg_device *dev, uint8_t *out, uint32_t pad,
+			const struct wg_obfs_range *hdr)
+{
+	obfs_random(dev, out, pad);
+	wg_put_le32(out + pad, pick(dev, hdr));
+}
+
+static bool header_in(const struct wg_obfs *o, int t, const uint8_t *p)
+{
+	uint32_t v = wg_le32(p);
+
+	return v >= atomic_load_explicit(&o->lo[t], memory_order_relaxed) &&
+	       v <= atomic_load_explicit(&o->hi[t], memory_order_relaxed);
+}
+
+int wg_device_message_type(const struct wg_device *dev, const uint8_t *pkt, size_t len,
+			   size_t *off)
+{
+	const struct wg_obfs *o = &dev->obfs;
+
+	*off = 0;
+	if (!atomic_load_explicit(&o->on, memory_order_relaxed))
+		return wg_message_type(pkt, len);
+	if (!pkt)
+		return WG_MESSAGE_INVALID;
+	/* in amneziawg-go's order: the first type whose size and header fit */
+	for (int t = 0; t < WG_OBFS_TYPES; t++) {
+		size_t pad = atomic_load_explicit(&o->pad[t], memory_order_relaxed);
+
+		if (t < WG_OBFS_TYPES - 1 ? len != pad + MSG_LEN[t] : len < pad + MSG_LEN[t])
+			continue;
+		if (header_in(o, t, pkt + pad)) {
+			*off = pad;
+			return t + 1;
+		}
+	}
+	if (len == WG_MESSAGE_MINIMUM_LENGTH && header_in(o, 3, pkt))
+		return WG_MESSAGE_DATA; /* an unpadded keepalive */
+	return WG_MESSAGE_INVALID;
+}
+
+uint32_t wg_device_tx_padding(const struct wg_device *dev)
+{
+	return atomic_load_explicit(&dev->obfs.pad[3], memory_order_relaxed);
+}
+
+const char *wg_device_set_obfs(struct wg_device *dev, const struct wg_obfs_config *c, bool apply)
+{
+	struct wg_obfs *o = &dev->obfs;
+	struct wg_obfs_config *m = (struct wg_obfs_config *)dev->scratch; /* 20 KiB: not on a stack */
+	const char *why;
+	bool on = false;
+
+	_Static_assert(sizeof(*m) <= WG_SCRATCH_SIZE, "scratch holds a configuration");
+	memcpy(m, &o->cfg, sizeof(*m));
+	wg_obfs_config_merge(m, c);
+	why = wg_obfs_config_check(m);
+	if (why || !apply)
+		return why;
+	memcpy(&o->cfg, m, sizeof(*m));
+	/* what the receive side must know; junk is the send side's alone */
+	for (int t = 0; t < WG_OBFS_TYPES; t++) {
+		on |= m->s[t] || m->h[t].lo != (uint32_t)t + 1 || m->h[t].hi != (uint32_t)t + 1;
+		atomic_store_explicit(&o->pad[t], m->s[t], memory_order_relaxed);
+		atomic_store_explicit(&o->lo[t], m->h[t].lo, memory_order_relaxed);
+		atomic_store_explicit(&o->hi[t], m->h[t].hi, memory_order_relaxed);
+	}
+	atomic_store_explicit(&o->on, on, memory_order_relaxed);
+	return NULL;
+}
+
+void wg_device_get_obfs(const struct wg_device *dev, struct wg_obfs_config *c)
+{
+	memcpy(c, &dev->obfs.cfg, sizeof(*c));
+}
