@@ -76,11 +76,8 @@ void wg_device_prepare_handshake(struct wg_device *dev, const struct wg_endpoint
 				 const uint8_t *pkt, size_t len, struct wg_handshake_job *job)
 {
 	struct wg_handshake_job_state *s = &job->s;
-	size_t off;
-	int type = wg_device_message_type(dev, pkt, len, &off);
+	int type = wg_obfs_handshake_type(dev, pkt, len);
 
-	pkt += off; /* AmneziaWG padding */
-	len -= off;
 	memset(job, 0, sizeof(*job));
 	s->stage = WG_HS_DECIDED;
 	s->result = WG_ERR_DROPPED;

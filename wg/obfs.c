@@ -154,6 +154,20 @@ int wg_device_message_type(const struct wg_device *dev, const uint8_t *pkt, size
 	return WG_MESSAGE_INVALID;
 }
 
+int wg_obfs_handshake_type(const struct wg_device *dev, const uint8_t *msg, size_t len)
+{
+	if (!atomic_load_explicit(&dev->obfs.on, memory_order_relaxed)) {
+		int t = wg_message_type(msg, len);
+
+		return t == WG_MESSAGE_DATA ? WG_MESSAGE_INVALID : t;
+	}
+	for (int t = 0; msg && t < WG_OBFS_TYPES - 1; t++) {
+		if (len == MSG_LEN[t] && header_in(&dev->obfs, t, msg))
+			return t + 1;
+	}
+	return WG_MESSAGE_INVALID;
+}
+
 uint32_t wg_device_tx_padding(const struct wg_device *dev)
 {
 	return atomic_load_explicit(&dev->obfs.pad[3], memory_order_relaxed);

@@ -21,6 +21,8 @@ typedef bool (*wg_obfs_send_fn)(struct wg_device *dev, struct wg_peer *peer, con
 				size_t len);
 
 void wg_obfs_init(struct wg_obfs *o);
+/* A handshake message's type (1-3) with its padding taken off, else 0. */
+int wg_obfs_handshake_type(const struct wg_device *dev, const uint8_t *msg, size_t len);
 /* The type field of a message of type t (1-4) at p, from h<t>. */
 void wg_obfs_put_header(struct wg_device *dev, uint8_t *p, int t);
 /* msg (type t) with s<t> random bytes in front, into out

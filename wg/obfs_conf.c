@@ -97,12 +97,13 @@ static const char *set_number(struct wg_obfs_config *c, unsigned k, const char *
 	return NULL;
 }
 
-int wg_obfs_set_key(struct wg_obfs_config *c, const char *key, const char *val, size_t vlen,
-		    const char **why)
+int wg_obfs_set_key(struct wg_obfs_config *c, const char *key, size_t klen, const char *val,
+		    size_t vlen, const char **why)
 {
 	unsigned k = 0;
 
-	while (k < sizeof(NAMES) / sizeof(NAMES[0]) && strcasecmp(key, NAMES[k]))
+	while (k < sizeof(NAMES) / sizeof(NAMES[0]) &&
+	       (strlen(NAMES[k]) != klen || strncasecmp(key, NAMES[k], klen)))
 		k++;
 	if (k == sizeof(NAMES) / sizeof(NAMES[0]))
 		return 0;
@@ -126,8 +127,9 @@ int wg_obfs_set_key(struct wg_obfs_config *c, const char *key, const char *val, 
 	return 1;
 }
 
-bool wg_obfs_format_key(const struct wg_obfs_config *c, unsigned k, char *out, size_t cap)
+bool wg_device_format_obfs(const struct wg_device *dev, unsigned k, char *out, size_t cap)
 {
+	const struct wg_obfs_config *c = &dev->obfs.cfg;
 	const uint32_t num[] = {c->jc, c->jmin, c->jmax, c->s[0], c->s[1], c->s[2], c->s[3]};
 
 	if (k < K_H1)

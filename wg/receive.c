@@ -24,7 +24,7 @@ int wg_device_receive(struct wg_device *dev, const struct wg_endpoint *from, uin
 		return WG_ERR_INVALID;
 	}
 	if (type != WG_MESSAGE_DATA)
-		return wg_receive_handshake(dev, from, pkt, len);
+		return wg_receive_handshake(dev, from, pkt + off, len - off);
 	r = wg_device_prepare_rx(dev, from, pkt, len, &job);
 	if (r != WG_OK)
 		return r;

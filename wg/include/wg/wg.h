@@ -296,11 +296,12 @@ const char *wg_obfs_key_name(unsigned k);
 /* Sets one key from its UAPI value (amneziawg-go's forms; the name matched
  * case-insensitively, as the proxy config spells it "Jc"): 1 done, 0 not an
  * obfuscation key, -1 invalid (*why says why). */
-int wg_obfs_set_key(struct wg_obfs_config *c, const char *key, const char *val, size_t vlen,
-		    const char **why);
-/* The k-th key's `get` line value into out (NUL-terminated); false when
- * amneziawg-go would not print it (unset, or a plain header). */
-bool wg_obfs_format_key(const struct wg_obfs_config *c, unsigned k, char *out, size_t cap);
+int wg_obfs_set_key(struct wg_obfs_config *c, const char *key, size_t klen, const char *val,
+		    size_t vlen, const char **why);
+/* The k-th key's `get` line value into out (NUL-terminated; cap
+ * WG_OBFS_SPEC_LEN holds any); false when not printed: unset (as
+ * amneziawg-go), or a plain header (it prints h1=1..h4=4 always). */
+bool wg_device_format_obfs(const struct wg_device *dev, unsigned k, char *out, size_t cap);
 /* The device's configuration updated by c's given keys: NULL and applied,
  * or why it is refused (nothing changes); check only with apply false. */
 const char *wg_device_set_obfs(struct wg_device *dev, const struct wg_obfs_config *c, bool apply);
@@ -382,7 +383,8 @@ struct wg_handshake_job {
 	struct wg_handshake_job_state s; /* the engine's (wg/handshake_job.h) */
 };
 
-/* A handshake datagram (types 1-3, wg_message_type) into job. Under the lock. */
+/* A handshake message (types 1-3, wg_device_message_type; AmneziaWG padding
+ * taken off: the message from *off on) into job. Under the lock. */
 void wg_device_prepare_handshake(struct wg_device *dev, const struct wg_endpoint *from,
 				 const uint8_t *pkt, size_t len, struct wg_handshake_job *job);
 /* The crypto. Thread-safe on distinct jobs; no lock. */
