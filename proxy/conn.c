@@ -36,17 +36,27 @@ static void conn_free(struct loop_handler *h)
 	free(c);
 }
 
-static struct conn *conn_alloc(struct proxy *px, int fd)
+/* A conn on fd with its front end's state (zeroed), in the loop; NULL if
+ * not (fd left open). */
+static struct conn *conn_add(struct proxy *px, int fd, size_t fe_size, enum conn_state state,
+			     uint32_t ep)
 {
 	struct conn *c = calloc(1, sizeof(*c));
 
-	if (!c)
+	if (!c || (fe_size && !(c->fe = calloc(1, fe_size)))) {
+		free(c);
 		return NULL;
+	}
 	c->h.fn = conn_event;
 	c->h.free = conn_free;
 	c->px = px;
 	c->fd = fd;
-	return c;
+	c->state = state;
+	c->ep = ep;
+	if (!loop_add(&px->loop, fd, &c->h, ep))
+		return c;
+	conn_free(&c->h);
+	return NULL;
 }
 
 void conn_want(struct conn *c, uint32_t ep)
@@ -58,8 +68,7 @@ void conn_want(struct conn *c, uint32_t ep)
 		log_debug("proxy: epoll_ctl: %s", strerror(errno));
 }
 
-/* Returns true if the pcb was aborted (a callback then returns ERR_ABRT). */
-static bool conn_close_ret(struct conn *c, bool abort)
+bool conn_close(struct conn *c, bool abort)
 {
 	bool aborted = false;
 
@@ -103,21 +112,15 @@ static bool conn_close_ret(struct conn *c, bool abort)
 		pbuf_free(c->pending);
 	c->pending = NULL;
 	free(c->stash);
-	free(c->early);
-	c->stash = c->early = NULL;
+	c->stash = NULL;
 	loop_retire(&c->px->loop, &c->h);
 	return aborted;
-}
-
-void conn_close(struct conn *c, bool abort)
-{
-	conn_close_ret(c, abort);
 }
 
 static bool conn_maybe_finish(struct conn *c)
 {
 	if (c->host_eof && c->tun_eof && !c->pending && c->host_shut)
-		return conn_close_ret(c, false);
+		return conn_close(c, false);
 	return false;
 }
 
@@ -147,7 +150,7 @@ static bool conn_flush(struct conn *c)
 				return false;
 			}
 			log_debug("proxy: host connection: %s", strerror(errno));
-			return conn_close_ret(c, true);
+			return conn_close(c, true);
 		}
 		/* one write may take more than 64 KiB (coalesced segments
 		 * are pbufs of up to 64 KiB each) */
@@ -155,11 +158,6 @@ static bool conn_flush(struct conn *c)
 			u16_t n = left > CONN_U16_MAX ? CONN_U16_MAX : (u16_t)left;
 
 			c->pending = pbuf_free_header(c->pending, n);
-			left -= n;
-		}
-		for (size_t left = (size_t)w; left;) {
-			u16_t n = left > CONN_U16_MAX ? CONN_U16_MAX : (u16_t)left;
-
 			tcp_recved(c->pcb, n);
 			left -= n;
 		}
@@ -321,7 +319,7 @@ static err_t conn_on_sent(void *arg, struct tcp_pcb *pcb, u16_t len)
 	if (c->state != CONN_RELAY || c->host_eof)
 		return ERR_OK;
 	if (c->stash && !conn_stash_retry(c))
-		return conn_close_ret(c, true) ? ERR_ABRT : ERR_OK;
+		return conn_close(c, true) ? ERR_ABRT : ERR_OK;
 	if (c->stash)
 		tcp_output(c->pcb);
 	if (conn_room(c))
@@ -370,12 +368,8 @@ void conn_relay(struct conn *c)
 	if (c->dead)
 		return;
 	c->state = CONN_RELAY;
-	if (c->early) {
-		bool ok = conn_to_tunnel(c, c->early, c->early_len);
-
-		free(c->early);
-		c->early = NULL;
-		if (!ok) {
+	if (c->stash) { /* the early bytes */
+		if (!conn_stash_retry(c)) {
 			conn_close(c, true);
 			return;
 		}
@@ -385,14 +379,20 @@ void conn_relay(struct conn *c)
 	conn_flush(c);
 }
 
+/* The front end is told the connection failed, then the conn closes. */
+static void conn_fail(struct conn *c, err_t err)
+{
+	c->front->connected(c, false, err);
+	conn_close(c, false);
+}
+
 void conn_connect(struct conn *c, const ip_addr_t *addr, uint16_t port)
 {
 	err_t err = ERR_MEM;
 
 	if (!c->front->configured && addr_forbidden(&c->px->conf.iface, addr)) {
 		log_debug("proxy: a client asked for %s, refused", ipaddr_ntoa(addr));
-		c->front->connected(c, false, CONN_ERR_FORBIDDEN);
-		conn_close(c, false);
+		conn_fail(c, CONN_ERR_FORBIDDEN);
 		return;
 	}
 	c->pcb = tcp_new_ip_type(IP_GET_TYPE(addr));
@@ -408,8 +408,7 @@ void conn_connect(struct conn *c, const ip_addr_t *addr, uint16_t port)
 			tcp_abort(c->pcb);
 			c->pcb = NULL;
 		}
-		c->front->connected(c, false, err);
-		conn_close(c, false);
+		conn_fail(c, err);
 	}
 }
 
@@ -418,12 +417,10 @@ static void conn_resolved(void *arg, const ip_addr_t *addr)
 	struct conn *c = arg;
 
 	c->dns = NULL;
-	if (!addr) {
-		c->front->connected(c, false, ERR_VAL);
-		conn_close(c, false);
-		return;
-	}
-	conn_connect(c, addr, c->port);
+	if (addr)
+		conn_connect(c, addr, c->port);
+	else
+		conn_fail(c, ERR_VAL);
 }
 
 void conn_connect_host(struct conn *c, const char *host, uint16_t port)
@@ -433,21 +430,19 @@ void conn_connect_host(struct conn *c, const char *host, uint16_t port)
 	c->state = CONN_RESOLVING;
 	c->port = port;
 	c->dns = resolve_start(&c->px->stack, host, conn_resolved, c, &done);
-	if (!c->dns && !done) {
-		c->front->connected(c, false, ERR_VAL);
-		conn_close(c, false);
-	}
+	if (!c->dns && !done)
+		conn_fail(c, ERR_VAL);
 }
 
 int conn_set_early(struct conn *c, const void *data, size_t len)
 {
 	if (!len)
 		return 0;
-	c->early = malloc(len);
-	if (!c->early)
+	c->stash = malloc(len);
+	if (!c->stash)
 		return -1;
-	memcpy(c->early, data, len);
-	c->early_len = len;
+	memcpy(c->stash, data, len);
+	c->stash_len = len;
 	return 0;
 }
 
@@ -507,7 +502,7 @@ static void conn_event(struct loop *l, struct loop_handler *h, uint32_t events)
 
 struct conn *conn_new(struct proxy *px, int fd, const struct conn_front *front, const void *svc)
 {
-	struct conn *c = conn_alloc(px, fd);
+	struct conn *c = conn_add(px, fd, front->fe_size, CONN_FRONT, EPOLLIN);
 
 	if (!c) {
 		close(fd);
@@ -515,29 +510,18 @@ struct conn *conn_new(struct proxy *px, int fd, const struct conn_front *front, 
 	}
 	c->front = front;
 	c->svc = svc;
-	c->state = CONN_FRONT;
-	c->ep = EPOLLIN;
-	if (loop_add(&px->loop, fd, &c->h, c->ep)) {
-		close(fd);
-		free(c);
-		return NULL;
-	}
+	if (front->opened)
+		front->opened(c);
 	return c;
 }
 
 struct conn *conn_new_accepted(struct proxy *px, struct tcp_pcb *pcb, int fd)
 {
-	struct conn *c = conn_alloc(px, fd);
+	struct conn *c = conn_add(px, fd, 0, CONN_HOST_CONNECTING, EPOLLOUT);
 
-	if (!c)
-		return NULL;
-	c->pcb = pcb;
-	c->state = CONN_HOST_CONNECTING;
-	c->ep = EPOLLOUT;
-	if (loop_add(&px->loop, fd, &c->h, c->ep)) {
-		free(c);
-		return NULL;
+	if (c) {
+		c->pcb = pcb;
+		conn_hook(c);
 	}
-	conn_hook(c);
 	return c;
 }

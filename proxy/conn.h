@@ -41,10 +41,13 @@ enum conn_state {
 	CONN_RELAY,
 };
 
-/* What a front end does with its handshake bytes and with the outcome of
- * the connection in the tunnel (ok false: err says why; the conn is closed
- * after the call). */
+/* A front end: its state (c->fe, zeroed), what it does first (NULL:
+ * nothing), with its handshake bytes and with the outcome of the connection
+ * in the tunnel (ok false: err says why; the conn is closed after the
+ * call). */
 struct conn_front {
+	size_t fe_size;
+	void (*opened)(struct conn *c);
 	void (*readable)(struct conn *c);
 	void (*connected)(struct conn *c, bool ok, err_t err);
 	void (*closed)(struct conn *c); /* NULL or releases what the front holds */
@@ -66,10 +69,10 @@ struct conn {
 	bool host_eof;	      /* the host sent FIN: ours went to the tunnel */
 	bool tun_eof;	      /* the tunnel sent FIN */
 	bool host_shut;	      /* our FIN went to the host */
-	uint8_t *stash;	      /* host bytes lwIP refused for now (tcp_write ERR_MEM) */
+	/* host bytes lwIP refused for now (tcp_write ERR_MEM); before the
+	 * relay, the client's bytes read with the handshake */
+	uint8_t *stash;
 	size_t stash_len;
-	uint8_t *early; /* client bytes read with the handshake, for the tunnel */
-	size_t early_len;
 	struct resolve *dns;	 /* CONN_RESOLVING */
 	struct conn *next_flush; /* on px->flushq: tunnel bytes to write */
 	bool flush_queued;
@@ -85,7 +88,8 @@ struct conn {
 	struct conn *older, *newer;
 };
 
-/* A new connection from an accepted host socket (non-blocking). */
+/* A new connection from an accepted host socket (non-blocking), or NULL
+ * (fd closed). */
 struct conn *conn_new(struct proxy *px, int fd, const struct conn_front *front, const void *svc);
 /* For [TCPServerTunnel]: adopts a pcb lwIP accepted and a host socket being
  * connected (CONN_HOST_CONNECTING). */
@@ -105,7 +109,8 @@ bool conn_send_host(struct conn *c, const void *data, size_t len);
 /* After a batch of packets into lwIP (stack.h): writes what it brought
  * to the host sockets of the conns that got bytes or a FIN. */
 void conn_flush_queued(void *px);
-/* Closes both sides (an RST to the tunnel if abort) and retires the conn. */
-void conn_close(struct conn *c, bool abort);
+/* Closes both sides (an RST to the tunnel if abort) and retires the conn.
+ * True if its pcb was aborted (a callback then returns ERR_ABRT). */
+bool conn_close(struct conn *c, bool abort);
 
 #endif

@@ -3,8 +3,11 @@
  * dns.h). Everything read from a response is bounds-checked first. */
 #include "dns.h"
 
+#include <ctype.h>
 #include <stdbool.h>
 #include <string.h>
+
+#include "../daemon/be.h"
 
 enum {
 	HEADER_LEN = 12,
@@ -18,31 +21,9 @@ enum {
 	RR_FIXED = 10, /* TYPE CLASS TTL RDLENGTH */
 };
 
-static uint16_t get16(const uint8_t *p)
-{
-	return (uint16_t)(p[0] << 8 | p[1]);
-}
-
-static uint32_t get32(const uint8_t *p)
-{
-	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
-}
-
-static void put16(uint8_t *p, uint16_t v)
-{
-	p[0] = (uint8_t)(v >> 8);
-	p[1] = (uint8_t)v;
-}
-
-static char lower(char c)
-{
-	return c >= 'A' && c <= 'Z' ? (char)(c - 'A' + 'a') : c;
-}
-
 static bool label_char(char c)
 {
-	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-	       c == '-' || c == '_';
+	return isalnum((unsigned char)c) || c == '-' || c == '_';
 }
 
 /* Writes name in wire form to out (NAME_WIRE_MAX bytes); returns its
@@ -85,12 +66,12 @@ size_t dns_build_query(uint8_t *out, size_t cap, uint16_t id, const char *name, 
 	if (!n || cap < HEADER_LEN + n + 4)
 		return 0;
 	memset(out, 0, HEADER_LEN);
-	put16(out, id);
-	put16(out + 2, FLAG_RD);
-	put16(out + 4, 1); /* QDCOUNT */
+	put_be16(out, id);
+	put_be16(out + 2, FLAG_RD);
+	put_be16(out + 4, 1); /* QDCOUNT */
 	memcpy(out + HEADER_LEN, wire, n);
-	put16(out + HEADER_LEN + n, qtype);
-	put16(out + HEADER_LEN + n + 2, DNS_CLASS_IN);
+	put_be16(out + HEADER_LEN + n, qtype);
+	put_be16(out + HEADER_LEN + n + 2, DNS_CLASS_IN);
 	return HEADER_LEN + n + 4;
 }
 
@@ -138,7 +119,7 @@ static bool read_name(const uint8_t *pkt, size_t len, size_t off, char *text, si
 
 			if (!label_char(ch))
 				return false;
-			text[n++] = lower(ch);
+			text[n++] = (char)tolower((unsigned char)ch);
 		}
 		off += 1 + (size_t)c;
 	}
@@ -162,10 +143,10 @@ static bool read_rr(const uint8_t *pkt, size_t len, size_t *off, struct rr *rr)
 
 	if (!read_name(pkt, len, *off, rr->owner, &p) || len - p < RR_FIXED)
 		return false;
-	rr->type = get16(pkt + p);
-	rr->class = get16(pkt + p + 2);
-	rr->ttl = get32(pkt + p + 4);
-	rr->rdlen = get16(pkt + p + 8);
+	rr->type = get_be16(pkt + p);
+	rr->class = get_be16(pkt + p + 2);
+	rr->ttl = get_be32(pkt + p + 4);
+	rr->rdlen = get_be16(pkt + p + 8);
 	rr->rdata = p + RR_FIXED;
 	if (len - rr->rdata < rr->rdlen)
 		return false;
@@ -185,16 +166,17 @@ int dns_parse_response(const uint8_t *pkt, size_t len, uint16_t id, const char *
 
 	if (len < HEADER_LEN)
 		return DNS_E_MALFORMED;
-	flags = get16(pkt + 2);
-	if (get16(pkt) != id || !(flags & FLAG_QR) || (flags & OPCODE_MASK) || get16(pkt + 4) != 1)
+	flags = get_be16(pkt + 2);
+	if (get_be16(pkt) != id || !(flags & FLAG_QR) || (flags & OPCODE_MASK) ||
+	    get_be16(pkt + 4) != 1)
 		return DNS_E_MISMATCH;
-	ancount = get16(pkt + 6);
+	ancount = get_be16(pkt + 6);
 	if (!read_name(pkt, len, HEADER_LEN, qname, &off) || len - off < 4)
 		return DNS_E_MALFORMED;
 	/* our name as read_name() gives it back: lower case, no final dot */
 	n = encode_name(name, wire);
 	if (!n || !read_name(wire, n, 0, want, &n) || strcmp(qname, want) ||
-	    get16(pkt + off) != qtype || get16(pkt + off + 2) != DNS_CLASS_IN)
+	    get_be16(pkt + off) != qtype || get_be16(pkt + off + 2) != DNS_CLASS_IN)
 		return DNS_E_MISMATCH;
 	if (flags & RCODE_MASK)
 		return DNS_E_RCODE;
@@ -228,14 +210,10 @@ int dns_parse_response(const uint8_t *pkt, size_t len, uint16_t id, const char *
 				if (rr.ttl < min_ttl)
 					min_ttl = rr.ttl;
 				got = true;
-				if (found < max) {
+				if (found < max) { /* in4 and in6 share their place */
 					memset(&out[found], 0, sizeof(out[found]));
-					out[found].family =
-					    qtype == DNS_TYPE_A ? AF_INET : AF_INET6;
-					memcpy(qtype == DNS_TYPE_A ? (void *)&out[found].in4
-								   : (void *)&out[found].in6,
-					       pkt + rr.rdata, alen);
-					found++;
+					out[found].family = alen == 4 ? AF_INET : AF_INET6;
+					memcpy(&out[found++].in4, pkt + rr.rdata, alen);
 				}
 			}
 		}

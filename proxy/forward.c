@@ -12,7 +12,6 @@
 #include "lwip/tcpip.h"
 
 #include "addr.h"
-#include "conn.h"
 #include "log.h"
 #include "proxy.h"
 
@@ -30,23 +29,22 @@ static void forward_connected(struct conn *c, bool ok, err_t err)
 		log_debug("proxy: tunnel connection failed (lwIP error %d)", err);
 }
 
-static const struct conn_front forward_front = {
+/* admitted at once: a forward waits for no request */
+static void forward_opened(struct conn *c)
+{
+	const struct proxy_listener *svc = c->svc;
+
+	c->admitted = true;
+	conn_want(c, 0); /* the client's bytes wait in its socket until the splice */
+	conn_connect_host(c, svc->target.host, svc->target.port);
+}
+
+const struct conn_front forward_front = {
+    .opened = forward_opened,
     .readable = forward_readable,
     .connected = forward_connected,
     .configured = true,
 };
-
-struct conn *forward_accepted(struct proxy *px, int fd, const struct proxy_listener *svc)
-{
-	struct conn *c = conn_new(px, fd, &forward_front, svc);
-
-	if (!c)
-		return NULL;
-	c->admitted = true;
-	conn_want(c, 0); /* the client's bytes wait in its socket until the splice */
-	conn_connect_host(c, svc->target.host, svc->target.port);
-	return c;
-}
 
 /* A [TCPServerTunnel]: its Target resolved locally at start. */
 struct tcp_server {

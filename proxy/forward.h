@@ -5,13 +5,11 @@
 
 #include <stddef.h>
 
-struct conn;
-struct proxy;
+#include "conn.h"
+
 struct proxy_listener;
 
-/* A conn for the accepted host socket fd (admitted at once: a forward
- * waits for no request), or NULL (fd closed). */
-struct conn *forward_accepted(struct proxy *px, int fd, const struct proxy_listener *svc);
+extern const struct conn_front forward_front; /* [TCPClientTunnel] */
 /* lwIP's listener on ListenPort; at most cap connections at once. */
 int tcp_server_open(struct proxy *px, const struct proxy_listener *svc, size_t cap);
 

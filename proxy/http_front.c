@@ -7,11 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
-#include <unistd.h>
 
-#include "conn.h"
 #include "http_proto.h"
-#include "log.h"
 #include "proxy_conf.h"
 
 enum { HTTP_HEAD_FIRST = 1024 }; /* the head buffer's first size; it doubles */
@@ -122,26 +119,9 @@ static void http_readable(struct conn *c)
 	}
 }
 
-static const struct conn_front http_front = {
+const struct conn_front http_front = {
+    .fe_size = sizeof(struct http_fe),
     .readable = http_readable,
     .connected = http_connected,
     .closed = http_fe_free,
 };
-
-struct conn *http_accepted(struct proxy *px, int fd, const struct proxy_listener *svc)
-{
-	struct http_fe *fe = calloc(1, sizeof(*fe));
-	struct conn *c;
-
-	if (!fe) {
-		close(fd);
-		return NULL;
-	}
-	c = conn_new(px, fd, &http_front, svc);
-	if (!c) {
-		free(fe);
-		return NULL;
-	}
-	c->fe = fe;
-	return c;
-}

@@ -3,11 +3,8 @@
 #ifndef ZTP_HTTP_FRONT_H
 #define ZTP_HTTP_FRONT_H
 
-struct conn;
-struct proxy;
-struct proxy_listener;
+#include "conn.h"
 
-/* A conn for the accepted host socket fd, or NULL (fd closed). */
-struct conn *http_accepted(struct proxy *px, int fd, const struct proxy_listener *svc);
+extern const struct conn_front http_front;
 
 #endif

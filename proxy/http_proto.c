@@ -136,10 +136,6 @@ static bool scan_headers(const char *buf, struct headers *h)
 {
 	struct line l, name, value;
 
-	h->host = false;
-	h->auth.s = NULL;
-	h->auth.len = 0;
-	h->conn.n = 0;
 	for (size_t pos = h->start; pos < h->end;) {
 		pos = next_line(buf, pos, h->end, &l);
 		if (!l.len)
@@ -234,10 +230,8 @@ static void put(struct writer *w, const char *s, size_t len)
 	w->len += len;
 }
 
-static void puts_(struct writer *w, const char *s)
-{
-	put(w, s, strlen(s));
-}
+/* a string literal */
+#define PUT(w, lit) put(w, lit, sizeof(lit) - 1)
 
 /* The forwarded head: origin-form request line, the end-to-end headers,
  * Host if missing, Connection: close. */
@@ -249,13 +243,13 @@ static bool rewrite(const char *buf, const struct headers *h, const struct line 
 	struct line l, name, value;
 
 	put(&w, method->s, method->len);
-	puts_(&w, " ");
+	PUT(&w, " ");
 	if (!path->len || path->s[0] != '/')
-		puts_(&w, "/");
+		PUT(&w, "/");
 	put(&w, path->s, path->len);
-	puts_(&w, " ");
+	PUT(&w, " ");
 	put(&w, version->s, version->len);
-	puts_(&w, "\r\n");
+	PUT(&w, "\r\n");
 	for (size_t pos = h->start; pos < h->end;) {
 		pos = next_line(buf, pos, h->end, &l);
 		if (!l.len || !split_header(&l, &name, &value) ||
@@ -265,14 +259,14 @@ static bool rewrite(const char *buf, const struct headers *h, const struct line 
 		    eq_nocase(name.s, name.len, "Keep-Alive") || conn_tokens_has(&h->conn, &name))
 			continue;
 		put(&w, l.s, l.len);
-		puts_(&w, "\r\n");
+		PUT(&w, "\r\n");
 	}
 	if (!h->host) {
-		puts_(&w, "Host: ");
+		PUT(&w, "Host: ");
 		put(&w, authority->s, authority->len);
-		puts_(&w, "\r\n");
+		PUT(&w, "\r\n");
 	}
-	puts_(&w, "Connection: close\r\n\r\n");
+	PUT(&w, "Connection: close\r\n\r\n");
 	*out_len = w.len;
 	return !w.full;
 }
@@ -311,7 +305,7 @@ enum http_proxy_action http_proxy_parse(const char *buf, size_t len, const char 
 	struct http_head_scan scan = {0};
 	size_t start, end = http_proxy_head_end(buf, len, &scan);
 	struct line rl, method, target, version;
-	struct headers h;
+	struct headers h = {0};
 	const char *sp1, *sp2;
 
 	memset(req, 0, sizeof(*req));

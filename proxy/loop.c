@@ -19,9 +19,8 @@ static void loop_kicked(struct loop *l, struct loop_handler *h, uint32_t events)
 
 	(void)h;
 	(void)events;
-	if (read(l->kick_fd, &v, sizeof(v)) < 0) {
-		/* nothing pending: another batch took it */
-	}
+	if (read(l->kick_fd, &v, sizeof(v)) < 0)
+		return; /* nothing pending: another batch took it */
 }
 
 static struct loop_handler kick_handler = {.fn = loop_kicked};
@@ -73,8 +72,9 @@ static void loop_reap(struct loop *l)
 	}
 }
 
-void loop_run(struct loop *l)
+void *loop_run(void *arg)
 {
+	struct loop *l = arg;
 	struct epoll_event ev[LOOP_BATCH];
 	int timeout = -1;
 
@@ -83,7 +83,7 @@ void loop_run(struct loop *l)
 
 		if (n < 0 && errno != EINTR) {
 			log_err("proxy: epoll_wait: %s", strerror(errno));
-			return;
+			return NULL;
 		}
 		l->lock(l->lock_ctx);
 		for (int i = 0; i < n; i++) {

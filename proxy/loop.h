@@ -36,7 +36,7 @@ int loop_add(struct loop *l, int fd, struct loop_handler *h, uint32_t events);
 int loop_mod(struct loop *l, int fd, struct loop_handler *h, uint32_t events);
 /* Under the core lock: h->free(h) runs after the batch in progress. */
 void loop_retire(struct loop *l, struct loop_handler *h);
-/* Runs until the process ends. */
-void loop_run(struct loop *l);
+/* The loop's thread (arg: the loop): runs until the process ends. */
+void *loop_run(void *arg);
 
 #endif

@@ -6,9 +6,8 @@
 #include "lwip/priv/tcp_priv.h"
 #include "lwip/prot/tcp.h"
 
-/* A SYN for a full listener: its least recently active half-open pcb goes
- * (new pcbs go to the head of the list, and one that gets a segment moves
- * there, so that is the last one in the list). */
+/* New pcbs go to the head of the list, and one that gets a segment moves
+ * there: the least recently active is the last one. */
 static void listener_make_room(struct tcp_pcb_listen *lpcb)
 {
 	struct tcp_pcb *oldest = NULL;
@@ -44,9 +43,7 @@ err_t lwip_hook_tcp_inpacket(struct tcp_pcb *pcb, struct tcp_hdr *hdr, u16_t opt
 			listener_make_room(lpcb);
 		return ERR_OK;
 	}
-	/* data past a gap while the out-of-order queue is at its cap: lwIP
-	 * would walk the queue twice and acknowledge it, only to drop it
-	 * (tcp_input has put hdr's numbers in host order) */
+	/* tcp_input has put hdr's numbers in host order */
 	if (p->tot_len && pcb->state != TIME_WAIT && pcb->ooseq &&
 	    TCP_SEQ_GT(hdr->seqno, pcb->rcv_nxt) && ooseq_full(pcb))
 		return ERR_BUF;

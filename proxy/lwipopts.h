@@ -1,19 +1,9 @@
-/* lwIP's build options for zinctun-proxy: lwIP is compiled with this file
- * (Makefile, from Debian's source package), so these are the stack's own
- * sizes and features, not a Debian build's. What differs from Debian's
- * (its port/include/lwipopts.h) and why:
- *  - memory is bounded: fixed pools for pcbs and segments (MEMP_MEM_MALLOC
- *    0; a full TCP pool makes lwIP recycle its oldest TIME_WAIT pcb itself)
- *    and packet data from malloc through one proxy-wide budget
- *    (lwipmem.h); what waits out of order is capped per connection;
- *  - a listener's backlog is honoured (TCP_LISTEN_BACKLOG): a SYN flood
- *    holds at most a backlog of half-open pcbs (see lwip_hooks.h);
- *  - receive window about 1 MiB, window scale 4 (Debian: 64 KiB, scale 1);
- *  - no loopback: a packet to the tunnel's own address goes to the tunnel,
- *    never back to lwIP's own listeners;
- *  - only what the proxy uses: no sockets or netconn API, ARP, Ethernet,
- *    IGMP, MLD, DHCP, SLAAC, raw pcbs, DNS (proxy/resolve.c has its own),
- *    forwarding or statistics.
+/* lwIP's build options for zinctun-proxy (Makefile: lwIP is compiled from
+ * Debian's source package with this file): only what differs from lwIP's
+ * defaults (lwip/opt.h), and why. Memory is bounded: fixed pools for pcbs
+ * and segments, packet data from malloc through one budget (lwipmem.h).
+ * lwIP's defaults keep loopback off: a packet to the tunnel's own address
+ * goes to the tunnel, never back to lwIP's own listeners.
  * Plain numbers only: lwIP tests several of these with #if. */
 #ifndef ZTP_LWIPOPTS_H
 #define ZTP_LWIPOPTS_H
@@ -21,8 +11,6 @@
 #include <stddef.h>
 
 /* threads, and one core lock that every lwIP call holds (stack.h) */
-#define NO_SYS 0
-#define LWIP_TCPIP_CORE_LOCKING 1
 #define LWIP_NETCONN 0
 #define LWIP_SOCKET 0
 void sys_check_core_locking(void);
@@ -34,33 +22,17 @@ void sys_lock_tcpip_core(void);
 void sys_unlock_tcpip_core(void);
 #define UNLOCK_TCPIP_CORE() sys_unlock_tcpip_core()
 
-/* protocols: a point-to-point netif (stack.c) */
-#define LWIP_IPV4 1
+/* a point-to-point netif for IPv4 and IPv6 (stack.c): no ARP, Ethernet,
+ * MLD or SLAAC; no statistics */
 #define LWIP_IPV6 1
-#define LWIP_ICMP 1
-#define LWIP_ICMP6 1
-#define LWIP_UDP 1
-#define LWIP_TCP 1
-#define LWIP_RAW 0
 #define LWIP_ARP 0
-#define LWIP_ETHERNET 0
-#define LWIP_IGMP 0
 #define LWIP_IPV6_MLD 0
-#define LWIP_DHCP 0
-#define LWIP_AUTOIP 0
-#define LWIP_DNS 0
-#define LWIP_UDPLITE 0
 #define LWIP_IPV6_AUTOCONFIG 0
 #define LWIP_IPV6_DUP_DETECT_ATTEMPTS 0
 #define LWIP_IPV6_SEND_ROUTER_SOLICIT 0
-#define IP_FORWARD 0
-#define LWIP_IPV6_FORWARD 0
-#define LWIP_NETIF_LOOPBACK 0
-#define LWIP_HAVE_LOOPIF 0
 #define LWIP_STATS 0
 #define LWIP_NETIF_TX_SINGLE_PBUF 1 /* stack_emit seals one buffer */
 #define LWIP_CHECKSUM_ON_COPY 1
-#define LWIP_RANDOMIZE_INITIAL_LOCAL_PORTS 1
 
 /* TCP: the window a connection into the tunnel opens to, ~1 MiB (a round
  * trip's worth at several Gbit/s, and the most a client that does not
@@ -72,11 +44,10 @@ void sys_unlock_tcpip_core(void);
 #define TCP_SND_BUF 0xFFFF
 /* out of order, per connection: a loss in a full window keeps 256 KiB,
  * a flood of one-byte segments at most 64 of them (~10 KiB) */
-#define TCP_QUEUE_OOSEQ 1
 #define TCP_OOSEQ_MAX_BYTES (256 * 1024)
 #define TCP_OOSEQ_MAX_PBUFS 64
 /* each listener's half-open and unaccepted connections, at most its
- * backlog (tcp_listen_with_backlog) */
+ * backlog (tcp_listen_with_backlog; a SYN flood: lwip_hooks.h) */
 #define TCP_LISTEN_BACKLOG 1
 
 /* memory: packet data through the budget (lwipmem.c), the rest in pools */
@@ -88,9 +59,8 @@ void lwipmem_free(void *p);
 #define mem_clib_malloc lwipmem_malloc
 #define mem_clib_calloc lwipmem_calloc
 #define mem_clib_free lwipmem_free
-#define MEMP_MEM_MALLOC 0
-/* TCP connections in the tunnel at once, TIME_WAIT included (the oldest of
- * those is recycled first) */
+/* TCP connections in the tunnel at once, TIME_WAIT included (a full pool
+ * makes lwIP recycle the oldest of those itself) */
 #define MEMP_NUM_TCP_PCB 4096
 #define MEMP_NUM_TCP_PCB_LISTEN 256 /* PROXY_CONF_MAX_LISTENERS */
 /* queued segments of all connections: sent and unacknowledged, and out of

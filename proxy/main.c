@@ -23,18 +23,21 @@
 #include "host.h"
 #include "log.h"
 #include "lwipmem.h"
-#include "privs.h"
 #include "proxy.h"
 #include "rundir.h"
+#include "sandbox.h"
 #include "services.h"
 #include "uapi_parse.h"
 #include "version.h"
+
+enum { PRIVILEGED_PORT_END = 1024 }; /* ports below it need CAP_NET_BIND_SERVICE */
 
 struct proxy_main {
 	struct host h; /* first: the steps' struct host * is this */
 	struct zt_options opt;
 	struct proxy px;
 	const char *name; /* opt.name */
+	struct zt_sandbox_config sandbox;
 	char sock_path[108];
 	pthread_t loop_thread;
 };
@@ -109,25 +112,6 @@ static int resolve_endpoint(void *ctx, const struct proxy_peer *p, union uapi_so
 	return 0;
 }
 
-/* The [Interface] and [Peer]s, applied as wg(8)'s set would be; their
- * keys leave the proxy's copy of the file on the way. */
-static int apply_conf(struct proxy_main *m)
-{
-	struct uapi_set set;
-	int ret = proxy_conf_take_set(&m->px.conf, resolve_endpoint, (void *)m->opt.proxy, &set);
-
-	if (ret == -ENOMEM)
-		return host_fail(&m->h, "%s", strerror(-ret));
-	if (ret)
-		return 1;
-	ret = config_apply(&m->h.zt, &set);
-	uapi_set_free(&set);
-	if (ret)
-		fprintf(stderr, "%s: the configuration was refused: %s\n", m->opt.proxy,
-			strerror(-ret));
-	return ret ? 1 : 0;
-}
-
 /* SIGUSR1: each peer's endpoint, last handshake and transfer, then the
  * engine's counters and the packets lwIP did not take. */
 static void log_peers(struct host *h)
@@ -169,41 +153,6 @@ static void log_peers(struct host *h)
 		 (unsigned long long)zt_drops_read(&h->zt.drops.stack_refused));
 }
 
-static void *loop_main(void *arg)
-{
-	struct proxy *px = arg;
-
-	loop_run(&px->loop);
-	return NULL;
-}
-
-static int stack_addrs(struct proxy_main *m)
-{
-	const struct proxy_interface *ifc = &m->px.conf.iface;
-	ip4_addr_t a4;
-	ip6_addr_t a6;
-	bool has4 = false, has6 = false;
-
-	for (size_t i = 0; i < ifc->n_addrs; i++) {
-		const struct proxy_ip *ip = &ifc->addrs[i].ip;
-
-		if (ip->family == AF_INET && !has4) {
-			a4.addr = ip->in4.s_addr;
-			has4 = true;
-		} else if (ip->family == AF_INET6 && !has6) {
-			memcpy(a6.addr, &ip->in6, 16);
-			ip6_addr_clear_zone(&a6);
-			has6 = true;
-		}
-	}
-	if (ifc->n_dns) {
-		proxy_ip_to_lwip(&ifc->dns[0], &m->px.stack.dns);
-		m->px.stack.has_dns = true;
-	}
-	lwipmem_set_budget((size_t)m->opt.proxy_memory << 20);
-	return stack_init(&m->px.stack, &m->h.zt, ifc->mtu, has4 ? &a4 : NULL, has6 ? &a6 : NULL);
-}
-
 /* Two descriptors per connection: take the hard limit, as Go programs
  * (wireproxy) do. */
 static void raise_fd_limit(void)
@@ -242,15 +191,28 @@ static int open_proxy(struct host *h)
 	return 0;
 }
 
-/* The configuration applied, the configuration socket's path. */
+/* The [Interface] and [Peer]s applied as wg(8)'s set would be (their keys
+ * leave the proxy's copy of the file on the way), the configuration
+ * socket's path. */
 static int configure(struct host *h)
 {
 	struct proxy_main *m = (struct proxy_main *)h;
+	struct uapi_set set;
 	int ret;
 
 	zt_set_mtu(&h->zt, m->px.conf.iface.mtu);
-	if (apply_conf(m))
+	ret = proxy_conf_take_set(&m->px.conf, resolve_endpoint, (void *)m->opt.proxy, &set);
+	if (ret == -ENOMEM)
+		return host_fail(h, "%s", strerror(-ret));
+	if (ret)
 		return 1;
+	ret = config_apply(&h->zt, &set);
+	uapi_set_free(&set);
+	if (ret) {
+		fprintf(stderr, "%s: the configuration was refused: %s\n", m->opt.proxy,
+			strerror(-ret));
+		return 1;
+	}
 	ret = rundir_socket_path(m->sock_path, sizeof(m->sock_path), m->name, m->opt.socket);
 	if (ret)
 		return host_fail(h, "cannot open the configuration socket %s: %s", m->sock_path,
@@ -259,16 +221,39 @@ static int configure(struct host *h)
 	return 0;
 }
 
-/* Once the configuration socket exists: the user and capabilities go
- * before lwIP's first thread starts (they are per thread), then lwIP on
- * the tunnel's addresses and the services' listeners. */
+/* A host-side listener that must bind a port below 1024. */
+static bool low_port(const struct proxy_conf *conf)
+{
+	for (size_t i = 0; i < conf->n_listeners; i++)
+		if (conf->listeners[i].kind != PROXY_TCP_SERVER &&
+		    conf->listeners[i].bind.port < PRIVILEGED_PORT_END)
+			return true;
+	return false;
+}
+
+/* Once the configuration socket exists: the user (nobody when root, or
+ * --user) and capabilities (CAP_NET_BIND_SERVICE only for a low_port(),
+ * if the process has it) go before lwIP's first thread starts (they are
+ * per thread), then lwIP on the tunnel's addresses and the services'
+ * listeners. */
 static int prepare(struct host *h)
 {
 	struct proxy_main *m = (struct proxy_main *)h;
+	char err[256];
 
-	if (privs_drop(&m->px.conf, h->opt))
+	m->sandbox = (struct zt_sandbox_config){
+	    .profile = ZT_SANDBOX_PROXY,
+	    .user = h->opt->user,
+	    .need_bind_service = low_port(&m->px.conf),
+	    .seccomp = h->opt->seccomp,
+	    .seccomp_kill = h->opt->seccomp_kill,
+	};
+	if (zt_sandbox_drop(&m->sandbox, err, sizeof(err))) {
+		fprintf(stderr, "zinctun-proxy: cannot drop privileges: %s\n", err);
 		return 1;
-	if (loop_init(&m->px.loop) || stack_addrs(m))
+	}
+	lwipmem_set_budget((size_t)m->opt.proxy_memory << 20);
+	if (loop_init(&m->px.loop) || stack_init(&m->px.stack, &h->zt, &m->px.conf.iface))
 		return host_fail(h, "cannot start lwIP");
 	m->px.stack.end_batch = conn_flush_queued;
 	m->px.stack.end_ctx = &m->px;
@@ -280,11 +265,20 @@ static int prepare(struct host *h)
 	return services_open(&m->px, h->opt->proxy) ? 1 : 0;
 }
 
-/* Every listener bound: the seccomp filter, on every thread. */
+/* Every listener bound: the seccomp filter (ZINCTUN_SECCOMP), on every
+ * thread. */
 static int sandbox(struct host *h)
 {
-	(void)h;
-	return privs_filter() ? 1 : 0;
+	const struct zt_sandbox_config *sb = &((struct proxy_main *)h)->sandbox;
+	char err[256];
+
+	if (zt_sandbox_filter(sb, err, sizeof(err))) {
+		fprintf(stderr, "zinctun-proxy: cannot install the seccomp filter: %s\n", err);
+		return 1;
+	}
+	log_debug("Privileges dropped (uid %u, seccomp %s)", (unsigned)getuid(),
+		  sb->seccomp ? (sb->seccomp_kill ? "kill" : "on") : "off");
+	return 0;
 }
 
 static int start(struct host *h)
@@ -292,8 +286,8 @@ static int start(struct host *h)
 	struct proxy_main *m = (struct proxy_main *)h;
 	int ret;
 
-	stack_start(&m->px.stack);
-	ret = pthread_create(&m->loop_thread, NULL, loop_main, &m->px);
+	stack_set_open(&m->px.stack, true);
+	ret = pthread_create(&m->loop_thread, NULL, loop_run, &m->px.loop);
 	if (ret)
 		return host_fail(h, "cannot start threads: %s", strerror(ret));
 	log_info("Proxy started (%s, configuration socket %s)", m->name, m->sock_path);
@@ -304,7 +298,7 @@ static int start(struct host *h)
  * process. */
 static void stop(struct host *h)
 {
-	stack_close(&((struct proxy_main *)h)->px.stack);
+	stack_set_open(&((struct proxy_main *)h)->px.stack, false);
 }
 
 static const struct host_ops proxy_ops = {

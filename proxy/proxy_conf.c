@@ -3,6 +3,7 @@
 #include "proxy_conf.h"
 
 #include <arpa/inet.h>
+#include <ctype.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -17,65 +18,33 @@
 
 _Static_assert((int)PROXY_KEY_LEN == (int)WG_PUBLIC_KEY_LEN, "a proxy key is a WireGuard key");
 
-/* The keys, an index in keys[] (below) and a bit in parser.seen. */
-enum key_id {
-	K_WGCONFIG,
-	K_PRIVATE_KEY,
-	K_ADDRESS,
-	K_DNS,
-	K_MTU,
-	K_IFACE_PORT,
-	K_PUBLIC_KEY,
-	K_PRESHARED_KEY,
-	K_ENDPOINT,
-	K_ALLOWED_IPS,
-	K_KEEPALIVE,
-	K_BIND_ADDRESS,
-	K_LISTEN_PORT,
-	K_USERNAME,
-	K_PASSWORD,
-	K_TARGET,
-	K_INACTIVITY,
-	K_ALLOW_UNAUTH,
-	K_COUNT,
-};
+enum { S_TOP, S_INTERFACE, S_PEER }; /* sections[] the parser knows by place */
 
-#define SEEN(k) (1u << (k))
+struct parser;
 
-/* wg-quick's own keys, ignored in a WGConfig file's [Interface] */
-static const char *const wgquick_keys[] = {
-    "Table", "PreUp", "PostUp", "PreDown", "PostDown", "SaveConfig", "FwMark",
-};
-
-enum section {
-	S_TOP,
-	S_INTERFACE,
-	S_PEER,
-	S_SOCKS5,
-	S_HTTP,
-	S_TCP_CLIENT,
-	S_TCP_SERVER,
-	S_UDP,
-	S_COUNT,
-};
-
-#define IN(sec) (1u << (sec))
-
-#define TUNNEL_KEYS (SEEN(K_BIND_ADDRESS) | SEEN(K_TARGET))
-
-static const struct {
+/* A key of a section: how its value is read into the field at off in the
+ * section's struct (a list: each element by item()). */
+struct key {
 	const char *name;
+	int (*parse)(struct parser *p, const struct key *k, void *field, const char *v, size_t len);
+	size_t off;
+	int (*item)(struct parser *p, const char *s, size_t len); /* a list's elements */
+	uint64_t min, max;					  /* a number's range */
+	const char *hint; /* what a good value is, after "bad KEY 'VALUE' " */
+	bool required;	  /* said missing in table order */
+	size_t given;	  /* not 0: a bool at this offset says it was given */
+};
+
+/* A section: its keys (at most 32, a bit each in parser.seen; the table
+ * ends with an empty name), open() makes the struct they fill (parser.cur),
+ * close() checks it once whole. */
+struct section {
+	const char *name;
+	const struct key *keys;
+	int (*open)(struct parser *p, const struct section *s);
+	int (*close)(struct parser *p);
 	enum proxy_kind kind; /* of a listener's section */
-	uint32_t required;    /* SEEN() bits, said missing in key order */
-} sections[S_COUNT] = {
-    [S_TOP] = {""},
-    [S_INTERFACE] = {"Interface", .required = SEEN(K_PRIVATE_KEY) | SEEN(K_ADDRESS)},
-    [S_PEER] = {"Peer", .required = SEEN(K_PUBLIC_KEY)},
-    [S_SOCKS5] = {"Socks5", PROXY_SOCKS5, SEEN(K_BIND_ADDRESS)},
-    [S_HTTP] = {"http", PROXY_HTTP, SEEN(K_BIND_ADDRESS)},
-    [S_TCP_CLIENT] = {"TCPClientTunnel", PROXY_TCP_CLIENT, TUNNEL_KEYS},
-    [S_TCP_SERVER] = {"TCPServerTunnel", PROXY_TCP_SERVER, SEEN(K_LISTEN_PORT) | SEEN(K_TARGET)},
-    [S_UDP] = {"UDPProxyTunnel", PROXY_UDP, TUNNEL_KEYS},
+	bool wg;	      /* [Interface] and [Peer]: the WGConfig file's, if any */
 };
 
 struct parser {
@@ -89,22 +58,11 @@ struct parser {
 	bool included;	   /* reading the WGConfig file */
 	char *wg_file;	   /* the WGConfig path as joined, or NULL */
 	unsigned wg_lines; /* lines of the file holding [Interface] and [Peer] */
-	enum section sec;
+	const struct section *sec;
+	void *cur; /* the struct the section's keys fill */
 	unsigned sec_line;
 	uint32_t seen;	     /* keys given in the current section */
 	unsigned iface_line; /* 0: no [Interface] yet */
-};
-
-/* A key: the sections it may appear in, and how its value is read into
- * the field at off in the section's struct. */
-struct key {
-	const char *name;
-	uint32_t sections; /* IN() bits */
-	int (*parse)(struct parser *p, const struct key *k, void *field, const char *v, size_t len);
-	size_t off;
-	int (*item)(struct parser *p, const char *s, size_t len); /* a list's elements */
-	uint64_t min, max;					  /* a number's range */
-	const char *hint; /* what a good value is, after "bad KEY 'VALUE' " */
 };
 
 /* "FILE:LINE: message" at the given line. Always returns -1. */
@@ -176,12 +134,9 @@ static bool valid_hostname(const char *s, size_t len)
 {
 	if (!len || len > PROXY_HOST_MAX)
 		return false;
-	for (size_t i = 0; i < len; i++) {
-		char c = s[i];
-		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-		      c == '-' || c == '.' || c == '_'))
+	for (size_t i = 0; i < len; i++)
+		if (!isalnum((unsigned char)s[i]) && (!s[i] || !strchr("-._", s[i])))
 			return false;
-	}
 	return true;
 }
 
@@ -248,16 +203,6 @@ static int shown(size_t len)
 	return len > 64 ? 64 : (int)len;
 }
 
-static struct proxy_peer *cur_peer(struct parser *p)
-{
-	return &p->conf->peers[p->conf->n_peers - 1];
-}
-
-static struct proxy_listener *cur_listener(struct parser *p)
-{
-	return &p->conf->listeners[p->conf->n_listeners - 1];
-}
-
 /* Address, DNS, AllowedIPs: comma-separated, repeatable; k->item() takes
  * each trimmed element. */
 static int parse_list(struct parser *p, const struct key *k, void *field, const char *v, size_t len)
@@ -307,7 +252,7 @@ static int dns_item(struct parser *p, const char *s, size_t len)
 
 static int allowed_item(struct parser *p, const char *s, size_t len)
 {
-	struct uapi_peer *peer = &cur_peer(p)->set;
+	struct uapi_peer *peer = &((struct proxy_peer *)p->cur)->set;
 	struct uapi_allowed_ip a = {0};
 	sa_family_t family;
 
@@ -346,17 +291,16 @@ static int include_wgconfig(struct parser *p, const struct key *k, void *field, 
 		return fail(p, "WGConfig inside a WGConfig file");
 	if (!p->read)
 		return fail(p, "WGConfig is not supported here");
-	p->wg_file = malloc(dir + len + 1);
-	if (!p->wg_file)
+	if (asprintf(&p->wg_file, "%.*s%.*s", (int)dir, p->file, (int)len, v) < 0) {
+		p->wg_file = NULL;
 		return fail(p, "out of memory");
-	memcpy(p->wg_file, p->file, dir);
-	memcpy(p->wg_file + dir, v, len);
-	p->wg_file[dir + len] = '\0';
+	}
 	rc = p->read(p->ctx, p->wg_file, &text, &tlen);
 	if (rc < 0)
 		return fail(p, "cannot read WGConfig %s: %s", p->wg_file, strerror(-rc));
 
 	const char *file = p->file;
+	const struct section *sec = p->sec;
 	unsigned line = p->line;
 	uint32_t seen = p->seen;
 
@@ -370,7 +314,8 @@ static int include_wgconfig(struct parser *p, const struct key *k, void *field, 
 		return -1; /* err names the WGConfig file */
 	p->file = file;
 	p->line = line;
-	p->sec = S_TOP;
+	p->sec = sec;
+	p->cur = p->conf;
 	p->seen = seen;
 	return 0;
 }
@@ -463,53 +408,16 @@ static int parse_cred(struct parser *p, const struct key *k, void *field, const 
 
 static int parse_bool(struct parser *p, const struct key *k, void *field, const char *v, size_t len)
 {
-	static const char *const yes[] = {"true", "yes", "on", "1"};
-	static const char *const no[] = {"false", "no", "off", "0"};
+	static const char *const words[] = {"false", "true", "no", "yes", "off", "on", "0", "1"};
 
-	for (size_t i = 0; i < sizeof(yes) / sizeof(yes[0]); i++) {
-		if (word_is(v, len, yes[i]) || word_is(v, len, no[i])) {
-			*(bool *)field = word_is(v, len, yes[i]);
+	for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++) {
+		if (word_is(v, len, words[i])) {
+			*(bool *)field = i % 2; /* the odd ones say yes */
 			return 0;
 		}
 	}
 	return fail_value(p, k, v, len);
 }
-
-#define PROXIES (IN(S_SOCKS5) | IN(S_HTTP))
-#define TUNNELS (IN(S_TCP_CLIENT) | IN(S_UDP))
-#define IFACE(m) offsetof(struct proxy_interface, m)
-#define PEER(m) offsetof(struct proxy_peer, m)
-#define LISTENER(m) offsetof(struct proxy_listener, m)
-#define HOSTPORT_HINT "(host:port or [IPv6]:port)"
-
-static const struct key keys[K_COUNT] = {
-    [K_WGCONFIG] = {"WGConfig", IN(S_TOP), include_wgconfig},
-    [K_PRIVATE_KEY] = {"PrivateKey", IN(S_INTERFACE), parse_key, IFACE(private_key)},
-    [K_ADDRESS] = {"Address", IN(S_INTERFACE), parse_list, .item = address_item},
-    [K_DNS] = {"DNS", IN(S_INTERFACE), parse_list, .item = dns_item},
-    [K_MTU] = {"MTU", IN(S_INTERFACE), parse_number, IFACE(mtu), .min = PROXY_MIN_MTU,
-	       .max = PROXY_MAX_MTU},
-    [K_IFACE_PORT] = {"ListenPort", IN(S_INTERFACE), parse_number, IFACE(listen_port),
-		      .max = UINT16_MAX},
-    [K_PUBLIC_KEY] = {"PublicKey", IN(S_PEER), parse_key, PEER(set.public_key)},
-    [K_PRESHARED_KEY] = {"PresharedKey", IN(S_PEER), parse_key, PEER(set.preshared_key)},
-    [K_ENDPOINT] = {"Endpoint", IN(S_PEER), parse_target, PEER(endpoint), .hint = HOSTPORT_HINT},
-    [K_ALLOWED_IPS] = {"AllowedIPs", IN(S_PEER), parse_list, .item = allowed_item},
-    [K_KEEPALIVE] = {"PersistentKeepalive", IN(S_PEER), parse_keepalive, PEER(set.keepalive),
-		     .max = UINT16_MAX, .hint = "(0..65535 or off)"},
-    [K_BIND_ADDRESS] = {"BindAddress", PROXIES | TUNNELS, parse_address, LISTENER(bind),
-			.hint = "(IP:port, [IPv6]:port or port)"},
-    [K_USERNAME] = {"Username", PROXIES, parse_cred, LISTENER(username)},
-    [K_PASSWORD] = {"Password", PROXIES, parse_cred, LISTENER(password)},
-    [K_TARGET] = {"Target", TUNNELS | IN(S_TCP_SERVER), parse_target, LISTENER(target),
-		  .hint = HOSTPORT_HINT},
-    [K_INACTIVITY] = {"InactivityTimeout", IN(S_UDP), parse_number, LISTENER(inactivity_timeout),
-		      .max = INT32_MAX, .hint = "(seconds, 0 = never)"},
-    [K_ALLOW_UNAUTH] = {"AllowUnauthenticated", PROXIES, parse_bool,
-			LISTENER(allow_unauthenticated), .hint = "(true or false)"},
-    [K_LISTEN_PORT] = {"ListenPort", IN(S_TCP_SERVER), parse_number, LISTENER(listen_port),
-		       .min = 1, .max = UINT16_MAX},
-};
 
 bool proxy_ip_equal(const struct proxy_ip *a, const struct proxy_ip *b)
 {
@@ -517,14 +425,92 @@ bool proxy_ip_equal(const struct proxy_ip *a, const struct proxy_ip *b)
 	       !memcmp(&a->in6, &b->in6, a->family == AF_INET6 ? sizeof(a->in6) : sizeof(a->in4));
 }
 
-/* The checks that need the whole listener section: credentials, the rule on
- * unauthenticated proxies, addresses used twice. */
-static int check_listener(struct parser *p, struct proxy_listener *l)
+/* A zeroed element more at the end of arr (*n of size, at most max), or
+ * NULL after a failure message. Not realloc: peers hold keys and listeners
+ * passwords, so the old copy is wiped before it is freed. */
+static void *grow_one(struct parser *p, void *arr, size_t *n, size_t size, size_t max,
+		      const char *what)
 {
-	const char *name = sections[p->sec].name;
+	void *a = *n == max ? NULL : calloc(*n + 1, size);
+
+	if (!a) {
+		if (*n == max)
+			fail(p, "too many %s (at most %zu)", what, max);
+		else
+			fail(p, "out of memory");
+		return NULL;
+	}
+	if (arr) {
+		memcpy(a, arr, *n * size);
+		zinc_memzero(arr, *n * size);
+		free(arr);
+	}
+	p->cur = (char *)a + (*n)++ * size;
+	return a;
+}
+
+static int open_interface(struct parser *p, const struct section *s)
+{
+	(void)s;
+	if (p->iface_line)
+		return fail(p, "[Interface] given twice (first on line %u)", p->iface_line);
+	p->iface_line = p->line;
+	p->conf->iface.mtu = PROXY_DEFAULT_MTU;
+	p->cur = &p->conf->iface;
+	return 0;
+}
+
+static int open_peer(struct parser *p, const struct section *s)
+{
+	struct proxy_conf *c = p->conf;
+	struct proxy_peer *a =
+	    grow_one(p, c->peers, &c->n_peers, sizeof(*a), PROXY_CONF_MAX_PEERS, "[Peer] sections");
+
+	(void)s;
+	if (!a)
+		return -1;
+	c->peers = a;
+	a[c->n_peers - 1].line = p->line;
+	return 0;
+}
+
+static int close_peer(struct parser *p)
+{
+	const struct proxy_peer *peer = p->cur;
+
+	for (size_t i = 0; i + 1 < p->conf->n_peers; i++)
+		if (!memcmp(p->conf->peers[i].set.public_key, peer->set.public_key, PROXY_KEY_LEN))
+			return fail_at(p, p->sec_line,
+				       "[Peer] has the same PublicKey as the one on line %u",
+				       p->conf->peers[i].line);
+	return 0;
+}
+
+static int open_listener(struct parser *p, const struct section *s)
+{
+	struct proxy_conf *c = p->conf;
+	struct proxy_listener *a = grow_one(p, c->listeners, &c->n_listeners, sizeof(*a),
+					    PROXY_CONF_MAX_LISTENERS, "proxy and tunnel sections");
+
+	if (!a)
+		return -1;
+	c->listeners = a;
+	a[c->n_listeners - 1].kind = s->kind;
+	a[c->n_listeners - 1].section = s->name;
+	a[c->n_listeners - 1].line = p->line;
+	return 0;
+}
+
+/* The checks that need the whole listener section: credentials (an empty
+ * value is refused, so a set one is given), the rule on unauthenticated
+ * proxies, addresses used twice. */
+static int check_listener(struct parser *p)
+{
+	struct proxy_listener *l = p->cur;
+	const char *name = p->sec->name;
 	unsigned at = l->line;
 	char a[INET6_ADDRSTRLEN];
-	bool user = p->seen & SEEN(K_USERNAME), pass = p->seen & SEEN(K_PASSWORD);
+	bool user = l->username[0], pass = l->password[0];
 
 	l->has_auth = user && pass;
 	if (user != pass)
@@ -560,162 +546,151 @@ static int check_listener(struct parser *p, struct proxy_listener *l)
 	return 0;
 }
 
+#define IFACE(m) offsetof(struct proxy_interface, m)
+#define PEER(m) offsetof(struct proxy_peer, m)
+#define LISTENER(m) offsetof(struct proxy_listener, m)
+#define HOSTPORT_HINT "(host:port or [IPv6]:port)"
+/* in the sections of listeners that bind a host socket, and of tunnels */
+#define BIND_ADDRESS                                                                               \
+	"BindAddress", parse_address, LISTENER(bind), .hint = "(IP:port, [IPv6]:port or port)",    \
+						      .required = true
+#define TARGET "Target", parse_target, LISTENER(target), .hint = HOSTPORT_HINT, .required = true
+
+/* wg-quick's own keys, ignored in a WGConfig file's [Interface] */
+static const struct key wgquick_keys[] = {
+    {.name = "Table"},	  {.name = "PreUp"},	  {.name = "PostUp"}, {.name = "PreDown"},
+    {.name = "PostDown"}, {.name = "SaveConfig"}, {.name = "FwMark"}, {0},
+};
+
+static const struct key top_keys[] = {{"WGConfig", .parse = include_wgconfig}, {0}};
+
+static const struct key interface_keys[] = {
+    {"PrivateKey", parse_key, IFACE(private_key), .required = true},
+    {"Address", parse_list, .item = address_item, .required = true},
+    {"DNS", parse_list, .item = dns_item},
+    {"MTU", parse_number, IFACE(mtu), .min = PROXY_MIN_MTU, .max = PROXY_MAX_MTU},
+    {"ListenPort", parse_number, IFACE(listen_port), .max = UINT16_MAX},
+    {0},
+};
+
+static const struct key peer_keys[] = {
+    {"PublicKey", parse_key, PEER(set.public_key), .required = true},
+    {"PresharedKey", parse_key, PEER(set.preshared_key), .given = PEER(set.has_preshared_key)},
+    {"Endpoint", parse_target, PEER(endpoint), .hint = HOSTPORT_HINT,
+     .given = PEER(set.has_endpoint)},
+    {"AllowedIPs", parse_list, .item = allowed_item},
+    {"PersistentKeepalive", parse_keepalive, PEER(set.keepalive), .max = UINT16_MAX,
+     .hint = "(0..65535 or off)"},
+    {0},
+};
+
+static const struct key proxy_keys[] = {
+    {BIND_ADDRESS},
+    {"Username", parse_cred, .off = LISTENER(username)},
+    {"Password", parse_cred, .off = LISTENER(password)},
+    {"AllowUnauthenticated", parse_bool, LISTENER(allow_unauthenticated),
+     .hint = "(true or false)"},
+    {0},
+};
+
+static const struct key client_keys[] = {{BIND_ADDRESS}, {TARGET}, {0}};
+
+static const struct key server_keys[] = {
+    {"ListenPort", parse_number, LISTENER(listen_port), .min = 1, .max = UINT16_MAX,
+     .required = true},
+    {TARGET},
+    {0},
+};
+
+static const struct key udp_keys[] = {
+    {BIND_ADDRESS},
+    {TARGET},
+    {"InactivityTimeout", parse_number, LISTENER(inactivity_timeout), .max = INT32_MAX,
+     .hint = "(seconds, 0 = never)"},
+    {0},
+};
+
+static const struct section sections[] = {
+    [S_TOP] = {"", top_keys},
+    [S_INTERFACE] = {"Interface", interface_keys, open_interface, .wg = true},
+    [S_PEER] = {"Peer", peer_keys, open_peer, close_peer, .wg = true},
+    {"Socks5", proxy_keys, open_listener, check_listener, PROXY_SOCKS5},
+    {"http", proxy_keys, open_listener, check_listener, PROXY_HTTP},
+    {"TCPClientTunnel", client_keys, open_listener, check_listener, PROXY_TCP_CLIENT},
+    {"TCPServerTunnel", server_keys, open_listener, check_listener, PROXY_TCP_SERVER},
+    {"UDPProxyTunnel", udp_keys, open_listener, check_listener, PROXY_UDP},
+};
+
 static int close_section(struct parser *p)
 {
-	for (int k = 0; k < K_COUNT; k++)
-		if (sections[p->sec].required & ~p->seen & SEEN(k))
-			return fail_at(p, p->sec_line, "[%s] has no %s", sections[p->sec].name,
-				       keys[k].name);
-	switch (p->sec) {
-	case S_TOP:
-	case S_INTERFACE:
-		return 0;
-	case S_PEER: {
-		struct proxy_peer *peer = cur_peer(p);
+	const struct key *k = p->sec->keys;
 
-		peer->set.has_preshared_key = p->seen & SEEN(K_PRESHARED_KEY);
-		peer->set.has_endpoint = p->seen & SEEN(K_ENDPOINT);
-		for (size_t i = 0; i + 1 < p->conf->n_peers; i++)
-			if (!memcmp(p->conf->peers[i].set.public_key, peer->set.public_key,
-				    PROXY_KEY_LEN))
-				return fail_at(
-				    p, p->sec_line,
-				    "[Peer] has the same PublicKey as the one on line %u",
-				    p->conf->peers[i].line);
-		return 0;
-	}
-	default:
-		return check_listener(p, cur_listener(p));
-	}
-}
-
-/* arr (n elements of size) with one more, zeroed, at its end; NULL after
- * a failure message. Not realloc: peers hold keys and listeners
- * passwords, so the old copy is wiped before it is freed. */
-static void *grow_one(struct parser *p, void *arr, size_t n, size_t size)
-{
-	void *a = calloc(n + 1, size);
-
-	if (!a) {
-		fail(p, "out of memory");
-		return NULL;
-	}
-	if (arr) {
-		memcpy(a, arr, n * size);
-		zinc_memzero(arr, n * size);
-		free(arr);
-	}
-	return a;
+	for (unsigned i = 0; k[i].name; i++)
+		if (k[i].required && !(p->seen & 1u << i))
+			return fail_at(p, p->sec_line, "[%s] has no %s", p->sec->name, k[i].name);
+	return p->sec->close ? p->sec->close(p) : 0;
 }
 
 static int open_section(struct parser *p, const char *name, size_t len)
 {
-	struct proxy_conf *c = p->conf;
-	enum section sec = S_COUNT;
+	const struct section *sec = NULL;
 
-	for (int i = S_INTERFACE; i < S_COUNT; i++)
+	for (size_t i = S_INTERFACE; i < sizeof(sections) / sizeof(sections[0]); i++)
 		if (word_is(name, len, sections[i].name))
-			sec = (enum section)i;
-	if (sec == S_COUNT)
+			sec = &sections[i];
+	if (!sec)
 		return fail(p, "unknown section [%.*s]", shown(len), name);
 	if (close_section(p))
 		return -1;
-	if (p->included && sec != S_INTERFACE && sec != S_PEER)
-		return fail(p, "[%s] is not allowed in a WGConfig file", sections[sec].name);
-	if (!p->included && p->wg_file && (sec == S_INTERFACE || sec == S_PEER))
-		return fail(p, "[%s] belongs in the WGConfig file, not here", sections[sec].name);
-
-	if (sec == S_INTERFACE) {
-		if (p->iface_line)
-			return fail(p, "[Interface] given twice (first on line %u)", p->iface_line);
-		p->iface_line = p->line;
-		c->iface.mtu = PROXY_DEFAULT_MTU;
-	} else if (sec == S_PEER) {
-		struct proxy_peer *peers;
-
-		if (c->n_peers == PROXY_CONF_MAX_PEERS)
-			return fail(p, "too many [Peer] sections (at most %d)",
-				    PROXY_CONF_MAX_PEERS);
-		if (!(peers = grow_one(p, c->peers, c->n_peers, sizeof(*peers))))
-			return -1;
-		c->peers = peers;
-		peers[c->n_peers++].line = p->line;
-	} else {
-		struct proxy_listener *ls;
-
-		if (c->n_listeners == PROXY_CONF_MAX_LISTENERS)
-			return fail(p, "too many proxy and tunnel sections (at most %d)",
-				    PROXY_CONF_MAX_LISTENERS);
-		if (!(ls = grow_one(p, c->listeners, c->n_listeners, sizeof(*ls))))
-			return -1;
-		c->listeners = ls;
-		ls[c->n_listeners].kind = sections[sec].kind;
-		ls[c->n_listeners++].line = p->line;
-	}
+	if (p->included && !sec->wg)
+		return fail(p, "[%s] is not allowed in a WGConfig file", sec->name);
+	if (!p->included && p->wg_file && sec->wg)
+		return fail(p, "[%s] belongs in the WGConfig file, not here", sec->name);
+	if (sec->open(p, sec))
+		return -1;
 	p->sec = sec;
 	p->sec_line = p->line;
 	p->seen = 0;
 	return 0;
 }
 
-/* The struct the current section's keys fill. */
-static void *section_struct(struct parser *p)
+static const struct key *find_key(const struct key *k, const char *s, size_t len)
 {
-	if (p->sec == S_TOP)
-		return p->conf; /* WGConfig's, unused */
-	if (p->sec == S_INTERFACE)
-		return &p->conf->iface;
-	return p->sec == S_PEER ? (void *)cur_peer(p) : (void *)cur_listener(p);
-}
-
-/* The key of that name in the current section; else NULL, and *named the
- * key of that name elsewhere, if any. */
-static const struct key *find_key(struct parser *p, const char *s, size_t len,
-				  const struct key **named)
-{
-	*named = NULL;
-	for (const struct key *k = keys; k < keys + K_COUNT; k++) {
-		if (!word_is(s, len, k->name))
-			continue;
-		if (k->sections & IN(p->sec))
+	for (; k->name; k++)
+		if (word_is(s, len, k->name))
 			return k;
-		*named = k;
-	}
 	return NULL;
-}
-
-static bool wgquick_key(const char *s, size_t len)
-{
-	for (size_t i = 0; i < sizeof(wgquick_keys) / sizeof(wgquick_keys[0]); i++)
-		if (word_is(s, len, wgquick_keys[i]))
-			return true;
-	return false;
 }
 
 static int set_key(struct parser *p, const char *key, size_t klen, const char *v, size_t len)
 {
-	const struct key *named, *k = find_key(p, key, klen, &named);
-	const char *sec = sections[p->sec].name;
+	const struct key *k = find_key(p->sec->keys, key, klen);
+	const char *sec = p->sec->name;
 	uint32_t bit;
 
-	if (!k && p->included && p->sec == S_INTERFACE && wgquick_key(key, klen))
+	if (!k && p->included && p->sec == &sections[S_INTERFACE] &&
+	    find_key(wgquick_keys, key, klen))
 		return 0;
-	if (!k && named == &keys[K_WGCONFIG])
+	if (!k && find_key(top_keys, key, klen))
 		return fail(p, "WGConfig must come before the first section");
-	if (!k && p->sec == S_TOP)
+	if (!k && p->sec == &sections[S_TOP])
 		return fail(p, "key %.*s outside a section", shown(klen), key);
 	if (!k)
 		return fail(p, "unknown key %.*s in [%s]", shown(klen), key, sec);
-	bit = SEEN(k - keys);
+	bit = 1u << (k - p->sec->keys);
 	if ((p->seen & bit) && k->parse != parse_list) {
-		if (p->sec == S_TOP)
+		if (p->sec == &sections[S_TOP])
 			return fail(p, "%s given twice", k->name);
 		return fail(p, "%s given twice in [%s]", k->name, sec);
 	}
 	p->seen |= bit;
 	if (!len)
 		return fail(p, "%s has an empty value", k->name);
-	return k->parse(p, k, (char *)section_struct(p) + k->off, v, len);
+	if (k->parse(p, k, (char *)p->cur + k->off, v, len))
+		return -1;
+	if (k->given)
+		*(bool *)((char *)p->cur + k->given) = true;
+	return 0;
 }
 
 static int parse_line(struct parser *p, const char *s, size_t n)
@@ -761,27 +736,17 @@ static int parse_line(struct parser *p, const char *s, size_t n)
 	return set_key(p, s, klen, v, vlen);
 }
 
-static unsigned count_lines(const char *text, size_t len)
-{
-	unsigned lines = 0;
-
-	for (const char *s = text, *end = text + len; s < end; lines++) {
-		const char *nl = memchr(s, '\n', (size_t)(end - s));
-
-		s = nl ? nl + 1 : end;
-	}
-	return lines ? lines : 1;
-}
-
 static int parse_text(struct parser *p, const char *text, size_t len)
 {
 	size_t pos = 0;
 
 	p->line = 0;
-	p->sec = S_TOP;
+	p->sec = &sections[S_TOP];
+	p->cur = p->conf;
 	p->seen = 0;
-	if (len > PROXY_CONF_MAX_BYTES) {
-		p->line = count_lines(text, len);
+	if (len > PROXY_CONF_MAX_BYTES) { /* said at its last line */
+		for (size_t i = 0; i < len; i++)
+			p->line += text[i] == '\n' || i == len - 1;
 		return fail(p, "file larger than %d bytes", PROXY_CONF_MAX_BYTES);
 	}
 	while (pos < len) {

@@ -1,7 +1,7 @@
 /* The proxy mode's configuration file, wireproxy's format: an optional
  * top-level "WGConfig = wg0.conf" (holding [Interface] and [Peer]s), then
  * [Interface], [Peer]s, [Socks5], [http], [TCPClientTunnel],
- * [TCPServerTunnel] and [UDPProxyTunnel] sections (keys: see the table in
+ * [TCPServerTunnel] and [UDPProxyTunnel] sections (keys: see the tables in
  * proxy_conf.c and zinctun.8). Pure: the caller reads the files (WGConfig
  * through a callback) and resolves the hostnames kept as text.
  *
@@ -74,7 +74,8 @@ enum proxy_kind {
 
 struct proxy_listener {
 	enum proxy_kind kind;
-	unsigned line; /* of the section header */
+	const char *section; /* its name, for messages */
+	unsigned line;	     /* of the section header */
 	/* BindAddress, numeric: "PORT", ":PORT" and "localhost:PORT" mean
 	 * 127.0.0.1:PORT */
 	struct proxy_hostport bind;

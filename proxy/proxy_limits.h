@@ -33,8 +33,6 @@ enum {
 	/* a packet from the data path into lwIP: a coalesced one is at most
 	 * an IP datagram, a pbuf at most 64 KiB - 1 */
 	PROXY_STACK_PACKET_MAX = 65535,
-	TCP_HDR_MIN = 20,
-	TCP_OFF_CSUM = 16,
 };
 
 #endif

@@ -71,17 +71,11 @@ static void listener_adopt(struct listener *ls, struct conn *c)
 	ls->newest = c;
 }
 
-static struct conn *listener_dispatch(struct listener *ls, int fd)
-{
-	switch (ls->svc->kind) {
-	case PROXY_SOCKS5:
-		return socks_accepted(ls->px, fd, ls->svc);
-	case PROXY_HTTP:
-		return http_accepted(ls->px, fd, ls->svc);
-	default:
-		return forward_accepted(ls->px, fd, ls->svc);
-	}
-}
+static const struct conn_front *const fronts[] = {
+    [PROXY_SOCKS5] = &socks_front,
+    [PROXY_HTTP] = &http_front,
+    [PROXY_TCP_CLIENT] = &forward_front,
+};
 
 static void listener_accept(struct loop *l, struct loop_handler *h, uint32_t events)
 {
@@ -112,7 +106,7 @@ static void listener_accept(struct loop *l, struct loop_handler *h, uint32_t eve
 			}
 			conn_close(oldest, true);
 		}
-		listener_adopt(ls, listener_dispatch(ls, fd));
+		listener_adopt(ls, conn_new(ls->px, fd, fronts[ls->svc->kind], ls->svc));
 	}
 }
 
@@ -151,18 +145,6 @@ static int listener_open(struct proxy *px, const struct proxy_listener *svc, siz
 	return loop_add(&px->loop, fd, &ls->h, EPOLLIN);
 }
 
-static const char *kind_name(enum proxy_kind k)
-{
-	static const char *const names[] = {
-	    [PROXY_SOCKS5] = "Socks5",
-	    [PROXY_HTTP] = "http",
-	    [PROXY_TCP_CLIENT] = "TCPClientTunnel",
-	    [PROXY_TCP_SERVER] = "TCPServerTunnel",
-	    [PROXY_UDP] = "UDPProxyTunnel",
-	};
-	return names[k];
-}
-
 /* Each connection-making service's share of the descriptor limit. */
 static size_t service_share(const struct proxy_conf *conf)
 {
@@ -181,13 +163,13 @@ static size_t service_share(const struct proxy_conf *conf)
 static void service_log(const struct proxy_listener *svc)
 {
 	if (svc->kind == PROXY_TCP_SERVER)
-		log_info("[%s] tunnel port %u -> %s:%u", kind_name(svc->kind), svc->listen_port,
+		log_info("[%s] tunnel port %u -> %s:%u", svc->section, svc->listen_port,
 			 svc->target.host, svc->target.port);
 	else if (svc->target.port)
-		log_info("[%s] on %s:%u -> %s:%u", kind_name(svc->kind), svc->bind.host,
-			 svc->bind.port, svc->target.host, svc->target.port);
+		log_info("[%s] on %s:%u -> %s:%u", svc->section, svc->bind.host, svc->bind.port,
+			 svc->target.host, svc->target.port);
 	else
-		log_info("[%s] on %s:%u", kind_name(svc->kind), svc->bind.host, svc->bind.port);
+		log_info("[%s] on %s:%u", svc->section, svc->bind.host, svc->bind.port);
 }
 
 int services_open(struct proxy *px, const char *file)
@@ -211,7 +193,7 @@ int services_open(struct proxy *px, const char *file)
 		}
 		if (ret) {
 			fprintf(stderr, "%s:%u: [%s]: cannot listen: %s\n", file, svc->line,
-				kind_name(svc->kind), strerror(-ret));
+				svc->section, strerror(-ret));
 			return -1;
 		}
 		service_log(svc);

@@ -18,8 +18,7 @@ struct proxy;
 /* Opens every service's listener; errors say FILE:LINE. */
 int services_open(struct proxy *px, const char *file);
 /* Milliseconds until the services want a tick: request deadlines, idle
- * UDP flows, a listener out of descriptors; bounds the TIME_WAIT
- * connections too (timewait.h). */
+ * UDP flows, a listener out of descriptors. */
 uint64_t services_tick(void *px);
 
 #endif

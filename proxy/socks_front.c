@@ -3,15 +3,9 @@
 #include "socks_front.h"
 
 #include <errno.h>
-#include <stdlib.h>
-#include <string.h>
-#include <sys/epoll.h>
 #include <sys/socket.h>
-#include <unistd.h>
 
 #include "addr.h"
-#include "conn.h"
-#include "log.h"
 #include "proxy_conf.h"
 #include "socks_proto.h"
 #include "socks_udp.h"
@@ -129,28 +123,18 @@ static void socks_closed(struct conn *c)
 	fe->relay = NULL;
 }
 
-static const struct conn_front socks_front = {
+static void socks_opened(struct conn *c)
+{
+	const struct proxy_listener *svc = c->svc;
+
+	socks5_init(&((struct socks_fe *)c->fe)->s, svc->has_auth ? svc->username : NULL,
+		    svc->has_auth ? svc->password : NULL);
+}
+
+const struct conn_front socks_front = {
+    .fe_size = sizeof(struct socks_fe),
+    .opened = socks_opened,
     .readable = socks_readable,
     .connected = socks_connected,
     .closed = socks_closed,
 };
-
-struct conn *socks_accepted(struct proxy *px, int fd, const struct proxy_listener *svc)
-{
-	struct socks_fe *fe = calloc(1, sizeof(*fe));
-	struct conn *c;
-
-	if (!fe) {
-		close(fd);
-		return NULL;
-	}
-	c = conn_new(px, fd, &socks_front, svc);
-	if (!c) {
-		free(fe);
-		return NULL;
-	}
-	c->fe = fe;
-	socks5_init(&fe->s, svc->has_auth ? svc->username : NULL,
-		    svc->has_auth ? svc->password : NULL);
-	return c;
-}

@@ -10,6 +10,7 @@
 #include "lwip/pbuf.h"
 #include "lwip/tcpip.h"
 
+#include "addr.h"
 #include "datapath.h"
 #include "log.h"
 #include "proxy_limits.h"
@@ -138,34 +139,35 @@ static void sink_end(void *ctx)
 	stack_unlock(s);
 }
 
-int stack_init(struct stack *s, struct zt_runtime *zt, uint32_t mtu, const ip4_addr_t *a4,
-	       const ip6_addr_t *a6)
+int stack_init(struct stack *s, struct zt_runtime *zt, const struct proxy_interface *ifc)
 {
-	ip4_addr_t mask, gw;
+	ip_addr_t a4 = IPADDR4_INIT(0), a6, mask = IPADDR4_INIT(0xffffffffUL);
 
 	s->tx = zt_tx_open(zt);
 	if (!s->tx)
 		return -ENOMEM;
 	s->sink =
 	    (struct tun_sink){.begin = sink_begin, .write = sink_write, .end = sink_end, .ctx = s};
-	s->mtu = mtu;
+	s->mtu = ifc->mtu;
+	for (size_t i = ifc->n_addrs; i--;) { /* the first of each family */
+		bool v4 = ifc->addrs[i].ip.family == AF_INET;
+
+		proxy_ip_to_lwip(&ifc->addrs[i].ip, v4 ? &a4 : &a6);
+		*(v4 ? &s->has4 : &s->has6) = true;
+	}
+	if (ifc->n_dns) {
+		proxy_ip_to_lwip(&ifc->dns[0], &s->dns);
+		s->has_dns = true;
+	}
 	tcpip_init(NULL, NULL);
 	LOCK_TCPIP_CORE();
-	ip4_addr_set_any(&gw);
-	IP4_ADDR(&mask, 255, 255, 255, 255);
-	if (a4) {
-		s->has4 = true;
-		s->addr4 = *a4;
-	}
-	if (!netif_add(&s->netif, a4 ? &s->addr4 : IP4_ADDR_ANY4, &mask, &gw, s, stack_netif_init,
-		       ip_input)) {
+	if (!netif_add(&s->netif, ip_2_ip4(&a4), ip_2_ip4(&mask), IP4_ADDR_ANY4, s,
+		       stack_netif_init, ip_input)) {
 		UNLOCK_TCPIP_CORE();
 		return -ENOMEM;
 	}
-	if (a6) {
-		s->has6 = true;
-		s->addr6 = *a6;
-		netif_ip6_addr_set(&s->netif, 0, &s->addr6);
+	if (s->has6) {
+		netif_ip6_addr_set(&s->netif, 0, ip_2_ip6(&a6));
 		netif_ip6_addr_set_state(&s->netif, 0, IP6_ADDR_PREFERRED);
 	}
 	netif_set_default(&s->netif);
@@ -175,16 +177,10 @@ int stack_init(struct stack *s, struct zt_runtime *zt, uint32_t mtu, const ip4_a
 	return 0;
 }
 
-void stack_start(struct stack *s)
+/* Sending starts (open) and stops. */
+void stack_set_open(struct stack *s, bool open)
 {
 	LOCK_TCPIP_CORE();
-	s->open = true;
-	UNLOCK_TCPIP_CORE();
-}
-
-void stack_close(struct stack *s)
-{
-	LOCK_TCPIP_CORE();
-	s->open = false;
+	s->open = open;
 	UNLOCK_TCPIP_CORE();
 }

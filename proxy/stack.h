@@ -12,6 +12,7 @@
 #include "lwip/ip_addr.h"
 #include "lwip/netif.h"
 
+#include "proxy_conf.h"
 #include "tun.h"
 
 struct tx;
@@ -27,13 +28,11 @@ struct stack {
 	struct tun_sink sink; /* the data path's way in (stack_init fills it) */
 	struct tx *tx;	      /* what lwIP sends: sealed and sent on its thread */
 	uint32_t mtu;
-	bool has4, has6;
-	ip4_addr_t addr4;
-	ip6_addr_t addr6;
-	ip_addr_t dns; /* [Interface] DNS (first), IPADDR_ANY if none */
+	bool has4, has6; /* the tunnel has an address of the family */
+	ip_addr_t dns;	 /* [Interface] DNS (first), IPADDR_ANY if none */
 	bool has_dns;
 	uint8_t out[65536]; /* a chained pbuf flattened */
-	/* sending from stack_start to stack_close; before and after, what
+	/* sending (stack_set_open); before and after, what
 	 * lwIP sends is dropped (TCP retransmits) */
 	bool open;
 	/* the lock is held by a batch or stack_lock: what lwIP sends waits
@@ -50,15 +49,13 @@ struct stack {
 	void *end_ctx;
 };
 
-/* Starts lwIP's tcpip thread, adds the netif with the given addresses
- * (either may be absent) and fills s->sink (for zt_datapath_init_sink);
- * what lwIP sends goes through zt's data path. */
-int stack_init(struct stack *s, struct zt_runtime *zt, uint32_t mtu, const ip4_addr_t *a4,
-	       const ip6_addr_t *a6);
+/* Starts lwIP's tcpip thread, adds the netif with the first IPv4 and IPv6
+ * Address of ifc (either may be absent), MTU and DNS, and fills s->sink
+ * (for zt_datapath_init_sink); what lwIP sends goes through zt's data path. */
+int stack_init(struct stack *s, struct zt_runtime *zt, const struct proxy_interface *ifc);
 /* Sending starts (after zt_datapath_start) and stops (before
  * zt_datapath_stop). */
-void stack_start(struct stack *s);
-void stack_close(struct stack *s);
+void stack_set_open(struct stack *s, bool open);
 /* The core lock, for anything else that runs lwIP: what lwIP sends
  * meanwhile goes out at stack_unlock, as one batch. */
 void stack_lock(void *s);
