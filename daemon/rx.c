@@ -58,7 +58,8 @@ static void rx_unrecognised(struct zt_runtime *zt)
 	uint64_t now = zt_mono_ms(), due = atomic_load_explicit(&next_ms, memory_order_relaxed);
 
 	zt_drops_add(&zt->drops.unrecognised, 1);
-	if (now < due || !atomic_compare_exchange_strong(&next_ms, &due, now + EVENTLOG_INTERVAL_MS))
+	if (now < due ||
+	    !atomic_compare_exchange_strong(&next_ms, &due, now + EVENTLOG_INTERVAL_MS))
 		return;
 	log_info("Datagram of no message type dropped (%llu so far): junk, or the peer's "
 		 "AmneziaWG parameters (s1-s4, h1-h4) differ from ours",

@@ -352,6 +352,21 @@ static int parse_number(struct parser *p, const struct key *k, void *field, cons
 	return 0;
 }
 
+/* Jc ... I5, as the wireproxy forks with AmneziaWG spell them. */
+static int parse_obfs(struct parser *p, const struct key *k, void *field, const char *v, size_t len)
+{
+	struct wg_obfs_config **c = field;
+	const char *why = NULL;
+
+	if (!*c && (*c = malloc(sizeof(**c))))
+		wg_obfs_config_init(*c);
+	if (!*c)
+		return fail(p, "out of memory");
+	if (wg_obfs_set_key(*c, k->name, strlen(k->name), v, len, &why) <= 0)
+		return fail(p, "bad %s '%.*s': %s", k->name, shown(len), v, why);
+	return 0;
+}
+
 static int parse_keepalive(struct parser *p, const struct key *k, void *field, const char *v,
 			   size_t len)
 {
@@ -570,6 +585,26 @@ static const struct key interface_keys[] = {
     {"DNS", parse_list, .item = dns_item},
     {"MTU", parse_number, IFACE(mtu), .min = PROXY_MIN_MTU, .max = PROXY_MAX_MTU},
     {"ListenPort", parse_number, IFACE(listen_port), .max = UINT16_MAX},
+#define OBFS(n)                                                                                    \
+	{                                                                                          \
+		n, parse_obfs, .off = IFACE(obfs)                                                  \
+	}
+    OBFS("Jc"),
+    OBFS("Jmin"),
+    OBFS("Jmax"),
+    OBFS("S1"),
+    OBFS("S2"),
+    OBFS("S3"),
+    OBFS("S4"),
+    OBFS("H1"),
+    OBFS("H2"),
+    OBFS("H3"),
+    OBFS("H4"),
+    OBFS("I1"),
+    OBFS("I2"),
+    OBFS("I3"),
+    OBFS("I4"),
+    OBFS("I5"),
     {0},
 };
 
@@ -841,6 +876,7 @@ static void forget_peers(struct proxy_conf *c)
 void proxy_conf_free(struct proxy_conf *conf)
 {
 	forget_peers(conf);
+	free(conf->iface.obfs);
 	if (conf->listeners)
 		zinc_memzero(conf->listeners, conf->n_listeners * sizeof(*conf->listeners));
 	free(conf->listeners);
@@ -860,6 +896,8 @@ int proxy_conf_take_set(struct proxy_conf *c, proxy_conf_resolve_fn resolve, voi
 	set->has_private_key = set->has_listen_port = set->replace_peers = true;
 	memcpy(set->private_key, c->iface.private_key, PROXY_KEY_LEN);
 	set->listen_port = c->iface.listen_port;
+	set->obfs = c->iface.obfs; /* checked whole when applied */
+	c->iface.obfs = NULL;
 	for (size_t i = 0; !ret && i < c->n_peers; i++) {
 		struct uapi_peer *up = &set->peers[set->n_peers++];
 

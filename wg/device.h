@@ -68,9 +68,8 @@ struct wg_device {
 };
 
 enum {
-	WG_SCRATCH_SIZE =
-	    WG_OBFS_MAX_DATAGRAM + WG_DATA_HEADER_LEN + WG_MAX_PACKET + WG_MESSAGE_PADDING_MULTIPLE +
-	    WG_AUTHTAG_LEN
+	WG_SCRATCH_SIZE = WG_OBFS_MAX_DATAGRAM + WG_DATA_HEADER_LEN + WG_MAX_PACKET +
+			  WG_MESSAGE_PADDING_MULTIPLE + WG_AUTHTAG_LEN
 };
 
 /* The injected environment (wg_env): clock, wall time, RNG. */

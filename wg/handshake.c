@@ -238,7 +238,8 @@ static void respond(struct wg_device *dev, struct wg_peer *peer, struct wg_hands
 	wg_timers_any_authenticated_packet_sent(dev, peer);
 	if (!peer->has_endpoint)
 		return;
-	job->out_len = wg_obfs_frame(dev, WG_MESSAGE_HANDSHAKE_RESPONSE, &msg, sizeof(msg), job->out);
+	job->out_len =
+	    wg_obfs_frame(dev, WG_MESSAGE_HANDSHAKE_RESPONSE, &msg, sizeof(msg), job->out);
 	job->to = peer->endpoint;
 	peer->tx_bytes += job->out_len;
 }

@@ -98,7 +98,8 @@ void wg_obfs_tag_emit(struct wg_device *dev, int tag, const char *val, size_t n,
 	case 4: /* <rd N>: digits */
 		obfs_random(dev, out, n);
 		for (size_t i = 0; tag > 2 && i < n; i++)
-			out[i] = tag == 3 ? (uint8_t)LETTERS[out[i] % 52] : (uint8_t)('0' + out[i] % 10);
+			out[i] =
+			    tag == 3 ? (uint8_t)LETTERS[out[i] % 52] : (uint8_t)('0' + out[i] % 10);
 		break;
 	default: /* <d>, <ds>: no data before an initiation; <dz N>: its size 0 */
 		memset(out, 0, n);
@@ -128,8 +129,7 @@ static bool header_in(const struct wg_obfs *o, int t, const uint8_t *p)
 	       v <= atomic_load_explicit(&o->hi[t], memory_order_relaxed);
 }
 
-int wg_device_message_type(const struct wg_device *dev, const uint8_t *pkt, size_t len,
-			   size_t *off)
+int wg_device_message_type(const struct wg_device *dev, const uint8_t *pkt, size_t len, size_t *off)
 {
 	const struct wg_obfs *o = &dev->obfs;
 
@@ -176,7 +176,8 @@ uint32_t wg_device_tx_padding(const struct wg_device *dev)
 const char *wg_device_set_obfs(struct wg_device *dev, const struct wg_obfs_config *c, bool apply)
 {
 	struct wg_obfs *o = &dev->obfs;
-	struct wg_obfs_config *m = (struct wg_obfs_config *)dev->scratch; /* 20 KiB: not on a stack */
+	struct wg_obfs_config *m =
+	    (struct wg_obfs_config *)dev->scratch; /* 20 KiB: not on a stack */
 	const char *why;
 	bool on = false;
 

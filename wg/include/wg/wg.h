@@ -325,9 +325,9 @@ struct wg_tx_job {
 	struct wg_keypair *keypair;
 	uint64_t counter;
 	struct wg_endpoint to;
-	size_t len;   /* plaintext length (before padding) */
-	uint32_t mtu; /* the device MTU when prepared: seal pads with it, lock-free */
-	uint32_t obfs_pad;		  /* AmneziaWG s4 (0 for a keepalive) */
+	size_t len;	   /* plaintext length (before padding) */
+	uint32_t mtu;	   /* the device MTU when prepared: seal pads with it, lock-free */
+	uint32_t obfs_pad; /* AmneziaWG s4 (0 for a keepalive) */
 	struct wg_obfs_range obfs_header; /* AmneziaWG h4 */
 };
 /* WG_OK: job ready for seal. WG_STAGED: packet copied to the peer's staged
