@@ -16,6 +16,8 @@ static const size_t MSG_LEN[WG_OBFS_TYPES] = {148, 92, 64, WG_MESSAGE_MINIMUM_LE
  * bytes hide nothing, a failed draw leaves them as they were. */
 static void obfs_random(const struct wg_device *dev, void *buf, size_t len)
 {
+	if (!len)
+		return; /* plain WireGuard draws nothing more */
 	if (dev->env.get_random)
 		dev->env.get_random(dev->env.ctx, buf, len);
 	else
