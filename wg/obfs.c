@@ -2,6 +2,7 @@
  * before initiations, and recognising all of it on receive. */
 #include <string.h>
 
+#include <zinc/chacha20.h>
 #include <zinc/random.h>
 
 #include "bytes.h"
@@ -117,10 +118,20 @@ void wg_obfs_tx_params(const struct wg_device *dev, size_t plain_len, uint32_t *
 }
 
 void wg_obfs_frame_data(const struct wg_device *dev, uint8_t *out, uint32_t pad,
-			const struct wg_obfs_range *hdr)
+			const struct wg_obfs_range *hdr, uint32_t index, uint64_t counter)
 {
-	obfs_random(dev, out, pad);
-	wg_put_le32(out + pad, pick(dev, hdr));
+	uint8_t nonce[ZINC_CHACHA20_NONCE_SIZE], pick[8] = {0};
+	uint32_t v = hdr->lo;
+
+	if (pad || hdr->lo != hdr->hi) {
+		wg_put_le64(nonce, counter);
+		wg_put_le32(nonce + 8, index);
+		zinc_chacha20(pick, pick, sizeof(pick), dev->obfs.data_key, nonce, 0);
+		v += (uint32_t)(wg_le64(pick) % ((uint64_t)hdr->hi - hdr->lo + 1));
+		memset(out, 0, pad);
+		zinc_chacha20(out, out, pad, dev->obfs.data_key, nonce, 1);
+	}
+	wg_put_le32(out + pad, v);
 }
 
 static bool header_in(const struct wg_obfs *o, int t, const uint8_t *p)
@@ -190,6 +201,8 @@ const char *wg_device_set_obfs(struct wg_device *dev, const struct wg_obfs_confi
 	if (why || !apply)
 		return why;
 	memcpy(&o->cfg, m, sizeof(*m));
+	if (!o->has_data_key)
+		o->has_data_key = wg_device_random(dev, o->data_key, sizeof(o->data_key));
 	/* what the receive side must know; junk is the send side's alone */
 	for (int t = 0; t < WG_OBFS_TYPES; t++) {
 		on |= m->s[t] || m->h[t].lo != (uint32_t)t + 1 || m->h[t].hi != (uint32_t)t + 1;

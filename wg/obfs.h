@@ -15,6 +15,11 @@ struct wg_obfs {
 	struct wg_obfs_config cfg;
 	_Atomic bool on; /* anything but plain WireGuard */
 	_Atomic uint32_t pad[WG_OBFS_TYPES], lo[WG_OBFS_TYPES], hi[WG_OBFS_TYPES];
+	/* Transport padding and header values: a ChaCha20 stream under this
+	 * key (from the injected RNG at the first set), not a system call per
+	 * packet. Written once under the lock before any job that reads it. */
+	uint8_t data_key[WG_SYMMETRIC_KEY_LEN];
+	bool has_data_key;
 };
 
 typedef bool (*wg_obfs_send_fn)(struct wg_device *dev, struct wg_peer *peer, const uint8_t *pkt,
@@ -33,9 +38,10 @@ void wg_obfs_send_junk(struct wg_device *dev, struct wg_peer *peer, wg_obfs_send
 /* A transport message's padding and header value, for a job. */
 void wg_obfs_tx_params(const struct wg_device *dev, size_t plain_len, uint32_t *pad,
 		       struct wg_obfs_range *hdr);
-/* Writes pad random bytes at out and a header value from hdr after them. */
+/* Writes pad random bytes at out and a header value from hdr after them
+ * (the message's receiver index and counter pick the stream). */
 void wg_obfs_frame_data(const struct wg_device *dev, uint8_t *out, uint32_t pad,
-			const struct wg_obfs_range *hdr);
+			const struct wg_obfs_range *hdr, uint32_t index, uint64_t counter);
 
 /* obfs_conf.c: a whole configuration's check; an i spec's check and its
  * packet (into out, WG_OBFS_MAX_DATAGRAM bytes; returns the length). */
