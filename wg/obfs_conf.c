@@ -137,7 +137,8 @@ bool wg_device_format_obfs(const struct wg_device *dev, unsigned k, char *out, s
 	if (k < K_I1) {
 		const struct wg_obfs_range *r = &c->h[k - K_H1];
 
-		if (r->lo == r->hi && r->lo == k - K_H1 + 1)
+		/* amneziawg-go prints them always; plain WireGuard's get stays as it was */
+		if (!c->given)
 			return false;
 		if (r->lo == r->hi)
 			return snprintf(out, cap, "%u", r->lo) > 0;

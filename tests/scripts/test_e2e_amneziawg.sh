@@ -2,10 +2,10 @@
 # zinctun <-> amneziawg-go v0.2.16 with AmneziaWG obfuscation (issue 30):
 # per parameter family (junk, padding, headers, special junk, all) each side
 # initiates (IPv4 then IPv6 underlay), ping and a short iperf3 both ways,
-# transfer counters on both (pair_test). With everything on, a capture of
-# the underlay: no message starts with a WireGuard type and three zero
-# bytes, none has the handshake sizes 148 or 92, and the special and jc
-# junk packets come right before each initiation. A different h1 on one
+# transfer counters on both (pair_test), the same get output on both. With
+# everything on, a capture of the underlay: no message starts with a
+# WireGuard type and three zero bytes, none has the handshake sizes 148 or
+# 92, and the special and jc junk packets come right before each initiation. A different h1 on one
 # side: no handshake, and zinctun says why at info. Parameters are set
 # with contrib/zinctun-awg (wg cannot). SKIP (77) without Go or the peer.
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
@@ -41,6 +41,9 @@ set_both() {
 		[ -n "$PARAMS" ] && awg_set "$ifn" $PARAMS
 		[ -n "${WITH_SPECIAL:-}" ] && awg_set "$ifn" "${SPECIAL%% i2=*}" "i2=${SPECIAL##* i2=}"
 	done
+	# the same get output as amneziawg-go's
+	got1=$(awg_set "$I1") got2=$(awg_set "$I2")
+	[ "$got1" = "$got2" ] || fail "get: zinctun [$got1], amneziawg-go [$got2]"
 	[ -n "${CAPTURE:-}" ] && start_capture
 	return 0
 }

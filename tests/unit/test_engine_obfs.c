@@ -78,8 +78,9 @@ static void test_values(void)
 	CHECK(set(A.dev, "jmax", "40") == NULL);
 	CHECK(set(A.dev, "jc", "2") != NULL); /* jmin > jmax */
 	CHECK(!wg_device_format_obfs(A.dev, 0, out, sizeof(out)));
-	/* nothing changed by the refusals; plain headers are not printed */
-	CHECK(!wg_device_format_obfs(A.dev, 7, out, sizeof(out)));
+	/* h1-h4 printed once any key was set, as amneziawg-go; never on a plain device */
+	CHECK(wg_device_format_obfs(A.dev, 7, out, sizeof(out)) && !strcmp(out, "1"));
+	CHECK(!wg_device_format_obfs(B.dev, 7, out, sizeof(out)));
 	configure(A.dev);
 	CHECK(wg_device_format_obfs(A.dev, 7, out, sizeof(out)) && !strcmp(out, "1000-1010"));
 	CHECK(wg_device_format_obfs(A.dev, 8, out, sizeof(out)) && !strcmp(out, "2000"));

@@ -300,7 +300,8 @@ int wg_obfs_set_key(struct wg_obfs_config *c, const char *key, size_t klen, cons
 		    size_t vlen, const char **why);
 /* The k-th key's `get` line value into out (NUL-terminated; cap
  * WG_OBFS_SPEC_LEN holds any); false when not printed: unset (as
- * amneziawg-go), or a plain header (it prints h1=1..h4=4 always). */
+ * amneziawg-go), or h1-h4 while no key was ever set (it prints them always;
+ * a plain device's get stays wireguard-go's). */
 bool wg_device_format_obfs(const struct wg_device *dev, unsigned k, char *out, size_t cap);
 /* The device's configuration updated by c's given keys: NULL and applied,
  * or why it is refused (nothing changes); check only with apply false. */
