@@ -78,37 +78,6 @@ void wg_obfs_send_junk(struct wg_device *dev, struct wg_peer *peer, wg_obfs_send
 	}
 }
 
-void wg_obfs_tag_emit(struct wg_device *dev, int tag, const char *val, size_t n, uint8_t *out)
-{
-	static const char LETTERS[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ";
-	uint64_t secs;
-
-	switch (tag) {
-	case 0: /* <b 0x..> */
-		for (size_t i = 0; i < n; i++) {
-			char h[3] = {val[2 * i], val[2 * i + 1], 0};
-
-			out[i] = (uint8_t)strtoul(h, NULL, 16);
-		}
-		break;
-	case 1: /* <t>: Unix seconds, big-endian */
-		secs = wg_device_wall_ns(dev) / WG_NS_PER_SEC;
-		for (int i = 0; i < 4; i++)
-			out[i] = (uint8_t)(secs >> (24 - 8 * i));
-		break;
-	case 2: /* <r N> */
-	case 3: /* <rc N>: letters */
-	case 4: /* <rd N>: digits */
-		obfs_random(dev, out, n);
-		for (size_t i = 0; tag > 2 && i < n; i++)
-			out[i] =
-			    tag == 3 ? (uint8_t)LETTERS[out[i] % 52] : (uint8_t)('0' + out[i] % 10);
-		break;
-	default: /* <d>, <ds>: no data before an initiation; <dz N>: its size 0 */
-		memset(out, 0, n);
-	}
-}
-
 void wg_obfs_tx_params(const struct wg_device *dev, size_t plain_len, uint32_t *pad,
 		       struct wg_obfs_range *hdr)
 {

@@ -50,7 +50,5 @@ const char *wg_obfs_config_check(const struct wg_obfs_config *c);
 void wg_obfs_config_merge(struct wg_obfs_config *d, const struct wg_obfs_config *c);
 const char *wg_obfs_spec_check(const char *spec, size_t *len);
 size_t wg_obfs_spec_emit(struct wg_device *dev, const char *spec, uint8_t *out);
-/* One tag's n bytes (tag: its index in obfs_conf.c's list; val its argument). */
-void wg_obfs_tag_emit(struct wg_device *dev, int tag, const char *val, size_t n, uint8_t *out);
 
 #endif

@@ -3,6 +3,7 @@
  * ("<b 0x..>", "<r N>", "<rc N>", "<rd N>", "<t>", "<d>", "<ds>", "<dz N>"). */
 #include <ctype.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
@@ -179,6 +180,38 @@ const char *wg_obfs_config_check(const struct wg_obfs_config *c)
 	return NULL;
 }
 
+static void tag_emit(struct wg_device *dev, int tag, const char *val, size_t n, uint8_t *out)
+{
+	static const char LETTERS[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ";
+	uint64_t secs;
+
+	switch (tag) {
+	case 0: /* <b 0x..> */
+		for (size_t i = 0; i < n; i++) {
+			char h[3] = {val[2 * i], val[2 * i + 1], 0};
+
+			out[i] = (uint8_t)strtoul(h, NULL, 16);
+		}
+		break;
+	case 1: /* <t>: Unix seconds, big-endian */
+		secs = wg_device_wall_ns(dev) / WG_NS_PER_SEC;
+		for (int i = 0; i < 4; i++)
+			out[i] = (uint8_t)(secs >> (24 - 8 * i));
+		break;
+	case 2: /* <r N> */
+	case 3: /* <rc N>: letters */
+	case 4: /* <rd N>: digits */
+		if (n && !wg_device_random(dev, out, n))
+			memset(out, 0, n); /* junk: nothing to keep secret */
+		for (size_t i = 0; tag > 2 && i < n; i++)
+			out[i] =
+			    tag == 3 ? (uint8_t)LETTERS[out[i] % 52] : (uint8_t)('0' + out[i] % 10);
+		break;
+	default: /* <d>, <ds>: no data before an initiation; <dz N>: its size 0 */
+		memset(out, 0, n);
+	}
+}
+
 /* Walks a spec: checks it (dev NULL) or writes its packet to out. */
 static const char *spec_walk(struct wg_device *dev, const char *s, uint8_t *out, size_t *len)
 {
@@ -228,7 +261,7 @@ static const char *spec_walk(struct wg_device *dev, const char *s, uint8_t *out,
 		if (count > WG_OBFS_MAX_DATAGRAM - (int64_t)n)
 			return "special junk longer than 1280 bytes";
 		if (dev)
-			wg_obfs_tag_emit(dev, (int)t, val, (size_t)count, out + n);
+			tag_emit(dev, (int)t, val, (size_t)count, out + n);
 		n += (size_t)count;
 	}
 	*len = n;
