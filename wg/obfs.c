@@ -3,7 +3,6 @@
 #include <string.h>
 
 #include <zinc/chacha20.h>
-#include <zinc/random.h>
 
 #include "bytes.h"
 #include "device.h"
@@ -13,19 +12,15 @@
 /* The handshake message sizes; transport data is at least a keepalive. */
 static const size_t MSG_LEN[WG_OBFS_TYPES] = {148, 92, 64, WG_MESSAGE_MINIMUM_LENGTH};
 
-/* env.get_random from a lock-free path (seal); the RNG rule stands: these
- * bytes hide nothing, a failed draw leaves them as they were. */
-static void obfs_random(const struct wg_device *dev, void *buf, size_t len)
+/* Junk and padding hide nothing: a failed draw (no handshake goes out
+ * unseeded anyway) sends zeros, never what the buffer held. */
+static void obfs_random(struct wg_device *dev, void *buf, size_t len)
 {
-	if (!len)
-		return; /* plain WireGuard draws nothing more */
-	if (dev->env.get_random)
-		dev->env.get_random(dev->env.ctx, buf, len);
-	else
-		zinc_get_random_bytes(buf, len);
+	if (len && !wg_device_random(dev, buf, len)) /* plain WireGuard: no extra call */
+		memset(buf, 0, len);
 }
 
-static uint32_t pick(const struct wg_device *dev, const struct wg_obfs_range *r)
+static uint32_t pick(struct wg_device *dev, const struct wg_obfs_range *r)
 {
 	uint64_t x = 0;
 
