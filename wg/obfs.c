@@ -84,16 +84,22 @@ void wg_obfs_tx_params(const struct wg_device *dev, size_t plain_len, uint32_t *
 void wg_obfs_frame_data(const struct wg_device *dev, uint8_t *out, uint32_t pad,
 			const struct wg_obfs_range *hdr, uint32_t index, uint64_t counter)
 {
-	uint8_t nonce[ZINC_CHACHA20_NONCE_SIZE], pick[8] = {0};
+	uint8_t nonce[ZINC_CHACHA20_NONCE_SIZE], ks[ZINC_CHACHA20_BLOCK_SIZE] = {0};
+	const size_t first = sizeof(ks) - 8; /* padding from the first block */
 	uint32_t v = hdr->lo;
 
 	if (pad || hdr->lo != hdr->hi) {
+		/* one block for a header value and short padding: most configurations */
 		wg_put_le64(nonce, counter);
 		wg_put_le32(nonce + 8, index);
-		zinc_chacha20(pick, pick, sizeof(pick), dev->obfs.data_key, nonce, 0);
-		v += (uint32_t)(wg_le64(pick) % ((uint64_t)hdr->hi - hdr->lo + 1));
-		memset(out, 0, pad);
-		zinc_chacha20(out, out, pad, dev->obfs.data_key, nonce, 1);
+		zinc_chacha20(ks, ks, sizeof(ks), dev->obfs.data_key, nonce, 0);
+		v += (uint32_t)(wg_le64(ks) % ((uint64_t)hdr->hi - hdr->lo + 1));
+		memcpy(out, ks + 8, pad < first ? pad : first);
+		if (pad > first) {
+			memset(out + first, 0, pad - first);
+			zinc_chacha20(out + first, out + first, pad - first, dev->obfs.data_key,
+				      nonce, 1);
+		}
 	}
 	wg_put_le32(out + pad, v);
 }
