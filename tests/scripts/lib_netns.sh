@@ -230,7 +230,8 @@ exception_handshake_age() { [ "$1" = boringtun ]; }
 # handshake messages (initiations and responses) to a new IPv6 endpoint
 # leave for a wrong address (fd00:200:: for fd00:200::1, seen with tcpdump,
 # with Debian's wireguard-go as the other side too); a later retry, every
-# REKEY_TIMEOUT (5 s), gets through (wireguard-go 0.0.20250522).
+# REKEY_TIMEOUT (5 s), gets through (wireguard-go 0.0.20250522; its fork
+# amneziawg-go v0.2.16 alike).
 exception_v6_first_send() { [ "$1" = wireguard-go-current ] || [ "$1" = amneziawg-go ]; }
 V6_FIRST_SEND_RETRIES=3
 REKEY_TIMEOUT_S=5
