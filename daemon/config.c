@@ -65,6 +65,7 @@ int config_get(void *ctx, struct buf *out)
 	struct zt_runtime *zt = ctx;
 	uint8_t key[WG_PUBLIC_KEY_LEN];
 	char hex[2 * WG_PUBLIC_KEY_LEN + 1];
+	static char obfs[WG_OBFS_SPEC_LEN]; /* the configuration thread's */
 	struct wg_peer *peer = NULL;
 
 	zt_engine_lock(zt);
@@ -78,6 +79,10 @@ int config_get(void *ctx, struct buf *out)
 		buf_printf(out, "listen_port=%u\n", zt->udp.port);
 	if (zt->udp.fwmark)
 		buf_printf(out, "fwmark=%u\n", zt->udp.fwmark);
+	for (unsigned k = 0; wg_obfs_key_name(k); k++) {
+		if (wg_device_format_obfs(zt->dev, k, obfs, sizeof(obfs)))
+			buf_printf(out, "%s=%s\n", wg_obfs_key_name(k), obfs);
+	}
 	while ((peer = wg_device_peer_next(zt->dev, peer)) && !out->overflow)
 		write_peer(out, peer);
 	zt_engine_unlock(zt);
@@ -188,12 +193,18 @@ static void log_rejected(const char *body, const struct uapi_parse_error *err)
 
 int config_apply(struct zt_runtime *zt, const struct uapi_set *set)
 {
+	const char *why;
 	uint32_t old_mark;
 	int ret = 0;
 
 	zt_engine_lock(zt);
 	if (too_many_peers(zt, set)) {
 		ret = -ENOSPC;
+		goto out;
+	}
+	if (set->obfs && (why = wg_device_set_obfs(zt->dev, set->obfs, false))) {
+		log_err("UAPI set rejected: AmneziaWG parameters: %s", why);
+		ret = -EINVAL;
 		goto out;
 	}
 	old_mark = zt->udp.fwmark;
@@ -213,6 +224,8 @@ int config_apply(struct zt_runtime *zt, const struct uapi_set *set)
 		}
 	}
 	/* nothing below can fail: the set is now committed */
+	if (set->obfs)
+		wg_device_set_obfs(zt->dev, set->obfs, true);
 	if (set->has_private_key)
 		wg_device_set_private_key(zt->dev, set->private_key);
 	if (set->replace_peers) {

@@ -11,7 +11,8 @@ struct zt_drops {
 	atomic_uint_least64_t stack_refused; /* packets an in-process stack did not take */
 	atomic_uint_least64_t socket_error;  /* datagrams the UDP socket did not send */
 	atomic_uint_least64_t
-	    handshake_queue_full; /* handshake messages the queue had no room for */
+	    handshake_queue_full;	    /* handshake messages the queue had no room for */
+	atomic_uint_least64_t unrecognised; /* datagrams of no message type (junk, mismatch) */
 };
 
 static inline void zt_drops_add(atomic_uint_least64_t *counter, uint64_t n)

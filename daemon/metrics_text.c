@@ -216,6 +216,7 @@ static void device_metrics(struct buf *out, struct zt_runtime *zt, const struct 
 	    {"staged_overflow", st->dropped_staged},
 	    {"routing_loop", st->dropped_routing_loop},
 	    {"handshake_queue_full", zt_drops_read(&zt->drops.handshake_queue_full)},
+	    {"unrecognised", zt_drops_read(&zt->drops.unrecognised)},
 	    {"tun_full", zt_drops_read(&zt->drops.tun_full)},
 	    {"socket_error", zt_drops_read(&zt->drops.socket_error)},
 	    {"malformed_offload",

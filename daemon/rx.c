@@ -7,7 +7,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "datapath.h"
+#include "eventlog.h"
 #include "gro_write.h"
 #include "log.h"
 #include "pages.h"
@@ -47,6 +49,23 @@ static void rx_open_slice(void *arg, int begin, int end)
 	}
 }
 
+/* No message of ours: junk, or a peer whose AmneziaWG parameters (s1-s4,
+ * h1-h4) differ from ours. Counted; logged at info at most every
+ * EVENTLOG_INTERVAL_MS, on any receive thread. */
+static void rx_unrecognised(struct zt_runtime *zt)
+{
+	static _Atomic uint64_t next_ms;
+	uint64_t now = zt_mono_ms(), due = atomic_load_explicit(&next_ms, memory_order_relaxed);
+
+	zt_drops_add(&zt->drops.unrecognised, 1);
+	if (now < due ||
+	    !atomic_compare_exchange_strong(&next_ms, &due, now + EVENTLOG_INTERVAL_MS))
+		return;
+	log_info("Datagram of no message type dropped (%llu so far): junk, or the peer's "
+		 "AmneziaWG parameters (s1-s4, h1-h4) differ from ours",
+		 (unsigned long long)zt_drops_read(&zt->drops.unrecognised));
+}
+
 static void rx_batch(struct rx *x, int nb)
 {
 	struct zt_runtime *zt = x->zt;
@@ -61,7 +80,8 @@ static void rx_batch(struct rx *x, int nb)
 		for (size_t off = 0; off < b->len[i] && n < RX_MAX_PKTS; off += seg) {
 			uint8_t *d = b->bufs[i] + off;
 			size_t l = b->len[i] - off < seg ? b->len[i] - off : seg;
-			int type = wg_message_type(d, l);
+			size_t pad;
+			int type = wg_device_message_type(zt->dev, d, l, &pad);
 
 			if (type >= WG_MESSAGE_HANDSHAKE_INITIATION &&
 			    type <= WG_MESSAGE_HANDSHAKE_COOKIE) {
@@ -69,7 +89,7 @@ static void rx_batch(struct rx *x, int nb)
 				 * a couple, a flood would fill the queue */
 				if (++handshakes > RX_HS_PER_RUN)
 					continue;
-				if (!hsq_push(&zt->hsq, &b->ep[i], d, l)) {
+				if (!hsq_push(&zt->hsq, &b->ep[i], d + pad, l - pad)) {
 					zt_drops_add(&zt->drops.handshake_queue_full, 1);
 					log_debug("handshake queue full, dropping");
 				}
@@ -78,6 +98,8 @@ static void rx_batch(struct rx *x, int nb)
 				x->item[n].len = l;
 				x->item[n].ep = i;
 				n++;
+			} else {
+				rx_unrecognised(zt);
 			}
 		}
 	}

@@ -36,6 +36,7 @@ struct tx {
 	int n;
 	int prepared; /* slots [0, prepared) went through prepare */
 	uint32_t mtu;
+	uint32_t pad; /* AmneziaWG s4 in front of each message (the seal moves the plaintext) */
 	/* held from the first prepare to completion (a rebind may replace them) */
 	struct udp_socks *socks;
 	struct tx_slot slot[TX_MAX_SEGS];
@@ -56,7 +57,7 @@ static size_t sealed_len(size_t len, uint32_t mtu)
 static uint8_t *tx_alloc(void *ctx, size_t len)
 {
 	struct tx *t = ctx;
-	size_t s = sealed_len(len, t->mtu);
+	size_t s = sealed_len(len, t->mtu) + t->pad;
 	struct tx_slot *sl;
 
 	if (t->n >= TX_MAX_SEGS || t->cur + s > TX_OUT_CAP)
@@ -281,8 +282,10 @@ void zt_tx_add(struct tx *t, const uint8_t *pkt, size_t len)
 
 	if (!tx_room(t))
 		tx_flush(t);
-	if (!t->n)
+	if (!t->n) {
 		t->mtu = atomic_load(&t->zt->tx_mtu);
+		t->pad = wg_device_tx_padding(t->zt->dev);
+	}
 	tx_take_packet(t, &none, pkt, len);
 }
 
@@ -331,6 +334,7 @@ void *zt_tun_main(void *arg)
 				break;
 		}
 		t->mtu = atomic_load(&zt->tx_mtu);
+		t->pad = wg_device_tx_padding(zt->dev);
 		if (!tx_read(t))
 			break;
 		if (!t->n) {

@@ -271,6 +271,22 @@ static int refuse(const char **why, const char *reason)
 	return reason == NO_MEMORY ? -ENOMEM : -EINVAL;
 }
 
+/* jc, s1, h1, i1, ...: amneziawg-go's keys (wg/obfs_conf.c). */
+static int parse_obfs_line(struct uapi_set *set, const char *key, size_t klen, const char *val,
+			   size_t vlen, const char **why)
+{
+	int r;
+
+	if (!set->obfs) {
+		set->obfs = malloc(sizeof(*set->obfs));
+		if (!set->obfs)
+			return refuse(why, NO_MEMORY);
+		wg_obfs_config_init(set->obfs);
+	}
+	r = wg_obfs_set_key(set->obfs, key, klen, val, vlen, why);
+	return r > 0 ? 0 : refuse(why, r ? *why : UNKNOWN);
+}
+
 static int parse_device_line(struct uapi_set *set, const char *key, size_t klen, const char *val,
 			     size_t vlen, const char **why)
 {
@@ -295,7 +311,7 @@ static int parse_device_line(struct uapi_set *set, const char *key, size_t klen,
 			return refuse(why, ONLY_TRUE);
 		set->replace_peers = true;
 	} else {
-		return refuse(why, UNKNOWN);
+		return parse_obfs_line(set, key, klen, val, vlen, why);
 	}
 	return 0;
 }
@@ -429,5 +445,6 @@ void uapi_set_free(struct uapi_set *set)
 	if (set->peers)
 		explicit_bzero(set->peers, set->cap_peers * sizeof(*set->peers));
 	free(set->peers);
+	free(set->obfs);
 	explicit_bzero(set, sizeof(*set));
 }

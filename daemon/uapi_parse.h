@@ -48,6 +48,8 @@ struct uapi_set {
 	uint8_t private_key[WG_PUBLIC_KEY_LEN];
 	size_t n_peers, cap_peers;
 	struct uapi_peer *peers;
+	/* AmneziaWG keys given (NULL: none); checked whole when applied */
+	struct wg_obfs_config *obfs;
 };
 
 /* Why a set was refused: the line's key and value (offsets into the body). */

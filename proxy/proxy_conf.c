@@ -367,6 +367,21 @@ static int parse_number(struct parser *p, const struct key *k, void *field, cons
 	return 0;
 }
 
+/* Jc ... I5, as the wireproxy forks with AmneziaWG spell them. */
+static int parse_obfs(struct parser *p, const struct key *k, void *field, const char *v, size_t len)
+{
+	struct wg_obfs_config **c = field;
+	const char *why = NULL;
+
+	if (!*c && (*c = malloc(sizeof(**c))))
+		wg_obfs_config_init(*c);
+	if (!*c)
+		return fail(p, "out of memory");
+	if (wg_obfs_set_key(*c, k->name, strlen(k->name), v, len, &why) <= 0)
+		return fail(p, "bad %s '%.*s': %s", k->name, shown(len), v, why);
+	return 0;
+}
+
 static int parse_keepalive(struct parser *p, const struct key *k, void *field, const char *v,
 			   size_t len)
 {
@@ -594,6 +609,26 @@ static const struct key interface_keys[] = {
     {"CheckAlive", parse_list, .item = check_alive_item},
     {"CheckAliveInterval", parse_number, IFACE(check_alive_interval), .min = 1, .max = UINT16_MAX,
      .hint = "(seconds, 1..65535)"},
+#define OBFS(n)                                                                                    \
+	{                                                                                          \
+		n, parse_obfs, .off = IFACE(obfs)                                                  \
+	}
+    OBFS("Jc"),
+    OBFS("Jmin"),
+    OBFS("Jmax"),
+    OBFS("S1"),
+    OBFS("S2"),
+    OBFS("S3"),
+    OBFS("S4"),
+    OBFS("H1"),
+    OBFS("H2"),
+    OBFS("H3"),
+    OBFS("H4"),
+    OBFS("I1"),
+    OBFS("I2"),
+    OBFS("I3"),
+    OBFS("I4"),
+    OBFS("I5"),
     {0},
 };
 
@@ -867,6 +902,7 @@ static void forget_peers(struct proxy_conf *c)
 void proxy_conf_free(struct proxy_conf *conf)
 {
 	forget_peers(conf);
+	free(conf->iface.obfs);
 	if (conf->listeners)
 		zinc_memzero(conf->listeners, conf->n_listeners * sizeof(*conf->listeners));
 	free(conf->listeners);
@@ -888,6 +924,8 @@ int proxy_conf_take_set(struct proxy_conf *c, proxy_conf_resolve_fn resolve, voi
 	set->has_listen_port = c->iface.listen_port != 0;
 	memcpy(set->private_key, c->iface.private_key, PROXY_KEY_LEN);
 	set->listen_port = c->iface.listen_port;
+	set->obfs = c->iface.obfs; /* checked whole when applied */
+	c->iface.obfs = NULL;
 	for (size_t i = 0; !ret && i < c->n_peers; i++) {
 		struct uapi_peer *up = &set->peers[set->n_peers++];
 

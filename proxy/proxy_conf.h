@@ -52,8 +52,9 @@ struct proxy_interface {
 	size_t n_addrs;
 	struct proxy_ip dns[PROXY_CONF_MAX_DNS]; /* DNS: servers inside the tunnel */
 	size_t n_dns;
-	uint16_t mtu;	      /* MTU, default PROXY_DEFAULT_MTU */
-	uint16_t listen_port; /* ListenPort; 0: none given, any port */
+	uint16_t mtu;		     /* MTU, default PROXY_DEFAULT_MTU */
+	uint16_t listen_port;	     /* ListenPort; 0: none given, any port */
+	struct wg_obfs_config *obfs; /* Jc, S1, H1, I1...: AmneziaWG (heap; NULL: none) */
 	/* CheckAlive: pinged every CheckAliveInterval seconds (health.h) */
 	struct proxy_ip check_alive[PROXY_CONF_MAX_CHECK_ALIVE];
 	size_t n_check_alive;

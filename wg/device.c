@@ -29,6 +29,7 @@ struct wg_device *wg_device_new(const struct wg_env *env, const struct wg_io *io
 	dev->env = *env;
 	dev->io = *io;
 	dev->mtu = WG_DEFAULT_MTU;
+	wg_obfs_init(&dev->obfs);
 	dev->rng_poll_at = WG_TIMER_OFF;
 	/* Without randomness yet the hash keys stay zero until the RNG is
 	 * seeded: still correct, only weaker against collision flooding. */

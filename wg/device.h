@@ -14,6 +14,7 @@
 #include "identity.h"
 #include "index.h"
 #include "messages.h"
+#include "obfs.h"
 #include "ratelimiter.h"
 #include "siphash.h"
 #include "timerheap.h"
@@ -63,13 +64,15 @@ struct wg_device {
 	bool load_seen;
 	uint64_t last_under_load;
 
+	struct wg_obfs obfs; /* AmneziaWG (obfs.c) */
+
 	struct wg_device_stats stats;
 	uint8_t *scratch; /* one message: header + max packet + padding + tag */
 };
 
 enum {
-	WG_SCRATCH_SIZE =
-	    WG_DATA_HEADER_LEN + WG_MAX_PACKET + WG_MESSAGE_PADDING_MULTIPLE + WG_AUTHTAG_LEN
+	WG_SCRATCH_SIZE = WG_OBFS_MAX_DATAGRAM + WG_DATA_HEADER_LEN + WG_MAX_PACKET +
+			  WG_MESSAGE_PADDING_MULTIPLE + WG_AUTHTAG_LEN
 };
 
 /* The injected environment (wg_env): clock, wall time, RNG. */

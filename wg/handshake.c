@@ -83,7 +83,7 @@ void wg_device_prepare_handshake(struct wg_device *dev, const struct wg_endpoint
 				 const uint8_t *pkt, size_t len, struct wg_handshake_job *job)
 {
 	struct wg_handshake_job_state *s = &job->s;
-	int type = wg_message_type(pkt, len);
+	int type = wg_obfs_handshake_type(dev, pkt, len);
 
 	memset(job, 0, sizeof(*job));
 	s->stage = WG_HS_DECIDED;
@@ -326,6 +326,7 @@ static void respond(struct wg_device *dev, struct wg_peer *peer, struct wg_hands
 	peer->has_sent_handshake = true;
 	if (!wg_noise_create_response(dev, peer, &job->s, &msg))
 		return;
+	wg_obfs_put_header(dev, (uint8_t *)&msg, WG_MESSAGE_HANDSHAKE_RESPONSE);
 	wg_cookie_add_macs(dev, peer, (uint8_t *)&msg, sizeof(msg));
 	if (!wg_noise_begin_session(dev, peer))
 		return;
@@ -336,11 +337,11 @@ static void respond(struct wg_device *dev, struct wg_peer *peer, struct wg_hands
 	wg_timers_any_authenticated_packet_sent(dev, peer);
 	if (!peer->has_endpoint)
 		return;
-	memcpy(job->out, &msg, sizeof(msg));
-	job->out_len = sizeof(msg);
+	job->out_len =
+	    wg_obfs_frame(dev, WG_MESSAGE_HANDSHAKE_RESPONSE, &msg, sizeof(msg), job->out);
 	job->to = peer->endpoint;
 	job->ds = WG_HANDSHAKE_DS;
-	peer->tx_bytes += sizeof(msg);
+	peer->tx_bytes += job->out_len;
 }
 
 static int commit_initiation(struct wg_device *dev, struct wg_handshake_job *job)
@@ -399,6 +400,10 @@ int wg_device_complete_handshake(struct wg_device *dev, struct wg_handshake_job 
 		r = s->result;
 		break;
 	case WG_HS_REPLIED:
+		/* AmneziaWG framing here, under the lock: consume may not read it */
+		wg_obfs_put_header(dev, job->out, WG_MESSAGE_HANDSHAKE_COOKIE);
+		job->out_len = wg_obfs_frame(dev, WG_MESSAGE_HANDSHAKE_COOKIE, job->out,
+					     job->out_len, job->out);
 		dev->stats.cookie_replies_sent++;
 		wg_event_refused(dev, WG_EVENT_COOKIE_SENT, &s->from, NULL);
 		break;

@@ -94,12 +94,12 @@ static void initiation_sent(struct wg_device *dev, struct wg_peer *peer,
 	/* Each regular attempt may be followed by one early retry. */
 	peer->sent_cookie_retry = peer->init_early;
 	dev->stats.handshake_initiations_sent++;
+	wg_obfs_put_header(dev, (uint8_t *)msg, WG_MESSAGE_HANDSHAKE_INITIATION);
 	wg_cookie_add_macs(dev, peer, (uint8_t *)msg, sizeof(*msg));
 	wg_timers_any_authenticated_packet_traversal(dev, peer);
 	wg_timers_any_authenticated_packet_sent(dev, peer);
 	peer->last_sent_handshake = dev->now;
 	peer->has_sent_handshake = true;
-	peer->tx_bytes += sizeof(*msg);
 	wg_timers_handshake_initiated(dev, peer);
 	wg_event_peer_attempt(dev, WG_EVENT_INITIATION_SENT, peer, peer->handshake_attempts);
 }
@@ -116,8 +116,10 @@ int wg_initiation_complete(struct wg_device *dev, struct wg_handshake_job *job)
 	job->out_len = 0;
 	if (ok) {
 		initiation_sent(dev, peer, &msg);
-		memcpy(job->out, &msg, sizeof(msg));
-		job->out_len = sizeof(msg);
+		wg_obfs_send_junk(dev, peer); /* AmneziaWG: ahead of the initiation */
+		job->out_len = wg_obfs_frame(dev, WG_MESSAGE_HANDSHAKE_INITIATION, &msg,
+					     sizeof(msg), job->out);
+		peer->tx_bytes += job->out_len;
 		job->to = peer->endpoint;
 		job->ds = WG_HANDSHAKE_DS;
 	}

@@ -14,7 +14,8 @@ int wg_device_receive(struct wg_device *dev, const struct wg_endpoint *from, uin
 		      size_t len)
 {
 	struct wg_rx_job job;
-	int type = wg_message_type(pkt, len);
+	size_t off;
+	int type = wg_device_message_type(dev, pkt, len, &off);
 	int r;
 
 	wg_device_clock(dev);
@@ -24,7 +25,7 @@ int wg_device_receive(struct wg_device *dev, const struct wg_endpoint *from, uin
 		return WG_ERR_INVALID;
 	}
 	if (type != WG_MESSAGE_DATA)
-		return wg_receive_handshake(dev, from, pkt, len);
+		return wg_receive_handshake(dev, from, pkt + off, len - off);
 	r = wg_device_prepare_rx(dev, from, pkt, len, &job);
 	if (r != WG_OK)
 		return r;
@@ -39,14 +40,17 @@ int wg_device_prepare_rx(struct wg_device *dev, const struct wg_endpoint *from, 
 {
 	struct wg_index_entry *e;
 	struct wg_keypair *kp;
+	size_t off;
 
 	memset(job, 0, sizeof(*job));
 	wg_device_clock(dev);
-	if (wg_message_type(pkt, len) != WG_MESSAGE_DATA || !from) {
+	if (wg_device_message_type(dev, pkt, len, &off) != WG_MESSAGE_DATA || !from) {
 		dev->stats.packets_invalid++;
 		dev->stats.dropped_invalid++;
 		return WG_ERR_DROPPED;
 	}
+	pkt += off; /* AmneziaWG padding */
+	job->off = off;
 	e = wg_index_lookup(&dev->index,
 			    wg_le32(pkt + offsetof(struct wg_message_data, receiver_index)),
 			    WG_INDEX_KEYPAIR);
@@ -69,10 +73,10 @@ int wg_device_prepare_rx(struct wg_device *dev, const struct wg_endpoint *from, 
 
 bool wg_rx_open(struct wg_rx_job *job, uint8_t *pkt, size_t len)
 {
-	uint8_t *body = pkt + sizeof(struct wg_message_data);
-	size_t clen = len - sizeof(struct wg_message_data);
+	uint8_t *body = pkt + job->off + sizeof(struct wg_message_data);
+	size_t clen = len - job->off - sizeof(struct wg_message_data);
 
-	job->authentic = job->keypair && len >= WG_MESSAGE_MINIMUM_LENGTH &&
+	job->authentic = job->keypair && len >= job->off + WG_MESSAGE_MINIMUM_LENGTH &&
 			 zinc_chacha20poly1305_decrypt(body, body, clen, NULL, 0, job->counter,
 						       job->keypair->recv_key);
 	job->plain = body;

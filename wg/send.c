@@ -135,6 +135,17 @@ static size_t seal(uint8_t *out, const struct wg_keypair *kp, uint64_t counter,
 	return sizeof(struct wg_message_data) + plen + WG_AUTHTAG_LEN;
 }
 
+/* seal with AmneziaWG's padding and header in front (obfs.c). */
+static size_t seal_framed(const struct wg_device *dev, uint8_t *out, const struct wg_keypair *kp,
+			  uint64_t counter, const uint8_t *plain, size_t len, uint32_t mtu,
+			  uint32_t pad, const struct wg_obfs_range *hdr)
+{
+	size_t n = seal(out + pad, kp, counter, plain, len, mtu);
+
+	wg_obfs_frame_data(dev, out, pad, hdr, kp->remote_index, counter);
+	return pad + n;
+}
+
 /* Reserves the next nonce, or false when the keypair may not send. */
 static bool reserve_counter(struct wg_device *dev, struct wg_keypair *kp, uint64_t *counter)
 {
@@ -164,8 +175,10 @@ void wg_send_staged(struct wg_device *dev, struct wg_peer *peer)
 	struct wg_staged *q = peer->staged;
 	struct wg_keypair *kp = peer->keypairs.current;
 	bool data = false, any = false;
+	struct wg_obfs_range hdr;
 	uint64_t counter;
 	uint8_t ds;
+	uint32_t pad;
 
 	if (!q || !q->count)
 		return;
@@ -175,7 +188,9 @@ void wg_send_staged(struct wg_device *dev, struct wg_peer *peer)
 		if (!peer->has_endpoint || !reserve_counter(dev, kp, &counter))
 			break;
 		ds = wg_ecn_encap(q->slot[i].data, q->slot[i].len);
-		n = seal(dev->scratch, kp, counter, q->slot[i].data, q->slot[i].len, dev->mtu);
+		wg_obfs_tx_params(dev, q->slot[i].len, &pad, &hdr);
+		n = seal_framed(dev, dev->scratch, kp, counter, q->slot[i].data, q->slot[i].len,
+				dev->mtu, pad, &hdr);
 		send_to_peer(dev, peer, dev->scratch, n, ds);
 		any = true;
 		data |= q->slot[i].len != 0;
@@ -264,7 +279,9 @@ int wg_device_send(struct wg_device *dev, const uint8_t *ip_pkt, size_t len)
 {
 	struct wg_keypair *kp;
 	struct wg_peer *peer;
+	struct wg_obfs_range hdr;
 	uint64_t counter;
+	uint32_t pad;
 	size_t n;
 	int r;
 
@@ -275,7 +292,8 @@ int wg_device_send(struct wg_device *dev, const uint8_t *ip_pkt, size_t len)
 	r = stage_or_reserve(dev, peer, ip_pkt, len, &kp, &counter);
 	if (!kp)
 		return r;
-	n = seal(dev->scratch, kp, counter, ip_pkt, len, dev->mtu);
+	wg_obfs_tx_params(dev, len, &pad, &hdr);
+	n = seal_framed(dev, dev->scratch, kp, counter, ip_pkt, len, dev->mtu, pad, &hdr);
 	send_to_peer(dev, peer, dev->scratch, n, wg_ecn_encap(ip_pkt, len));
 	after_data_sent(dev, peer, true);
 	return WG_OK;
@@ -305,20 +323,22 @@ int wg_device_prepare_tx(struct wg_device *dev, const uint8_t *ip_pkt, size_t le
 	job->len = len;
 	job->mtu = dev->mtu;
 	job->ds = wg_ecn_encap(ip_pkt, len);
+	wg_obfs_tx_params(dev, len, &job->obfs_pad, &job->obfs_header);
 	return WG_OK;
 }
 
 size_t wg_tx_sealed_len(const struct wg_device *dev, const struct wg_tx_job *job)
 {
 	(void)dev;
-	return sizeof(struct wg_message_data) + padded_len(job->len, job->mtu) + WG_AUTHTAG_LEN;
+	return job->obfs_pad + sizeof(struct wg_message_data) + padded_len(job->len, job->mtu) +
+	       WG_AUTHTAG_LEN;
 }
 
 size_t wg_tx_seal(const struct wg_device *dev, const struct wg_tx_job *job, const uint8_t *ip_pkt,
 		  uint8_t *out)
 {
-	(void)dev;
-	return seal(out, job->keypair, job->counter, ip_pkt, job->len, job->mtu);
+	return seal_framed(dev, out, job->keypair, job->counter, ip_pkt, job->len, job->mtu,
+			   job->obfs_pad, &job->obfs_header);
 }
 
 void wg_device_complete_tx(struct wg_device *dev, struct wg_tx_job *job, bool sent)

@@ -107,12 +107,12 @@ start_daemon() {
 		bin=$(realpath -m "${BUILD_AARCH64:-build-aarch64}/zinctun-testhooks")
 		set -- "$@" ZINCTUN_TEST_QEMU_USER=1 qemu-aarch64 ;;
 	wireguard-go) bin=$WGGO ;;
-	wireguard-go-current | boringtun | gotatun)
+	wireguard-go-current | boringtun | gotatun | amneziawg-go)
 		need_peer "$impl" || fail "$impl: $PEER_SKIP"
 		bin=$PEER_BIN
 		# boringtun-cli (and its fork gotatun-cli) would switch to
 		# SUDO_UID or nobody after set-up
-		[ "$impl" = wireguard-go-current ] || flags="--disable-drop-privileges -v info" ;;
+		case $impl in boringtun | gotatun) flags="--disable-drop-privileges -v info" ;; esac ;;
 	*) fail "unknown implementation $impl" ;;
 	esac
 	# shellcheck disable=SC2086 # flags: words for the peer's command line
@@ -120,6 +120,12 @@ start_daemon() {
 	LAST_PID=$!
 	PIDS="$PIDS $LAST_PID"
 	eval "PID_$ifn=$LAST_PID IMPL_$ifn=$impl"
+	# amneziawg-go's socket is elsewhere: a link lets wg(8) find it
+	[ "$impl" = amneziawg-go ] && for _ in $(seq 1 50); do
+		[ -S "/var/run/amneziawg/$ifn.sock" ] &&
+			ln -sf "/var/run/amneziawg/$ifn.sock" "$SOCKDIR/$ifn.sock" && break
+		sleep 0.1
+	done
 	wait_sock "$ifn" || fail "$impl $ifn: no socket"
 }
 
@@ -215,8 +221,9 @@ exception_handshake_age() { [ "$1" = boringtun ]; }
 # handshake messages (initiations and responses) to a new IPv6 endpoint
 # leave for a wrong address (fd00:200:: for fd00:200::1, seen with tcpdump,
 # with Debian's wireguard-go as the other side too); a later retry, every
-# REKEY_TIMEOUT (5 s), gets through (wireguard-go 0.0.20250522).
-exception_v6_first_send() { [ "$1" = wireguard-go-current ]; }
+# REKEY_TIMEOUT (5 s), gets through (wireguard-go 0.0.20250522; its fork
+# amneziawg-go v0.2.16 alike).
+exception_v6_first_send() { [ "$1" = wireguard-go-current ] || [ "$1" = amneziawg-go ]; }
 V6_FIRST_SEND_RETRIES=3
 REKEY_TIMEOUT_S=5
 
@@ -264,6 +271,7 @@ pair_test() {
 	conf_iface "$N2" "$I2" k2 2
 	P1=$(listen_port "$N1" "$I1") P2=$(listen_port "$N2" "$I2")
 	[ "$P1" -gt 0 ] && [ "$P2" -gt 0 ] || fail "listen ports '$P1' '$P2'"
+	${PAIR_HOOK:-:} # before any peer: e.g. AmneziaWG parameters
 
 	log "$1 -> $2 over IPv4 underlay"
 	add_peer "$N1" "$I1" k2 "$(tun4 2)/32,$(tun6 2)/128" "$(ul4 2):$P2"

@@ -288,6 +288,59 @@ struct wg_device_stats {
 };
 void wg_device_get_stats(const struct wg_device *dev, struct wg_device_stats *stats);
 
+/* ---- AmneziaWG obfuscation (opt-in; doc/engine.md) ----
+ * As amneziawg-go v0.2.16 puts it on the wire: before each initiation the
+ * special junk packets i1..i5 then jc random junk packets of jmin..jmax
+ * bytes; s1..s4 random bytes in front of initiations, responses, cookie
+ * replies and transport data (keepalives unpadded); the 4-byte type field
+ * replaced by a value from h1..h4. Both ends must agree on s and h. */
+enum {
+	/* junk, special junk and padded handshake messages stay within the
+	 * IPv6 minimum MTU (AmneziaWG's documented bounds) */
+	WG_OBFS_MAX_DATAGRAM = 1280,
+	WG_OBFS_MAX_JUNK_COUNT = 128, /* jc */
+	WG_OBFS_SPECIALS = 5,	      /* i1..i5 */
+	WG_OBFS_SPEC_LEN = 4096,      /* an i spec's text, NUL included */
+	WG_OBFS_TYPES = 4,	      /* s and h: one per message type */
+};
+struct wg_obfs_range {
+	uint32_t lo, hi;
+};
+/* given: which keys were set (bit k: the k-th of wg_obfs_key_name); an
+ * update copies only those. Fields not given hold the plain values. */
+struct wg_obfs_config {
+	uint32_t given;
+	uint32_t jc, jmin, jmax;
+	uint32_t s[WG_OBFS_TYPES];
+	struct wg_obfs_range h[WG_OBFS_TYPES]; /* plain: {type, type} */
+	char i[WG_OBFS_SPECIALS][WG_OBFS_SPEC_LEN];
+};
+/* Plain WireGuard: no junk, no padding, the standard types. */
+void wg_obfs_config_init(struct wg_obfs_config *c);
+/* The k-th key's UAPI name ("jc", ..., "i5"); NULL past the last. */
+const char *wg_obfs_key_name(unsigned k);
+/* Sets one key from its UAPI value (amneziawg-go's forms; the name matched
+ * case-insensitively, as the proxy config spells it "Jc"): 1 done, 0 not an
+ * obfuscation key, -1 invalid (*why says why). */
+int wg_obfs_set_key(struct wg_obfs_config *c, const char *key, size_t klen, const char *val,
+		    size_t vlen, const char **why);
+/* The k-th key's `get` line value into out (NUL-terminated; cap
+ * WG_OBFS_SPEC_LEN holds any); false when not printed: unset (as
+ * amneziawg-go), or h1-h4 while no key was ever set (it prints them always;
+ * a plain device's get stays wireguard-go's). */
+bool wg_device_format_obfs(const struct wg_device *dev, unsigned k, char *out, size_t cap);
+/* The device's configuration updated by c's given keys: NULL and applied,
+ * or why it is refused (nothing changes); check only with apply false. */
+const char *wg_device_set_obfs(struct wg_device *dev, const struct wg_obfs_config *c, bool apply);
+void wg_device_get_obfs(const struct wg_device *dev, struct wg_obfs_config *c);
+/* wg_message_type for this device's headers and padding; lock-free. *off:
+ * where the message starts after the padding. */
+int wg_device_message_type(const struct wg_device *dev, const uint8_t *pkt, size_t len,
+			   size_t *off);
+/* Bytes of padding in front of a transport message; lock-free (a caller
+ * laying out buffers before wg_device_prepare_tx). */
+uint32_t wg_device_tx_padding(const struct wg_device *dev);
+
 /* ---- Split data path (multi-threaded daemon) ----
  * prepare/complete run under the device lock; seal/open are pure crypto and
  * thread-safe on distinct buffers. A job holds a reference on its keypair
@@ -299,19 +352,23 @@ struct wg_tx_job {
 	struct wg_keypair *keypair;
 	uint64_t counter;
 	struct wg_endpoint to;
-	size_t len;   /* plaintext length (before padding) */
-	uint32_t mtu; /* the device MTU when prepared: seal pads with it, lock-free */
-	uint8_t ds;   /* the outer DS field to send with (see wg_io.send) */
+	size_t len;	   /* plaintext length (before padding) */
+	uint32_t mtu;	   /* the device MTU when prepared: seal pads with it, lock-free */
+	uint8_t ds;	   /* the outer DS field to send with (see wg_io.send) */
+	uint32_t obfs_pad; /* AmneziaWG s4 (0 for a keepalive) */
+	struct wg_obfs_range obfs_header; /* AmneziaWG h4 */
 };
 /* WG_OK: job ready for seal. WG_STAGED: packet copied to the peer's staged
  * queue, handshake started. WG_ERR_NOROUTE: no peer. WG_ERR_LOOP: refused,
  * a routing loop (counted, reported by WG_EVENT_ROUTING_LOOP). */
 int wg_device_prepare_tx(struct wg_device *dev, const uint8_t *ip_pkt, size_t len,
 			 struct wg_tx_job *job);
-/* Writes the transport message (header, ciphertext padded to 16 but never
- * past job->mtu, tag) to out, which needs wg_tx_sealed_len() bytes, and
- * returns its length. Thread-safe. In place: the packet at buf +
- * WG_DATA_HEADER_LEN as ip_pkt, out = buf (any overlap works). */
+/* Writes the transport message (obfuscation padding, header, ciphertext
+ * padded to 16 but never past job->mtu, tag) to out, which needs
+ * wg_tx_sealed_len() bytes, and returns its length. Thread-safe (with
+ * padding, env.get_random must be too). In place: the packet at buf +
+ * job->obfs_pad + WG_DATA_HEADER_LEN as ip_pkt, out = buf (any overlap
+ * works). */
 size_t wg_tx_sealed_len(const struct wg_device *dev, const struct wg_tx_job *job);
 size_t wg_tx_seal(const struct wg_device *dev, const struct wg_tx_job *job, const uint8_t *ip_pkt,
 		  uint8_t *out);
@@ -329,6 +386,7 @@ struct wg_rx_job {
 	 * before complete, which marks the inner packet's ECN bits from it as
 	 * the Linux module does (INET_ECN_decapsulate, wg/ecn.c). */
 	uint8_t ds;
+	size_t off; /* the message after AmneziaWG padding */
 };
 /* For a type-4 datagram: finds the keypair by receiver index. WG_OK or
  * WG_ERR_DROPPED. */
@@ -356,12 +414,13 @@ struct wg_handshake_job {
 	struct wg_endpoint to;
 	size_t out_len;
 	uint8_t ds;
-	uint8_t out[WG_HANDSHAKE_MAX_LEN];
+	uint8_t out[WG_OBFS_MAX_DATAGRAM];
 
 	struct wg_handshake_job_state s; /* the engine's (wg/handshake_job.h) */
 };
 
-/* A handshake datagram (types 1-3, wg_message_type) into job. Under the lock. */
+/* A handshake message (types 1-3, wg_device_message_type; AmneziaWG padding
+ * taken off: the message from *off on) into job. Under the lock. */
 void wg_device_prepare_handshake(struct wg_device *dev, const struct wg_endpoint *from,
 				 const uint8_t *pkt, size_t len, struct wg_handshake_job *job);
 /* Our queued initiations (io.initiations_pending), up to max, into jobs;
