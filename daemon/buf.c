@@ -1,9 +1,11 @@
 #include "buf.h"
 
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 
 void buf_init(struct buf *b, size_t max)
 {
@@ -89,4 +91,16 @@ void buf_consume(struct buf *b, size_t n)
 	}
 	memmove(b->data, b->data + n, b->len - n);
 	b->len -= n;
+}
+
+bool buf_send(const struct buf *b, int fd, size_t *off)
+{
+	while (*off < b->len) {
+		ssize_t n = send(fd, b->data + *off, b->len - *off, MSG_DONTWAIT | MSG_NOSIGNAL);
+
+		if (n < 0)
+			return errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR;
+		*off += (size_t)n;
+	}
+	return true;
 }

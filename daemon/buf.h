@@ -17,5 +17,8 @@ bool buf_append(struct buf *b, const void *data, size_t len);
 bool buf_printf(struct buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Drops the first n bytes. */
 void buf_consume(struct buf *b, size_t n);
+/* Sends b from *off on, as far as the non-blocking socket fd takes it
+ * (*off advances). False on an error but EAGAIN/EINTR: drop the client. */
+bool buf_send(const struct buf *b, int fd, size_t *off);
 
 #endif

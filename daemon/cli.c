@@ -12,6 +12,7 @@
 #include <zinc/impl.h>
 
 #include "tun.h"
+#include "uapi_parse.h"
 #include "workers.h"
 
 /* An empty name would make the kernel pick "tun%d", '/' would leave the
@@ -45,67 +46,26 @@ int zt_cli_parse_fd(const char *s)
 	return (int)v;
 }
 
-enum { PORT_MAX = 65535 };
-
-static bool parse_port(const char *s, uint16_t *port)
-{
-	uint32_t v = 0;
-
-	if (!*s)
-		return false;
-	for (; *s; s++) {
-		if (*s < '0' || *s > '9')
-			return false;
-		v = v * 10 + (uint32_t)(*s - '0');
-		if (v > PORT_MAX)
-			return false;
-	}
-	*port = (uint16_t)v;
-	return v != 0;
-}
-
+/* The UAPI endpoint forms with a port from 1, or a port alone: loopback,
+ * never exposed by accident. */
 bool zt_cli_parse_listen(const char *s, struct sockaddr_storage *addr, socklen_t *len)
 {
-	struct sockaddr_in *in4 = (struct sockaddr_in *)addr;
-	struct sockaddr_in6 *in6 = (struct sockaddr_in6 *)addr;
-	char host[INET6_ADDRSTRLEN];
-	const char *colon;
-	uint16_t port;
-	size_t n;
+	union uapi_sockaddr u = {.in4 = {.sin_family = AF_INET}};
+	int port = zt_cli_parse_fd(s);
 
 	memset(addr, 0, sizeof(*addr));
-	if (parse_port(s, &port)) {
-		/* a port alone: loopback, never exposed by accident */
-		in4->sin_family = AF_INET;
-		in4->sin_port = htons(port);
-		in4->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-		*len = sizeof(*in4);
-		return true;
-	}
-	if (s[0] == '[') {
-		colon = strstr(s, "]:");
-		if (!colon || (n = (size_t)(colon - s - 1)) >= sizeof(host))
-			return false;
-		memcpy(host, s + 1, n);
-		host[n] = 0;
-		if (!parse_port(colon + 2, &port) ||
-		    inet_pton(AF_INET6, host, &in6->sin6_addr) != 1)
-			return false;
-		in6->sin6_family = AF_INET6;
-		in6->sin6_port = htons(port);
-		*len = sizeof(*in6);
-		return true;
-	}
-	colon = strchr(s, ':');
-	if (!colon || (n = (size_t)(colon - s)) >= sizeof(host))
+	if (port >= 0 && port <= UINT16_MAX)
+		u.in4.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	else if (!uapi_parse_endpoint(s, strlen(s), &u))
 		return false;
-	memcpy(host, s, n);
-	host[n] = 0;
-	if (!parse_port(colon + 1, &port) || inet_pton(AF_INET, host, &in4->sin_addr) != 1)
+	else
+		port = ntohs(u.sa.sa_family == AF_INET ? u.in4.sin_port : u.in6.sin6_port);
+	if (!port)
 		return false;
-	in4->sin_family = AF_INET;
-	in4->sin_port = htons(port);
-	*len = sizeof(*in4);
+	if (u.sa.sa_family == AF_INET)
+		u.in4.sin_port = htons((uint16_t)port);
+	*len = u.sa.sa_family == AF_INET ? sizeof(u.in4) : sizeof(u.in6);
+	memcpy(addr, &u, *len);
 	return true;
 }
 
@@ -122,7 +82,7 @@ static bool __attribute__((format(printf, 2, 3))) fail(struct zt_options *out, c
 	return false;
 }
 
-static bool is(const char *v, const char *lit)
+static bool eq(const char *v, const char *lit)
 {
 	return v && !strcmp(v, lit);
 }
@@ -153,6 +113,15 @@ static const char *flag_value(int argc, char *const argv[], int *i, const char *
 	return argv[++*i];
 }
 
+/* --help, --version: they need no interface and no valid environment. */
+static bool help_or_version(const char *a, struct zt_options *out)
+{
+	if (!eq(a, "--help") && !eq(a, "-h") && !eq(a, "--version") && !eq(a, "-v"))
+		return false;
+	out->action = strchr(a, 'h') ? ZT_CLI_HELP : ZT_CLI_VERSION;
+	return true;
+}
+
 /* The command line; false on an error. --help, --version and --proxy end
  * the parse: they need no interface and no valid environment. */
 static bool parse_args(int argc, char *const argv[], struct zt_options *out)
@@ -163,13 +132,8 @@ static bool parse_args(int argc, char *const argv[], struct zt_options *out)
 		const char *a = argv[i], *v;
 		bool missing = false;
 
-		if (is(a, "--version") || is(a, "-v")) {
-			out->action = ZT_CLI_VERSION;
+		if (help_or_version(a, out))
 			return true;
-		} else if (is(a, "--help") || is(a, "-h")) {
-			out->action = ZT_CLI_HELP;
-			return true;
-		}
 		if ((v = flag_value(argc, argv, &i, "--proxy", &missing))) {
 			out->proxy = v;
 			continue;
@@ -180,7 +144,7 @@ static bool parse_args(int argc, char *const argv[], struct zt_options *out)
 			continue;
 		}
 		others++;
-		if (is(a, "-f") || is(a, "--foreground"))
+		if (eq(a, "-f") || eq(a, "--foreground"))
 			out->foreground = true;
 		else if ((v = flag_value(argc, argv, &i, "--metrics", &missing)))
 			out->metrics = v;
@@ -214,7 +178,7 @@ static bool env_switch(struct zt_options *out, const char *name, const char *v, 
 {
 	if (!given(v))
 		return true;
-	if (!is(v, "0") && !is(v, "1"))
+	if (!eq(v, "0") && !eq(v, "1"))
 		return fail(out, "%s=%.16s is not 0 or 1", name, v);
 	*on = v[0] == '1';
 	return true;
@@ -224,16 +188,10 @@ static bool env_switch(struct zt_options *out, const char *name, const char *v, 
 static bool env_number(struct zt_options *out, const char *name, const char *v, int min, int max,
 		       int *n)
 {
-	int64_t x = 0;
+	int x = zt_cli_parse_fd(v);
 
 	if (!given(v))
 		return true;
-	for (const char *p = v; *p && x <= max; p++) {
-		if (*p < '0' || *p > '9')
-			return fail(out, "%s=%.16s is not a number from %d to %d", name, v, min,
-				    max);
-		x = x * 10 + (*p - '0');
-	}
 	if (x < min || x > max)
 		return fail(out, "%s=%.16s is not a number from %d to %d", name, v, min, max);
 	*n = (int)x;
@@ -256,7 +214,7 @@ static bool env_log_level(struct zt_options *out, const char *v)
 	if (!given(v))
 		return true;
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
-		if (is(v, names[i].name)) {
+		if (eq(v, names[i].name)) {
 			out->log_level = names[i].level;
 			return true;
 		}
@@ -304,10 +262,10 @@ static bool parse_env(const char *(*env)(void *ctx, const char *name), void *ctx
 	if (given(env(ctx, "ZINCTUN_NO_GRO")))
 		return fail(out, "ZINCTUN_NO_GRO is split into ZINCTUN_NO_UDP_GRO and "
 				 "ZINCTUN_NO_TUN_GRO");
-	if (given(sc) && !is(sc, "0") && !is(sc, "1") && !is(sc, "kill"))
+	if (given(sc) && !eq(sc, "0") && !eq(sc, "1") && !eq(sc, "kill"))
 		return fail(out, "ZINCTUN_SECCOMP=%.16s is not 0, 1 or kill", sc);
-	out->seccomp = !is(sc, "0");
-	out->seccomp_kill = is(sc, "kill");
+	out->seccomp = !eq(sc, "0");
+	out->seccomp_kill = eq(sc, "kill");
 	if (given(impl) && !zinc_impl_name_known(impl))
 		return fail(out, "ZINC_IMPL=%.16s is not generic, ssse3, avx2, avx512 or auto",
 			    impl);
@@ -375,17 +333,15 @@ static bool parse_proxy_args(int argc, char *const argv[], struct zt_options *ou
 		const char *a = argv[i], *file = NULL;
 		bool missing = false;
 
-		if (is(a, "--help") || is(a, "-h") || is(a, "--version") || is(a, "-v")) {
-			out->action = strchr(a, 'h') ? ZT_CLI_HELP : ZT_CLI_VERSION;
+		if (help_or_version(a, out))
 			return true;
-		}
-		if (is(a, "-f") || is(a, "--foreground"))
+		if (eq(a, "-f") || eq(a, "--foreground"))
 			out->foreground = true;
-		else if (is(a, "-d") || is(a, "--daemon"))
+		else if (eq(a, "-d") || eq(a, "--daemon"))
 			out->foreground = false;
-		else if (is(a, "-n") || is(a, "--configtest"))
+		else if (eq(a, "-n") || eq(a, "--configtest"))
 			out->check = true;
-		else if (is(a, "-s") || is(a, "--silent"))
+		else if (eq(a, "-s") || eq(a, "--silent"))
 			out->silent = true;
 		else if ((v = flag_either(argc, argv, &i, "-c", "--config", &missing)))
 			file = v;
@@ -399,9 +355,11 @@ static bool parse_proxy_args(int argc, char *const argv[], struct zt_options *ou
 			name = v;
 		else if ((v = flag_value(argc, argv, &i, "--user", &missing)))
 			out->user = v;
+		else if ((v = flag_value(argc, argv, &i, "--log-file", &missing)))
+			out->log_file = v;
 		else if (missing)
 			return fail(out, "option '%s' needs a value", a);
-		else if (is(a, "--") && i + 2 == argc)
+		else if (eq(a, "--") && i + 2 == argc)
 			file = argv[++i]; /* a FILE that may start with '-' */
 		else if (a[0] == '-')
 			return fail(out, "unknown option '%.40s'", a);
@@ -433,6 +391,17 @@ static bool listen_opt(struct zt_options *out, const char **v, const char *what,
 	return true;
 }
 
+/* Both programs': an empty value is no value; the metrics address. */
+static bool finish(struct zt_options *out)
+{
+	if (out->user && !*out->user)
+		out->user = NULL;
+	if (out->log_file && !*out->log_file)
+		out->log_file = NULL;
+	return listen_opt(out, &out->metrics, "metrics", &out->metrics_addr,
+			  &out->metrics_addr_len);
+}
+
 void zt_cli_parse_proxy(int argc, char *const argv[],
 			const char *(*env)(void *ctx, const char *name), void *ctx,
 			struct zt_options *out)
@@ -450,13 +419,9 @@ void zt_cli_parse_proxy(int argc, char *const argv[],
 		out->log_level = LOG_LEVEL_ERROR;
 	info = out->info && !strncmp(out->info, "localhost:", 10) ? out->info + 9 : out->info;
 	info = info && info[0] == ':' ? info + 1 : info;
-	if (!listen_opt(out, &out->metrics, "metrics", &out->metrics_addr,
-			&out->metrics_addr_len) ||
-	    !listen_opt(out, &info, "-i", &out->info_addr, &out->info_addr_len))
+	if (!finish(out) || !listen_opt(out, &info, "-i", &out->info_addr, &out->info_addr_len))
 		return;
 	out->info = info ? out->info : NULL;
-	if (out->user && !*out->user)
-		out->user = NULL;
 	out->dp.tun_queues = 1;
 	out->dp.tun_offload = false;
 }
@@ -467,13 +432,9 @@ void zt_cli_parse(int argc, char *const argv[], const char *(*env)(void *ctx, co
 	set_defaults(out, LOG_LEVEL_ERROR);
 	if (!parse_args(argc, argv, out) || out->action != ZT_CLI_RUN || !parse_env(env, ctx, out))
 		return;
-	if (out->user && !*out->user)
-		out->user = NULL;
 	if (out->metrics_names && !*out->metrics_names)
 		out->metrics_names = NULL;
-	if (out->log_file && !*out->log_file)
-		out->log_file = NULL;
-	if (!listen_opt(out, &out->metrics, "metrics", &out->metrics_addr, &out->metrics_addr_len))
+	if (!finish(out))
 		return;
 	if (out->metrics_names && !out->metrics) {
 		fail(out,

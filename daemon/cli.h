@@ -89,8 +89,8 @@ void zt_cli_parse_proxy(int argc, char *const argv[],
 			const char *(*env)(void *ctx, const char *name), void *ctx,
 			struct zt_options *out);
 
-/* A descriptor number as WG_TUN_FD / WG_UAPI_FD carry it: decimal digits
- * only, 0..INT32_MAX; -1 otherwise. */
+/* A descriptor number as WG_TUN_FD / WG_UAPI_FD carry it (and any plain
+ * number): decimal digits only, 0..INT32_MAX; -1 otherwise. */
 int zt_cli_parse_fd(const char *s);
 
 /* A metrics listen address: "PORT" (127.0.0.1), "IPV4:PORT" or

@@ -14,6 +14,7 @@
 #include "datapath.h"
 #include "log.h"
 #include "signals.h"
+#include "version.h"
 
 int host_fail(const struct host *h, const char *fmt, ...)
 {
@@ -25,6 +26,29 @@ int host_fail(const struct host *h, const char *fmt, ...)
 	va_end(ap);
 	fprintf(stderr, "%s: %s\n", h->ops->name, msg);
 	return 1;
+}
+
+int host_cli(const struct host *h, const char *prog)
+{
+	const char *name = h->ops->name;
+
+	switch (h->opt->action) {
+	case ZT_CLI_VERSION:
+		printf("%s v%s\n%s", name, ZINCTUN_VERSION, h->ops->about);
+		printf("Zinc: %s\nZinc choice: %s\n", zinc_impl_describe(), zinc_impl_choice());
+		return 0;
+	case ZT_CLI_HELP:
+		h->ops->usage(stdout, prog);
+		return 0;
+	case ZT_CLI_ERROR:
+		fprintf(stderr, "%s: %s (see %s --help)\n", name, h->opt->err, name);
+		return 1;
+	case ZT_CLI_USAGE:
+		h->ops->usage(stderr, prog);
+		return 1;
+	default:
+		return -1;
+	}
 }
 
 static int open_uapi(struct host *h)
@@ -146,6 +170,10 @@ int host_run(struct host *h)
 
 	if (ret)
 		return host_fail(h, "ZINC_IMPL=%s: %s", h->opt->zinc_impl, strerror(-ret));
+	ret = h->opt->log_file ? log_open_file(h->opt->log_file) : 0;
+	if (ret)
+		return host_fail(h, "cannot open the log file %s: %s", h->opt->log_file,
+				 strerror(-ret));
 	h->sig_fd = signals_open();
 	if (h->sig_fd < 0)
 		return host_fail(h, "signalfd: %s", strerror(errno));

@@ -7,6 +7,7 @@
 #include <poll.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 #include "cli.h"
 #include "runtime.h"
@@ -19,7 +20,9 @@ struct host;
 /* Every step returns 0 or an exit status (1) after host_fail() said why;
  * NULL steps are skipped. */
 struct host_ops {
-	const char *name; /* the program, first word of a start-up error */
+	const char *name;			  /* the program, first word of a start-up error */
+	const char *about;			  /* --version's lines after the first */
+	void (*usage)(FILE *f, const char *prog); /* --help, or a bad command line */
 	/* the device: sets ifname and tun_fd (a TUN) or sink (in-process) */
 	int (*open)(struct host *h);
 	/* the engine and data path exist: apply the configuration */
@@ -53,7 +56,12 @@ struct host {
 	bool started; /* the threads ran (stop and close know how far it got) */
 };
 
-/* Runs the program to its end; returns its exit status. */
+/* The parsed command line's --version, --help or error: the exit status;
+ * -1: run (or ZT_CLI_PROXY). */
+int host_cli(const struct host *h, const char *prog);
+
+/* Runs the program to its end (the log set up: log_init, then here
+ * --log-file); returns its exit status. */
 int host_run(struct host *h);
 
 /* Forks (-d, not -f); the parent returns to its caller (wg-quick) only

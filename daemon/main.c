@@ -23,7 +23,6 @@
 #include "sandbox.h"
 #include "sockreap.h"
 #include "tun.h"
-#include "version.h"
 
 struct daemon {
 	struct host h; /* first: the steps' struct host * is the daemon */
@@ -393,6 +392,8 @@ static void close_daemon(struct host *h)
 
 static const struct host_ops daemon_ops = {
     .name = "zinctun",
+    .about = "\nUserspace WireGuard daemon for Linux, on the Zinc crypto library.\n",
+    .usage = usage,
     .open = open_tun,
     .prepare = prepare,
     .sandbox = enter_sandbox,
@@ -430,35 +431,15 @@ int main(int argc, char **argv)
 		d.title_len = (size_t)(argv[argc - 1] + strlen(argv[argc - 1]) + 1 - argv[0]);
 	}
 	zt_cli_parse(argc, argv, env_get, NULL, &d.opt);
-	switch (d.opt.action) {
-	case ZT_CLI_VERSION:
-		printf("zinctun v%s\n\nUserspace WireGuard daemon for Linux, "
-		       "on the Zinc crypto library.\n",
-		       ZINCTUN_VERSION);
-		printf("Zinc: %s\nZinc choice: %s\n", zinc_impl_describe(), zinc_impl_choice());
-		return 0;
-	case ZT_CLI_HELP:
-		usage(stdout, argv[0]);
-		return 0;
-	case ZT_CLI_USAGE:
-		usage(stderr, argv[0]);
-		return 1;
-	case ZT_CLI_ERROR:
-		fprintf(stderr, "zinctun: %s (see zinctun --help)\n", d.opt.err);
-		return 1;
-	case ZT_CLI_PROXY:
+	ret = host_cli(&d.h, argv[0]);
+	if (ret >= 0)
+		return ret;
+	if (d.opt.action == ZT_CLI_PROXY)
 		return proxy_exec(d.opt.proxy, d.opt.user);
-	case ZT_CLI_RUN:
-		break;
-	}
 	log_init(d.opt.ifname, d.opt.log_level);
 	/* checked before anything is created, so a typo leaves no interface
 	 * behind (the sandbox looks it up again) */
 	if (d.opt.user && zt_passwd_lookup(ZT_PASSWD_FILE, d.opt.user, &uid, &gid))
 		return host_fail(&d.h, "unknown user '%s' (not in " ZT_PASSWD_FILE ")", d.opt.user);
-	ret = d.opt.log_file ? log_open_file(d.opt.log_file) : 0;
-	if (ret)
-		return host_fail(&d.h, "cannot open the log file %s: %s", d.opt.log_file,
-				 strerror(-ret));
 	return host_run(&d.h);
 }

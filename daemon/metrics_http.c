@@ -189,6 +189,8 @@ static void accept_clients(struct metrics *m, uint64_t now)
 /* Reads, answers, writes what the socket takes. False: done with it. */
 static bool serve(struct metrics *m, struct metrics_client *c, uint64_t now)
 {
+	size_t had;
+
 	if (!c->writing) {
 		ssize_t r = recv(c->fd, c->in + c->in_len, sizeof(c->in) - c->in_len, MSG_DONTWAIT);
 		bool head_only;
@@ -205,16 +207,12 @@ static bool serve(struct metrics *m, struct metrics_client *c, uint64_t now)
 			return true;
 		respond(m, c, status, head_only);
 	}
-	while (c->out_off < c->out.len) {
-		ssize_t w = send(c->fd, c->out.data + c->out_off, c->out.len - c->out_off,
-				 MSG_DONTWAIT | MSG_NOSIGNAL);
-
-		if (w < 0)
-			return errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR;
-		c->out_off += (size_t)w;
+	had = c->out_off;
+	if (!buf_send(&c->out, c->fd, &c->out_off))
+		return false;
+	if (c->out_off != had)
 		c->last_ms = now;
-	}
-	return false;
+	return c->out_off < c->out.len;
 }
 
 static void *metrics_main(void *arg)

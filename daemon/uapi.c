@@ -427,14 +427,10 @@ static bool process_request(struct uapi_server *s, struct uapi_client *c, bool *
 
 static bool flush_output(struct uapi_client *c)
 {
-	while (c->out_off < c->out.len) {
-		ssize_t n = send(c->fd, c->out.data + c->out_off, c->out.len - c->out_off,
-				 MSG_DONTWAIT | MSG_NOSIGNAL);
-
-		if (n < 0)
-			return errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR;
-		c->out_off += (size_t)n;
-	}
+	if (!buf_send(&c->out, c->fd, &c->out_off))
+		return false;
+	if (c->out_off < c->out.len)
+		return true;
 	buf_free(&c->out);
 	c->out_off = 0;
 	return true;

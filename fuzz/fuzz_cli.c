@@ -1,4 +1,4 @@
-/* fuzz-sources: daemon/cli.c */
+/* fuzz-sources: daemon/cli.c daemon/uapi_parse.c */
 /* The daemon's command line and environment parsing (daemon/cli.c).
  *
  * Input: byte 0 gives the number of environment entries (low 3 bits) and,

@@ -3,7 +3,7 @@
  * threads, crypto workers, configuration socket) and its start-up (host.h)
  * with lwIP where the TUN device would be, serving SOCKS5, HTTP and port
  * forwards to local programs. No capabilities, never opens /dev/net/tun;
- * foreground, logs to stderr. */
+ * logs to stderr or --log-file. */
 #include <errno.h>
 #include <fcntl.h>
 #include <netdb.h>
@@ -32,7 +32,6 @@
 #include "services.h"
 #include "stdio_tunnel.h"
 #include "uapi_parse.h"
-#include "version.h"
 
 enum { PRIVILEGED_PORT_END = 1024 }; /* ports below it need CAP_NET_BIND_SERVICE */
 
@@ -48,11 +47,13 @@ struct proxy_main {
 	int ready_fd; /* -d: the parent waits for a byte on it */
 };
 
-static void usage(FILE *f)
+static void usage(FILE *f, const char *prog)
 {
+	(void)prog;
 	fprintf(
 	    f, "Usage: zinctun-proxy [-f|-d] [-n] [-s] [-i ADDR] [--metrics ADDR] [--socket PATH]\n"
-	       "                     [--name NAME] [--user NAME] {-c FILE | [--] FILE}\n"
+	       "                     [--name NAME] [--user NAME] [--log-file PATH]\n"
+	       "                     {-c FILE | [--] FILE}\n"
 	       "       zinctun-proxy -v|--version\n"
 	       "\n"
 	       "A WireGuard client without root, TUN device or capabilities (its IP stack\n"
@@ -319,6 +320,8 @@ static void stop(struct host *h)
 
 static const struct host_ops proxy_ops = {
     .name = "zinctun-proxy",
+    .about = "",
+    .usage = usage,
     .open = open_proxy,
     .configure = configure,
     .prepare = prepare,
@@ -339,6 +342,7 @@ static const char *env_get(void *ctx, const char *name)
 int main(int argc, char **argv)
 {
 	static struct proxy_main m; /* zeroed, in bss: untouched pages stay out of RSS */
+	int ret;
 
 	if (argc == 2 && !strcmp(argv[1], ENDPOINT_HELPER_ARG))
 		_exit(endpoint_helper());
@@ -348,24 +352,11 @@ int main(int argc, char **argv)
 	m.ready_fd = -1;
 
 	zt_cli_parse_proxy(argc, argv, env_get, NULL, &m.opt);
-	switch (m.opt.action) {
-	case ZT_CLI_VERSION:
-		printf("zinctun-proxy v%s\n", ZINCTUN_VERSION);
-		return 0;
-	case ZT_CLI_HELP:
-		usage(stdout);
-		return 0;
-	case ZT_CLI_ERROR:
-		fprintf(stderr, "zinctun-proxy: %s (see zinctun-proxy --help)\n", m.opt.err);
-		return 1;
-	case ZT_CLI_RUN:
-		if (m.opt.check)
-			return load(&m) ? 1 : puts("Config OK") < 0;
-		break;
-	default:
-		usage(stderr);
-		return 1;
-	}
+	ret = host_cli(&m.h, argv[0]);
+	if (ret >= 0)
+		return ret;
+	if (m.opt.check)
+		return load(&m) ? 1 : puts("Config OK") < 0;
 	log_init(m.name, m.opt.log_level);
 	/* lwIP's threads never stop: the process ends without waiting */
 	_exit(host_run(&m.h));

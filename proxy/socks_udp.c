@@ -12,6 +12,7 @@
 
 #include "addr.h"
 #include "conn.h"
+#include "dgram.h"
 #include "log.h"
 #include "proxy.h"
 #include "resolve.h"
@@ -62,7 +63,6 @@ static void relay_send(struct socks_udp *r, const ip_addr_t *to, uint16_t port, 
 		       size_t len)
 {
 	int v6 = IP_IS_V6(to);
-	struct pbuf *p;
 
 	if (addr_forbidden(&r->px->conf.iface, to))
 		return;
@@ -72,12 +72,7 @@ static void relay_send(struct socks_udp *r, const ip_addr_t *to, uint16_t port, 
 			return;
 		udp_recv(r->pcb[v6], relay_from_tunnel, r);
 	}
-	p = pbuf_alloc(PBUF_TRANSPORT, (u16_t)len, PBUF_RAM);
-	if (!p)
-		return;
-	memcpy(p->payload, data, len);
-	udp_sendto(r->pcb[v6], p, to, port);
-	pbuf_free(p);
+	dgram_send(r->pcb[v6], data, len, to, port);
 }
 
 static void relay_drop_held(struct socks_udp *r)
@@ -150,34 +145,31 @@ static bool relay_from_client(struct socks_udp *r, const struct sockaddr_storage
 	return true;
 }
 
+/* A datagram from the host, in px->io. */
+static void relay_dgram(void *ctx, const struct sockaddr_storage *from, socklen_t len, size_t n)
+{
+	struct socks_udp *r = ctx;
+	uint8_t *buf = r->px->io;
+	struct socks5_addr dst;
+	ip_addr_t to;
+	int hl;
+
+	if (!relay_from_client(r, from, len))
+		return;
+	hl = socks5_udp_parse(buf, n, &dst);
+	if (hl >= 0 && addr_from_socks(&dst, &to))
+		relay_send(r, &to, dst.port, buf + hl, n - (size_t)hl);
+	else if (hl >= 0 && dst.atyp == SOCKS5_ATYP_DOMAIN)
+		relay_send_named(r, &dst, buf + hl, n - (size_t)hl);
+}
+
 static void relay_event(struct loop *l, struct loop_handler *h, uint32_t events)
 {
-	struct socks_udp *r = (struct socks_udp *)h;
-	uint8_t *buf = r->px->io;
-
 	(void)l;
 	(void)events;
-	if (r->fd < 0)
-		return; /* closed */
-	for (int i = 0; i < PROXY_UDP_READS; i++) {
-		struct sockaddr_storage from;
-		socklen_t len = sizeof(from);
-		ssize_t n = recvfrom(r->fd, buf, PROXY_UDP_DGRAM_MAX, MSG_DONTWAIT,
-				     (struct sockaddr *)&from, &len);
-		struct socks5_addr dst;
-		ip_addr_t to;
-		int hl;
-
-		if (n < 0)
-			return;
-		if (!relay_from_client(r, &from, len))
-			continue;
-		hl = socks5_udp_parse(buf, (size_t)n, &dst);
-		if (hl >= 0 && addr_from_socks(&dst, &to))
-			relay_send(r, &to, dst.port, buf + hl, (size_t)n - (size_t)hl);
-		else if (hl >= 0 && dst.atyp == SOCKS5_ATYP_DOMAIN)
-			relay_send_named(r, &dst, buf + hl, (size_t)n - (size_t)hl);
-	}
+	if (((struct socks_udp *)h)->fd >= 0) /* else closed */
+		dgram_read(((struct socks_udp *)h)->px, ((struct socks_udp *)h)->fd, relay_dgram,
+			   h);
 }
 
 static void relay_free(struct loop_handler *h)

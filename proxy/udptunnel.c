@@ -12,6 +12,7 @@
 
 #include "addr.h"
 #include "clock.h"
+#include "dgram.h"
 #include "proxy.h"
 #include "resolve.h"
 
@@ -115,40 +116,32 @@ static void udp_tunnel_resolved(void *arg, const ip_addr_t *addr)
 	}
 }
 
+/* A datagram from a host client, in px->io. */
+static void udp_tunnel_dgram(void *ctx, const struct sockaddr_storage *from, socklen_t len,
+			     size_t n)
+{
+	struct udp_tunnel *t = ctx;
+	struct udp_flow *f;
+	bool done;
+
+	if (!t->resolved) {
+		if (!t->dns)
+			t->dns = resolve_start(&t->px->stack, t->svc->target.host,
+					       udp_tunnel_resolved, t, &done);
+		return; /* dropped: the name is being looked up */
+	}
+	f = flow_get(t, from, len);
+	if (!f)
+		return;
+	f->last_ms = zt_mono_ms();
+	dgram_send(f->pcb, t->px->io, n, &t->target, t->svc->target.port);
+}
+
 static void udp_tunnel_event(struct loop *l, struct loop_handler *h, uint32_t events)
 {
-	struct udp_tunnel *t = (struct udp_tunnel *)h;
-	uint8_t *buf = t->px->io;
-
 	(void)l;
 	(void)events;
-	for (int i = 0; i < PROXY_UDP_READS; i++) {
-		struct sockaddr_storage from;
-		socklen_t len = sizeof(from);
-		ssize_t r = recvfrom(t->fd, buf, PROXY_UDP_DGRAM_MAX, MSG_DONTWAIT,
-				     (struct sockaddr *)&from, &len);
-		struct udp_flow *f;
-		struct pbuf *p;
-
-		if (r < 0)
-			return;
-		if (!t->resolved) {
-			bool done;
-
-			if (!t->dns)
-				t->dns = resolve_start(&t->px->stack, t->svc->target.host,
-						       udp_tunnel_resolved, t, &done);
-			continue; /* dropped: the name is being looked up */
-		}
-		f = flow_get(t, &from, len);
-		p = f ? pbuf_alloc(PBUF_TRANSPORT, (u16_t)r, PBUF_RAM) : NULL;
-		if (!p)
-			continue;
-		memcpy(p->payload, buf, (size_t)r);
-		f->last_ms = zt_mono_ms();
-		udp_sendto(f->pcb, p, &t->target, t->svc->target.port);
-		pbuf_free(p);
-	}
+	dgram_read(((struct udp_tunnel *)h)->px, ((struct udp_tunnel *)h)->fd, udp_tunnel_dgram, h);
 }
 
 int udp_tunnel_open(struct proxy *px, const struct proxy_listener *svc)

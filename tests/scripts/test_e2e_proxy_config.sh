@@ -252,4 +252,26 @@ AllowUnauthenticated = true"
 	wait "$pid" 2>/dev/null
 	ok "$name: starts and listens"
 done
+
+# --log-file PATH and ZINCTUN_LOG_FILE=PATH: the lines in PATH, not on
+# stderr (the file opened before the sandbox, as the daemon does)
+[ "$PROXY_IMPL" = zinctun ] && for how in flag env; do
+	log=$T/$how.file.log
+	: >"$log" && chown "$UNPRIV" "$log" || fail "cannot create $log"
+	flag="--log-file=$log" var="ZINCTUN_LOG_FILE=$log"
+	[ $how = flag ] && var=X=1
+	[ $how = env ] && flag=-f
+	# shellcheck disable=SC2086 # PROXY_CMD: the command's words
+	ip netns exec "$N1" env -u XDG_RUNTIME_DIR "$var" setpriv --reuid="$UNPRIV" --regid="$UNPRIV" \
+		--clear-groups --inh-caps=-all --bounding-set=-all $WP_CMD "$flag" \
+		-c "$T/good.conf" >"$T/$how.stderr" 2>&1 &
+	pid=$!
+	PIDS="$PIDS $pid"
+	wait_tcp "$N1" 1080 || fail "$how log file: no listener on port 1080: $(cat "$T/$how.stderr")"
+	kill "$pid"
+	wait "$pid" 2>/dev/null
+	grep -q "Proxy started" "$log" || fail "$how log file: no start-up line in $log"
+	grep -q "Proxy started" "$T/$how.stderr" && fail "$how log file: the lines still on stderr"
+	ok "$how log file: $(wc -l <"$log") lines in the file, none on stderr"
+done
 echo PASS

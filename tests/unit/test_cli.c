@@ -5,6 +5,7 @@
 #include "test.h"
 
 #include "../../daemon/cli.c"
+#include "../../daemon/uapi_parse.c"
 #include "../../daemon/ifaddr.c"
 
 static const char *no_env(void *ctx, const char *name)

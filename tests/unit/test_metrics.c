@@ -6,6 +6,7 @@
 
 #include "../../daemon/base64.c"
 #include "../../daemon/cli.c"
+#include "../../daemon/uapi_parse.c"
 #include "../../daemon/metrics_names.c"
 #include "../../daemon/metrics_request.c"
 
