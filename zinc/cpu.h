@@ -65,7 +65,8 @@ typedef void (*zinc_poly1305_blocks_fn)(struct zinc_poly1305_ctx *ctx, const uin
 					size_t nblocks, uint64_t hibit);
 /* out = X25519(clamped scalar, point); no zero check. */
 typedef void (*zinc_x25519_fn)(uint8_t out[32], const uint8_t scalar[32], const uint8_t point[32]);
-/* Eight independent X25519 at once, clamped scalars, no zero check. */
+/* x25519_lanes (eight or four) independent X25519 at once, clamped
+ * scalars, no zero check. */
 typedef void (*zinc_x25519_x8_fn)(uint8_t out[8][32], const uint8_t scalar[8][32],
 				  const uint8_t point[8][32]);
 /* out = X25519(clamped scalar, 9): a public key. */
@@ -80,6 +81,7 @@ struct zinc_impl {
 	zinc_x25519_fn x25519;
 	zinc_x25519_base_fn x25519_base;
 	zinc_x25519_x8_fn x25519_x8; /* NULL: batches loop the single entry */
+	unsigned x25519_lanes;
 	zinc_poly1305_blocks_fn poly1305_blocks;
 	const char *chacha20_name;
 	const char *aead_name;
@@ -152,6 +154,8 @@ void zinc_x25519_bmi2_adx(uint8_t out[32], const uint8_t scalar[32], const uint8
 void zinc_x25519_base_bmi2_adx(uint8_t out[32], const uint8_t scalar[32]);
 void zinc_x25519_x8_ifma(uint8_t out[8][32], const uint8_t scalar[8][32],
 			 const uint8_t point[8][32]);
+void zinc_x25519_x4_avx2(uint8_t out[4][32], const uint8_t scalar[4][32],
+			 const uint8_t point[4][32]);
 #endif
 
 #if defined(__aarch64__)
