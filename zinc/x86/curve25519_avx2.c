@@ -131,7 +131,8 @@ static inline TGT void fe4_sub(fe4 *r, const fe4 *a, const fe4 *b)
 {
 	_Pragma("GCC unroll 16") for (int k = 0; k < NL; k++)
 	{
-		const uint64_t p4 = k ? (UINT64_C(1) << (width(k) + 2)) - 4 : (UINT64_C(1) << 28) - 76;
+		const uint64_t p4 =
+		    k ? (UINT64_C(1) << (width(k) + 2)) - 4 : (UINT64_C(1) << 28) - 76;
 
 		r->v[k] = _mm256_sub_epi64(_mm256_add_epi64(a->v[k], bc(p4)), b->v[k]);
 	}
