@@ -32,20 +32,22 @@ void zinc_x25519_bmi2_adx(uint8_t out[32], const uint8_t scalar[32], const uint8
 		fe_cswap(z2, z3, swap);
 		swap = k_t;
 
+		/* independent operations side by side, so that the CPU
+		 * overlaps their carry chains */
 		fe_addsub(a, b, x2, z2);
+		fe_addsub(c, d, x3, z3);
 		fe_sq(aa, a);
 		fe_sq(bb, b);
-		fe_sub(e, aa, bb);
-		fe_addsub(c, d, x3, z3);
 		fe_mul(da, d, a);
 		fe_mul(cb, c, b);
+		fe_sub(e, aa, bb);
 		fe_addsub(x3, z3, da, cb);
+		fe_mul_a24_add(z2, e, aa);
 		fe_sq(x3, x3);
 		fe_sq(z3, z3);
-		fe_mul(z3, z3, x1);
 		fe_mul(x2, aa, bb);
-		fe_mul_a24_add(z2, e, aa);
 		fe_mul(z2, z2, e);
+		fe_mul(z3, z3, x1);
 	}
 	fe_cswap(x2, x3, swap);
 	fe_cswap(z2, z3, swap);
