@@ -6,8 +6,9 @@
  *   ssse3    ChaCha20 4-way SSSE3, fused AEAD with 64-bit scalar Poly1305,
  *            64-bit scalar streaming Poly1305, latency-tuned x86-64 BLAKE2s
  *   avx2     ChaCha20 8-way AVX2, 4-way AVX2 Poly1305 for long inputs (AEAD
- *            and streaming), X25519 with MULX/ADCX/ADOX (BMI2 + ADX), and
- *            public keys by a fixed-base comb on the same field
+ *            and streaming), X25519 with MULX/ADCX/ADOX (BMI2 + ADX),
+ *            public keys by a fixed-base comb on the same field, and AVX2
+ *            batches of X25519 four lanes at a time
  *   avx512   as avx2 with 16-way AVX-512 ChaCha20 and 16-lane Poly1305
  *            (radix 2^44 with AVX-512 IFMA when the CPU has it), and with
  *            IFMA batches of X25519 eight lanes at a time
