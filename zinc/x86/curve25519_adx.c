@@ -10,32 +10,87 @@
 #include "../cpu.h"
 #include "fe64.h"
 
-/* The ladder's state and a step's temporaries (wiped once, at the end). */
+/* The ladder's state and a step's temporaries (wiped once, at the end);
+ * the assembly names the offsets of x2 .. sb (0, 32, .., 288). */
 struct ladder {
 	fe x2, z2, x3, z3;
 	fe a, b, c, d, sa, sb, aa, bb, da, cb, e;
 };
 
-/* r = f where swap is 0, g where it is 1, with a mask in 64-bit
- * registers (as fe_cswap). */
-static ALWAYS_INLINE void fe_select(fe r, const fe f, const fe g, uint64_t mask)
+// clang-format off
+/* S = X + Z and D = X - Z at offsets of %[s] (r8..r11 hold S, r12..r15
+ * D); the folds are fe_addsub's. */
+#define ADDSUB(X, Z, S, D)                                                                         \
+	"movq " X "+0(%[s]), %%r8\n\t"                                                             \
+	"movq " X "+8(%[s]), %%r9\n\t"                                                             \
+	"movq " X "+16(%[s]), %%r10\n\t"                                                           \
+	"movq " X "+24(%[s]), %%r11\n\t"                                                           \
+	"movq %%r8, %%r12\n\t"                                                                     \
+	"movq %%r9, %%r13\n\t"                                                                     \
+	"movq %%r10, %%r14\n\t"                                                                    \
+	"movq %%r11, %%r15\n\t"                                                                    \
+	"addq " Z "+0(%[s]), %%r8\n\t"                                                             \
+	"adcq " Z "+8(%[s]), %%r9\n\t"                                                             \
+	"adcq " Z "+16(%[s]), %%r10\n\t"                                                           \
+	"adcq " Z "+24(%[s]), %%r11\n\t"                                                           \
+	"sbbq %%rax, %%rax\n\t"                                                                    \
+	"andq $38, %%rax\n\t"                                                                      \
+	"addq %%rax, %%r8\n\t"                                                                     \
+	"adcq $0, %%r9\n\t"                                                                        \
+	"adcq $0, %%r10\n\t"                                                                       \
+	"adcq $0, %%r11\n\t"                                                                       \
+	"sbbq %%rax, %%rax\n\t"                                                                    \
+	"andq $38, %%rax\n\t"                                                                      \
+	"addq %%rax, %%r8\n\t"                                                                     \
+	"subq " Z "+0(%[s]), %%r12\n\t"                                                            \
+	"sbbq " Z "+8(%[s]), %%r13\n\t"                                                            \
+	"sbbq " Z "+16(%[s]), %%r14\n\t"                                                           \
+	"sbbq " Z "+24(%[s]), %%r15\n\t"                                                           \
+	"sbbq %%rax, %%rax\n\t"                                                                    \
+	"andq $38, %%rax\n\t"                                                                      \
+	"subq %%rax, %%r12\n\t"                                                                    \
+	"sbbq $0, %%r13\n\t"                                                                       \
+	"sbbq $0, %%r14\n\t"                                                                       \
+	"sbbq $0, %%r15\n\t"                                                                       \
+	"sbbq %%rax, %%rax\n\t"                                                                    \
+	"andq $38, %%rax\n\t"                                                                      \
+	"subq %%rax, %%r12\n\t"                                                                    \
+	"movq %%r8, " S "+0(%[s])\n\t"                                                             \
+	"movq %%r9, " S "+8(%[s])\n\t"                                                             \
+	"movq %%r10, " S "+16(%[s])\n\t"                                                           \
+	"movq %%r11, " S "+24(%[s])\n\t"                                                           \
+	"movq %%r12, " D "+0(%[s])\n\t"                                                            \
+	"movq %%r13, " D "+8(%[s])\n\t"                                                            \
+	"movq %%r14, " D "+16(%[s])\n\t"                                                           \
+	"movq %%r15, " D "+24(%[s])\n\t"
+
+/* Word o of the selection: reg (the second choice, in a register) kept
+ * where the inverted mask nm is 0, the word at F where it is all ones. */
+#define SELECT(F, R, o, reg)                                                                       \
+	"movq " F "+" o "(%[s]), %%rax\n\t"                                                        \
+	"xorq " reg ", %%rax\n\t"                                                                  \
+	"andq %[nm], %%rax\n\t"                                                                    \
+	"xorq %%rax, " reg "\n\t"                                                                  \
+	"movq " reg ", " R "+" o "(%[s])\n\t"
+#define SELECT4(F, R, r0, r1, r2, r3)                                                              \
+	SELECT(F, R, "0", r0) SELECT(F, R, "8", r1) SELECT(F, R, "16", r2) SELECT(F, R, "24", r3)
+
+/* a, b = x2 +- z2, c, d = x3 +- z3, then sa = swap ? c : a and
+ * sb = swap ? d : b from c and d still in registers. */
+static ALWAYS_INLINE void sums_select(struct ladder *s, uint64_t swap)
 {
-	// clang-format off
+	const uint64_t nm = swap - 1;
+
 	__asm__ __volatile__(
-#define SELECT_WORD(o)                                                                             \
-	"movq " o "(%[f]), %%rax\n\t"                                                              \
-	"movq " o "(%[g]), %%rcx\n\t"                                                              \
-	"xorq %%rax, %%rcx\n\t"                                                                    \
-	"andq %[m], %%rcx\n\t"                                                                     \
-	"xorq %%rcx, %%rax\n\t"                                                                    \
-	"movq %%rax, " o "(%[r])\n\t"
-	    SELECT_WORD("0") SELECT_WORD("8") SELECT_WORD("16") SELECT_WORD("24")
-#undef SELECT_WORD
-	    :
-	    : [r] "r"(r), [f] "r"(f), [g] "r"(g), [m] "r"(mask)
-	    : "rax", "rcx", "memory");
-	// clang-format on
+		ADDSUB("0", "32", "128", "160")
+		ADDSUB("64", "96", "192", "224")
+		SELECT4("128", "256", "%%r8", "%%r9", "%%r10", "%%r11")
+		SELECT4("160", "288", "%%r12", "%%r13", "%%r14", "%%r15")
+		:
+		: [s] "r"(s), [nm] "r"(nm)
+		: "rax", "r8", "r9", "r10", "r11", "r12", "r13", "r14", "r15", "cc", "memory");
 }
+// clang-format on
 
 /* One step. The conditional swap of (x2, z2) with (x3, z3) only matters
  * for the point doubled: the sum's x3 = (DA + CB)^2 and z3 = x1 (DA - CB)^2
@@ -46,12 +101,7 @@ static ALWAYS_INLINE void fe_select(fe r, const fe f, const fe g, uint64_t mask)
  * the CPU overlaps their carry chains. */
 static ALWAYS_INLINE void ladder_step(struct ladder *s, const fe x1, uint64_t swap)
 {
-	const uint64_t mask = 0 - swap;
-
-	fe_addsub(s->a, s->b, s->x2, s->z2);
-	fe_addsub(s->c, s->d, s->x3, s->z3);
-	fe_select(s->sa, s->a, s->c, mask);
-	fe_select(s->sb, s->b, s->d, mask);
+	sums_select(s, swap);
 	fe_mul(s->da, s->d, s->a);
 	fe_mul(s->cb, s->c, s->b);
 	fe_sq(s->aa, s->sa);
