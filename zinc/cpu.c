@@ -197,6 +197,9 @@ static void pick_x86(struct zinc_impl *t, enum zinc_level level, const struct cp
 			t->x25519_base = zinc_x25519_base_bmi2_adx;
 			t->x25519_base_name = "bmi2-adx-comb";
 		}
+		t->x25519_x8 = zinc_x25519_x4_avx2;
+		t->x25519_lanes = 4;
+		t->x25519_batch_name = "avx2-x4";
 	}
 	if (level >= ZINC_LEVEL_AVX512) {
 		t->chacha20 = zinc_chacha20_avx512;
@@ -210,6 +213,7 @@ static void pick_x86(struct zinc_impl *t, enum zinc_level level, const struct cp
 			t->poly1305_blocks = zinc_poly1305_blocks_ifma;
 			t->aead_name = t->poly1305_name = "avx512-ifma";
 			t->x25519_x8 = zinc_x25519_x8_ifma;
+			t->x25519_lanes = 8;
 			t->x25519_batch_name = "avx512-ifma-x8";
 		}
 	}

@@ -6,8 +6,9 @@
  *   ssse3    ChaCha20 4-way SSSE3, fused AEAD with 64-bit scalar Poly1305,
  *            64-bit scalar streaming Poly1305, latency-tuned x86-64 BLAKE2s
  *   avx2     ChaCha20 8-way AVX2, 4-way AVX2 Poly1305 for long inputs (AEAD
- *            and streaming), X25519 with MULX/ADCX/ADOX (BMI2 + ADX), and
- *            public keys by a fixed-base comb on the same field
+ *            and streaming), X25519 with MULX/ADCX/ADOX (BMI2 + ADX),
+ *            public keys by a fixed-base comb on the same field, and AVX2
+ *            batches of X25519 four lanes at a time
  *   avx512   as avx2 with 16-way AVX-512 ChaCha20 and 16-lane Poly1305
  *            (radix 2^44 with AVX-512 IFMA when the CPU has it), and with
  *            IFMA batches of X25519 eight lanes at a time
@@ -65,7 +66,8 @@ typedef void (*zinc_poly1305_blocks_fn)(struct zinc_poly1305_ctx *ctx, const uin
 					size_t nblocks, uint64_t hibit);
 /* out = X25519(clamped scalar, point); no zero check. */
 typedef void (*zinc_x25519_fn)(uint8_t out[32], const uint8_t scalar[32], const uint8_t point[32]);
-/* Eight independent X25519 at once, clamped scalars, no zero check. */
+/* x25519_lanes (eight or four) independent X25519 at once, clamped
+ * scalars, no zero check. */
 typedef void (*zinc_x25519_x8_fn)(uint8_t out[8][32], const uint8_t scalar[8][32],
 				  const uint8_t point[8][32]);
 /* out = X25519(clamped scalar, 9): a public key. */
@@ -80,6 +82,7 @@ struct zinc_impl {
 	zinc_x25519_fn x25519;
 	zinc_x25519_base_fn x25519_base;
 	zinc_x25519_x8_fn x25519_x8; /* NULL: batches loop the single entry */
+	unsigned x25519_lanes;
 	zinc_poly1305_blocks_fn poly1305_blocks;
 	const char *chacha20_name;
 	const char *aead_name;
@@ -152,6 +155,8 @@ void zinc_x25519_bmi2_adx(uint8_t out[32], const uint8_t scalar[32], const uint8
 void zinc_x25519_base_bmi2_adx(uint8_t out[32], const uint8_t scalar[32]);
 void zinc_x25519_x8_ifma(uint8_t out[8][32], const uint8_t scalar[8][32],
 			 const uint8_t point[8][32]);
+void zinc_x25519_x4_avx2(uint8_t out[4][32], const uint8_t scalar[4][32],
+			 const uint8_t point[4][32]);
 #endif
 
 #if defined(__aarch64__)

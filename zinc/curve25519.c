@@ -13,8 +13,9 @@
 
 #include "cpu.h"
 
-/* Fewest items a batch gives the eight-lane kernel (fewer: one by one). */
+/* Fewest items a batch gives the lane kernel (fewer: one by one). */
 #define ZINC_X25519_X8_MIN 3
+#define ZINC_X25519_LANES_MAX 8
 
 #if defined(__SIZEOF_INT128__) /* else fe25519_32.h */
 typedef unsigned __int128 u128;
@@ -343,15 +344,17 @@ bool zinc_curve25519(uint8_t out[32], const uint8_t secret[32], const uint8_t ba
 	return !zinc_memeq(out, zero, 32);
 }
 
-/* Lanes: up to eight items, the rest padded with copies of the first. */
-static size_t batch_x8(zinc_x25519_x8_fn fn, size_t m, uint8_t *const out[],
+/* Lanes: up to eight (or four) items, the rest padded with copies of the
+ * first. */
+static size_t batch_x8(zinc_x25519_x8_fn fn, size_t lanes, size_t m, uint8_t *const out[],
 		       const uint8_t *const secret[], const uint8_t *const point[], bool ok[])
 {
 	static const uint8_t zero[32] = {0};
-	uint8_t e[8][32], pt[8][32], r[8][32];
+	uint8_t e[ZINC_X25519_LANES_MAX][32], pt[ZINC_X25519_LANES_MAX][32];
+	uint8_t r[ZINC_X25519_LANES_MAX][32];
 	size_t good = 0;
 
-	for (size_t l = 0; l < 8; l++) {
+	for (size_t l = 0; l < lanes; l++) {
 		memcpy(e[l], secret[l < m ? l : 0], 32);
 		zinc_curve25519_clamp_secret(e[l]);
 		memcpy(pt[l], point[l < m ? l : 0], 32);
@@ -374,13 +377,15 @@ size_t zinc_curve25519_batch(size_t n, uint8_t *const out[], const uint8_t *cons
 			     const uint8_t *const point[], bool ok[])
 {
 	const zinc_x25519_x8_fn x8 = zinc_impl()->x25519_x8;
+	const size_t lanes = zinc_impl()->x25519_lanes;
 	size_t good = 0, i = 0;
 
-	/* eight lanes cost about two single ladders: worth it from three */
+	/* eight IFMA lanes cost about two single ladders, four AVX2 lanes
+	 * about three: worth it from three */
 	while (x8 && n - i >= ZINC_X25519_X8_MIN) {
-		const size_t m = n - i < 8 ? n - i : 8;
+		const size_t m = n - i < lanes ? n - i : lanes;
 
-		good += batch_x8(x8, m, out + i, secret + i, point + i, ok ? ok + i : NULL);
+		good += batch_x8(x8, lanes, m, out + i, secret + i, point + i, ok ? ok + i : NULL);
 		i += m;
 	}
 	for (; i < n; i++) {

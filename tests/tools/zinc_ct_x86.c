@@ -146,6 +146,22 @@ static void run_x25519_base(zinc_x25519_base_fn fn)
 	fn(out, scalar);
 }
 
+/* Four lanes of secret scalars and points, as the batch API hands them. */
+static void run_x25519_x4(zinc_x25519_x8_fn fn)
+{
+	uint8_t scalar[4][32], point[4][32], out[4][32];
+
+	fill((uint8_t *)scalar, sizeof(scalar), 14);
+	fill((uint8_t *)point, sizeof(point), 15);
+	for (int l = 0; l < 4; l++) {
+		scalar[l][0] &= 248;
+		scalar[l][31] = (uint8_t)((scalar[l][31] & 127) | 64);
+	}
+	secret(scalar, sizeof(scalar));
+	secret(point, sizeof(point));
+	fn(out, scalar, point);
+}
+
 struct kernel {
 	const char *name;
 	const char *feature;
@@ -156,6 +172,7 @@ struct kernel {
 	zinc_blake2s_compress_fn b2;
 	zinc_x25519_fn x;
 	zinc_x25519_base_fn xb;
+	zinc_x25519_x8_fn x4;
 	zinc_poly1305_blocks_fn poly;
 };
 
@@ -189,6 +206,11 @@ static void run_k_xb(const struct kernel *k)
 	run_x25519_base(k->xb);
 }
 
+static void run_k_x4(const struct kernel *k)
+{
+	run_x25519_x4(k->x4);
+}
+
 static const struct kernel kernels[] = {
     {.name = "chacha20-ssse3",
      .feature = "ssse3",
@@ -219,6 +241,7 @@ static const struct kernel kernels[] = {
      .feature = "adx",
      .run = run_k_xb,
      .xb = zinc_x25519_base_bmi2_adx},
+    {.name = "x25519-x4-avx2", .feature = "avx2", .run = run_k_x4, .x4 = zinc_x25519_x4_avx2},
     {.name = "poly1305-x86_64",
      .feature = "ssse3",
      .run = run_k_poly,

@@ -408,10 +408,10 @@ static void test_x25519_base(zinc_x25519_base_fn fn)
 	}
 }
 
-/* The eight-lane IFMA kernel against libsodium and the portable ladder:
- * random lanes, low-order and edge points in some lanes, lanes that share
- * inputs (the padding the batch API uses). */
-static void test_x25519_x8(void)
+/* The eight-lane IFMA and four-lane AVX2 kernels against libsodium and
+ * the portable ladder: random lanes, low-order and edge points in some
+ * lanes, lanes that share inputs (the padding the batch API uses). */
+static void test_x25519_x8(zinc_x25519_x8_fn fn, int lanes)
 {
 	uint8_t e[8][32], pt[8][32], out[8][32], gen[32];
 
@@ -421,13 +421,13 @@ static void test_x25519_x8(void)
 		for (int l = 0; l < 8; l++)
 			zinc_curve25519_clamp_secret(e[l]);
 		if (r % 4 == 1)
-			memset(pt[r % 8], 0, 32);
+			memset(pt[r % lanes], 0, 32);
 		if (r % 4 == 2)
-			memset(pt[(r + 3) % 8], 0xff, 32); /* 2^256 - 1: above p */
+			memset(pt[(r + 3) % lanes], 0xff, 32); /* 2^256 - 1: above p */
 		if (r % 4 == 3)
-			memcpy(e[5], e[0], 32), memcpy(pt[5], pt[0], 32);
-		zinc_x25519_x8_ifma(out, e, pt);
-		for (int l = 0; l < 8; l++) {
+			memcpy(e[lanes - 3], e[0], 32), memcpy(pt[lanes - 3], pt[0], 32);
+		fn(out, e, pt);
+		for (int l = 0; l < lanes; l++) {
 			zinc_x25519_generic(gen, e[l], pt[l]);
 			CHECK_MEM(out[l], gen, 32, "x25519 x8 vs generic");
 			if (crypto_scalarmult(gen, e[l], pt[l]) == 0)
@@ -567,8 +567,12 @@ int main(void)
 		test_x25519_base(zinc_x25519_base_bmi2_adx);
 	} else
 		printf("skip x25519 bmi2-adx: CPU lacks it\n");
+	if (cpu_has("avx2"))
+		test_x25519_x8(zinc_x25519_x4_avx2, 4);
+	else
+		printf("skip x25519 avx2 x4: CPU lacks it\n");
 	if (cpu_has("avx512ifma"))
-		test_x25519_x8();
+		test_x25519_x8(zinc_x25519_x8_ifma, 8);
 	else
 		printf("skip x25519 avx512-ifma x8: CPU lacks it\n");
 	return test_finish("test_zinc_x86");
