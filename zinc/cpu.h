@@ -138,15 +138,15 @@ void zinc_blake2s_compress_final_x86_64(struct zinc_blake2s_state *state, const 
 void zinc_blake2s_compress_ssse3(struct zinc_blake2s_state *state, const uint8_t *block,
 				 size_t nblocks, uint32_t inc);
 void zinc_blake2s_compress_final_ssse3(struct zinc_blake2s_state *state, const uint8_t *block,
-				 size_t nblocks, const uint8_t *last, uint32_t lastinc);
+				       size_t nblocks, const uint8_t *last, uint32_t lastinc);
 void zinc_blake2s_compress_avx(struct zinc_blake2s_state *state, const uint8_t *block,
 			       size_t nblocks, uint32_t inc);
 void zinc_blake2s_compress_final_avx(struct zinc_blake2s_state *state, const uint8_t *block,
-				 size_t nblocks, const uint8_t *last, uint32_t lastinc);
+				     size_t nblocks, const uint8_t *last, uint32_t lastinc);
 void zinc_blake2s_compress_avx512(struct zinc_blake2s_state *state, const uint8_t *block,
 				  size_t nblocks, uint32_t inc);
 void zinc_blake2s_compress_final_avx512(struct zinc_blake2s_state *state, const uint8_t *block,
-				 size_t nblocks, const uint8_t *last, uint32_t lastinc);
+					size_t nblocks, const uint8_t *last, uint32_t lastinc);
 void zinc_poly1305_blocks_x86_64(struct zinc_poly1305_ctx *ctx, const uint8_t *src, size_t nblocks,
 				 uint64_t hibit);
 void zinc_poly1305_blocks_avx2(struct zinc_poly1305_ctx *ctx, const uint8_t *src, size_t nblocks,
