@@ -242,7 +242,7 @@ TGT void zinc_poly1305_ifma_finish(struct poly1305_x86 *p)
 TGT void zinc_poly1305_ifma_finish_tail(struct poly1305_x86 *p, const uint8_t *m, size_t len)
 {
 	__m512i a0, a1, a2, b0, b1, b2, d0, d1, d2, e0, e1, e2, r0, r1, r2, s1, s2;
-	uint8_t buf[256] = {0};
+	uint8_t buf[256]; /* ciphertext: public, not wiped */
 	const size_t j = (len + 15) / 16;
 	const unsigned hib = (0xffffu << (16 - j)) & 0xffffu;
 
@@ -251,6 +251,7 @@ TGT void zinc_poly1305_ifma_finish_tail(struct poly1305_x86 *p, const uint8_t *m
 		poly64_padded(p, m, len);
 		return;
 	}
+	memset(buf, 0, 256);
 	memcpy(buf + 256 - 16 * j, m, len);
 	LOAD3(a, 0);
 	LOAD3(b, 8);
@@ -267,7 +268,6 @@ TGT void zinc_poly1305_ifma_finish_tail(struct poly1305_x86 *p, const uint8_t *m
 	ADD_MSG3_MASKED(e, buf + 128, hib >> 8);
 	STORE3(d, 0);
 	STORE3(e, 8);
-	zinc_memzero(buf, sizeof(buf));
 	zinc_poly1305_ifma_finish(p);
 }
 #endif
