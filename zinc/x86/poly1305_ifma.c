@@ -63,9 +63,13 @@
 		d##2 = _mm512_add_epi64(d##2, c0_);                                                \
 	} while (0)
 
-/* Blocks 0..7 at m into the lanes (0, 4, 1, 5, 2, 6, 3, 7), plus 2^128. */
-#define ADD_MSG3(a, m)                                                                             \
+/* Blocks 0..7 at m into lane order (0, 4, 1, 5, 2, 6, 3, 7), 2^128 only in
+ * the lanes of hib (a bit per block): the zero blocks ahead of a tail. */
+#define ADD_MSG3_MASKED(a, m, hib)                                                                 \
 	do {                                                                                       \
+		__mmask8 k_ = 0;                                                                   \
+		for (int l_ = 0; l_ < 8; l_++)                                                     \
+			k_ |= (__mmask8)(((hib) >> ((l_ & 1) * 4 + (l_ >> 1)) & 1) << l_);         \
 		const __m512i m44_ = _mm512_set1_epi64(M44);                                       \
 		__m512i b0_ = _mm512_loadu_si512((const void *)(m));                               \
 		__m512i b1_ = _mm512_loadu_si512((const void *)((m) + 64));                        \
@@ -76,9 +80,12 @@
 		    a##1, _mm512_and_si512(_mm512_or_si512(_mm512_srli_epi64(lo_, 44),             \
 							   _mm512_slli_epi64(hi_, 20)),            \
 					   m44_));                                                 \
-		a##2 = _mm512_add_epi64(a##2, _mm512_or_si512(_mm512_srli_epi64(hi_, 24),          \
-							      _mm512_set1_epi64(1ULL << 40)));     \
+		a##2 = _mm512_add_epi64(                                                           \
+		    a##2,                                                                          \
+		    _mm512_or_si512(_mm512_srli_epi64(hi_, 24),                                    \
+				    _mm512_maskz_mov_epi64(k_, _mm512_set1_epi64(1ULL << 40))));   \
 	} while (0)
+#define ADD_MSG3(a, m) ADD_MSG3_MASKED(a, m, 0xffu)
 
 #define LOAD3(a, k)                                                                                \
 	do {                                                                                       \
@@ -211,29 +218,6 @@ TGT void zinc_poly1305_ifma_finish(struct poly1305_x86 *p)
 	l[2] = (uint64_t)_mm512_reduce_add_epi64(_mm512_add_epi64(d2, e2));
 	zinc_poly1305_vec_fold44(p, l);
 }
-
-/* Blocks 0..7 at m into lane order (0, 4, 1, 5, 2, 6, 3, 7), 2^128 only in
- * the lanes of hib (a bit per block): the zero blocks ahead of a tail. */
-#define ADD_MSG3_MASKED(a, m, hib)                                                                 \
-	do {                                                                                       \
-		__mmask8 k_ = 0;                                                                   \
-		for (int l_ = 0; l_ < 8; l_++)                                                     \
-			k_ |= (__mmask8)(((hib) >> ((l_ & 1) * 4 + (l_ >> 1)) & 1) << l_);         \
-		const __m512i m44_ = _mm512_set1_epi64(M44);                                       \
-		__m512i b0_ = _mm512_loadu_si512((const void *)(m));                               \
-		__m512i b1_ = _mm512_loadu_si512((const void *)((m) + 64));                        \
-		__m512i lo_ = _mm512_unpacklo_epi64(b0_, b1_);                                     \
-		__m512i hi_ = _mm512_unpackhi_epi64(b0_, b1_);                                     \
-		a##0 = _mm512_add_epi64(a##0, _mm512_and_si512(lo_, m44_));                        \
-		a##1 = _mm512_add_epi64(                                                           \
-		    a##1, _mm512_and_si512(_mm512_or_si512(_mm512_srli_epi64(lo_, 44),             \
-							   _mm512_slli_epi64(hi_, 20)),            \
-					   m44_));                                                 \
-		a##2 = _mm512_add_epi64(                                                           \
-		    a##2,                                                                          \
-		    _mm512_or_si512(_mm512_srli_epi64(hi_, 24),                                    \
-				    _mm512_maskz_mov_epi64(k_, _mm512_set1_epi64(1ULL << 40))));   \
-	} while (0)
 
 /* The last len (< 256) bytes, zero-padded to j whole blocks, in the vector:
  * every lane times r^j, then the tail into the last j lanes (lane i is
