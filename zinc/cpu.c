@@ -190,7 +190,9 @@ static void pick_x86(struct zinc_impl *t, enum zinc_level level, const struct cp
 		t->aead_seal = zinc_aead_seal_avx2;
 		t->aead_open = zinc_aead_open_avx2;
 		t->poly1305_blocks = zinc_poly1305_blocks_avx2;
-		t->chacha20_name = t->aead_name = t->poly1305_name = "avx2";
+		t->blake2s_compress = zinc_blake2s_compress_avx;
+		t->blake2s_final = zinc_blake2s_compress_final_avx;
+		t->chacha20_name = t->aead_name = t->poly1305_name = t->blake2s_name = "avx2";
 		if (f->bmi2_adx) {
 			t->x25519 = zinc_x25519_bmi2_adx;
 			t->x25519_name = "bmi2-adx";
@@ -206,7 +208,9 @@ static void pick_x86(struct zinc_impl *t, enum zinc_level level, const struct cp
 		t->aead_seal = zinc_aead_seal_avx512;
 		t->aead_open = zinc_aead_open_avx512;
 		t->poly1305_blocks = zinc_poly1305_blocks_avx512;
-		t->chacha20_name = t->aead_name = t->poly1305_name = "avx512";
+		t->blake2s_compress = zinc_blake2s_compress_avx512;
+		t->blake2s_final = zinc_blake2s_compress_final_avx512;
+		t->chacha20_name = t->aead_name = t->poly1305_name = t->blake2s_name = "avx512";
 		if (f->avx512_ifma) {
 			t->aead_seal = zinc_aead_seal_avx512_ifma;
 			t->aead_open = zinc_aead_open_avx512_ifma;

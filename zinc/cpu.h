@@ -7,15 +7,16 @@
  *            64-bit scalar streaming Poly1305, latency-tuned x86-64 BLAKE2s
  *   avx2     ChaCha20 8-way AVX2, 4-way AVX2 Poly1305 for long inputs (AEAD
  *            and streaming), X25519 with MULX/ADCX/ADOX (BMI2 + ADX),
- *            public keys by a fixed-base comb on the same field, and AVX2
- *            batches of X25519 four lanes at a time
+ *            public keys by a fixed-base comb on the same field, AVX2
+ *            batches of X25519 four lanes at a time, and the AVX row-vector
+ *            BLAKE2s
  *   avx512   as avx2 with 16-way AVX-512 ChaCha20 and 16-lane Poly1305
- *            (radix 2^44 with AVX-512 IFMA when the CPU has it), and with
- *            IFMA batches of X25519 eight lanes at a time
- * The SSSE3/AVX/AVX-512VL BLAKE2s kernels are built and tested but not
- * dispatched: BLAKE2s is latency bound and on Zen 5 the scalar assembly
- * wins, on Zen 4 the portable C (the measured choice keeps whichever); see
- * zinc/x86/blake2s_x86_64_asm.S and doc/zinc-x86.md.
+ *            (radix 2^44 with AVX-512 IFMA when the CPU has it), IFMA
+ *            batches of X25519 eight lanes at a time, and the AVX-512VL
+ *            (vprord) BLAKE2s
+ * BLAKE2s is latency bound: on Zen 5 the scalar assembly wins, on Zen 4 the
+ * AVX-512VL kernel (the measured choice keeps whichever; the SSSE3 kernel
+ * is built and tested but not dispatched); see doc/zinc-x86.md.
  * Unset (or "auto"): each primitive takes the fastest of the paths up to
  * the best the CPU has, timed after the self-tests (measure.h); a named
  * path is taken as listed, and one the CPU lacks falls back to the best
@@ -117,6 +118,9 @@ void zinc_poly1305_blocks_generic(struct zinc_poly1305_ctx *ctx, const uint8_t *
 void zinc_chacha20_ssse3(uint32_t state[16], uint8_t *dst, const uint8_t *src, size_t len);
 void zinc_chacha20_avx2(uint32_t state[16], uint8_t *dst, const uint8_t *src, size_t len);
 void zinc_chacha20_avx512(uint32_t state[16], uint8_t *dst, const uint8_t *src, size_t len);
+/* ChaCha20 blocks 0..15: block 0 (the Poly1305 key) into k0, the other
+ * 960 bytes from src to dst (chacha20_avx512.c; the AEAD's first call). */
+void zinc_chacha20_avx512_first(uint32_t st[16], uint8_t k0[64], uint8_t *dst, const uint8_t *src);
 void zinc_aead_seal_ssse3(uint8_t *dst, const uint8_t *src, size_t len, const uint8_t *ad,
 			  size_t ad_len, const uint8_t key[32], const uint8_t nonce[12]);
 bool zinc_aead_open_ssse3(uint8_t *dst, const uint8_t *src, size_t src_len, const uint8_t *ad,
@@ -139,10 +143,16 @@ void zinc_blake2s_compress_final_x86_64(struct zinc_blake2s_state *state, const 
 					size_t nblocks, const uint8_t *last, uint32_t lastinc);
 void zinc_blake2s_compress_ssse3(struct zinc_blake2s_state *state, const uint8_t *block,
 				 size_t nblocks, uint32_t inc);
+void zinc_blake2s_compress_final_ssse3(struct zinc_blake2s_state *state, const uint8_t *block,
+				       size_t nblocks, const uint8_t *last, uint32_t lastinc);
 void zinc_blake2s_compress_avx(struct zinc_blake2s_state *state, const uint8_t *block,
 			       size_t nblocks, uint32_t inc);
+void zinc_blake2s_compress_final_avx(struct zinc_blake2s_state *state, const uint8_t *block,
+				     size_t nblocks, const uint8_t *last, uint32_t lastinc);
 void zinc_blake2s_compress_avx512(struct zinc_blake2s_state *state, const uint8_t *block,
 				  size_t nblocks, uint32_t inc);
+void zinc_blake2s_compress_final_avx512(struct zinc_blake2s_state *state, const uint8_t *block,
+					size_t nblocks, const uint8_t *last, uint32_t lastinc);
 void zinc_poly1305_blocks_x86_64(struct zinc_poly1305_ctx *ctx, const uint8_t *src, size_t nblocks,
 				 uint64_t hibit);
 void zinc_poly1305_blocks_avx2(struct zinc_poly1305_ctx *ctx, const uint8_t *src, size_t nblocks,

@@ -211,8 +211,9 @@ void zinc_measure(struct zinc_impl *t, const struct zinc_impl *cand, size_t n, c
 		if (k < 2)
 			continue;
 		time_paths(path, k, p, cost, &s);
-		/* BLAKE2s keeps the portable code unless the assembly wins
-		 * clearly: it does on Zen 5, loses on Zen 4 (doc/zinc-x86.md) */
+		/* BLAKE2s keeps the portable code unless another path wins
+		 * clearly: the assembly on Zen 5, AVX-512VL on Zen 4, while
+		 * the assembly loses to C there (doc/zinc-x86.md) */
 		const size_t dflt = p == ZINC_PRIM_BLAKE2S ? 0 : k - 1;
 		const size_t pick = zinc_measure_pick(cost, k, dflt);
 

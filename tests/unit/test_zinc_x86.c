@@ -556,12 +556,18 @@ int main(void)
 	test_blake2s("blake2s x86_64", zinc_blake2s_compress_x86_64);
 	test_blake2s_final("blake2s final x86_64", zinc_blake2s_compress_final_x86_64);
 	test_blake2s_final("blake2s final generic", zinc_blake2s_compress_final_generic);
-	if (cpu_has("ssse3"))
+	if (cpu_has("ssse3")) {
 		test_blake2s("blake2s ssse3", zinc_blake2s_compress_ssse3);
-	if (cpu_has("avx2"))
+		test_blake2s_final("blake2s final ssse3", zinc_blake2s_compress_final_ssse3);
+	}
+	if (cpu_has("avx2")) {
 		test_blake2s("blake2s avx", zinc_blake2s_compress_avx);
-	if (cpu_has("avx512"))
+		test_blake2s_final("blake2s final avx", zinc_blake2s_compress_final_avx);
+	}
+	if (cpu_has("avx512")) {
 		test_blake2s("blake2s avx512", zinc_blake2s_compress_avx512);
+		test_blake2s_final("blake2s final avx512", zinc_blake2s_compress_final_avx512);
+	}
 	if (cpu_has("bmi2+adx")) {
 		test_x25519(zinc_x25519_bmi2_adx);
 		test_x25519_base(zinc_x25519_base_bmi2_adx);

@@ -5,6 +5,7 @@
 
 #define B2_TARGET __attribute__((target("avx")))
 #define B2_NAME zinc_blake2s_compress_avx
+#define B2_FINAL_NAME zinc_blake2s_compress_final_avx
 
 /* 16 and 8 are byte shuffles; 12 and 7 need two shifts. */
 static B2_TARGET inline __m128i b2_rot(__m128i x, int n)

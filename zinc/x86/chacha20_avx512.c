@@ -37,8 +37,19 @@
 		o[3] = _mm512_unpackhi_epi64(t1, t3);                                              \
 	} while (0)
 
-/* 1024 bytes: blocks st[12] .. st[12] + 15. */
-static CH_TARGET inline void chacha20_16x(const uint32_t st[16], uint8_t *dst, const uint8_t *src)
+/* Block b's keystream ks out: XORed into dst, or with k0 (the AEAD's first
+ * call) block 0 is the Poly1305 key into k0 and block b the data block b - 1. */
+#define CH_OUT64(b, ks)                                                                            \
+	do {                                                                                       \
+		if (k0 && (b) == 0)                                                                \
+			_mm512_storeu_si512((void *)k0, (ks));                                     \
+		else                                                                               \
+			CH_XOR64(dst + 64 * ((b) - !!k0), src + 64 * ((b) - !!k0), (ks));          \
+	} while (0)
+
+/* 1024 bytes: blocks st[12] .. st[12] + 15 (with k0: 64 + 960). */
+static CH_TARGET inline void chacha20_16x_k0(const uint32_t st[16], uint8_t *k0, uint8_t *dst,
+					     const uint8_t *src)
 {
 	const __m512i ctr = _mm512_add_epi32(
 	    _mm512_set1_epi32((int)st[12]),
@@ -85,15 +96,25 @@ static CH_TARGET inline void chacha20_16x(const uint32_t st[16], uint8_t *dst, c
 		__m512i u2 = _mm512_shuffle_i32x4(o[2][j], o[3][j], 0x44);
 		__m512i u3 = _mm512_shuffle_i32x4(o[2][j], o[3][j], 0xee);
 
-		CH_XOR64(dst + 64 * (0 + j), src + 64 * (0 + j),
-			 _mm512_shuffle_i32x4(u0, u2, 0x88));
-		CH_XOR64(dst + 64 * (4 + j), src + 64 * (4 + j),
-			 _mm512_shuffle_i32x4(u0, u2, 0xdd));
-		CH_XOR64(dst + 64 * (8 + j), src + 64 * (8 + j),
-			 _mm512_shuffle_i32x4(u1, u3, 0x88));
-		CH_XOR64(dst + 64 * (12 + j), src + 64 * (12 + j),
-			 _mm512_shuffle_i32x4(u1, u3, 0xdd));
+		CH_OUT64(0 + j, _mm512_shuffle_i32x4(u0, u2, 0x88));
+		CH_OUT64(4 + j, _mm512_shuffle_i32x4(u0, u2, 0xdd));
+		CH_OUT64(8 + j, _mm512_shuffle_i32x4(u1, u3, 0x88));
+		CH_OUT64(12 + j, _mm512_shuffle_i32x4(u1, u3, 0xdd));
 	}
+}
+
+static CH_TARGET inline void chacha20_16x(const uint32_t st[16], uint8_t *dst, const uint8_t *src)
+{
+	chacha20_16x_k0(st, NULL, dst, src);
+}
+
+/* The AEAD's first 16 blocks without a copy: block 0 into k0, 960 bytes
+ * of data from src to dst. */
+CH_TARGET void zinc_chacha20_avx512_first(uint32_t st[16], uint8_t k0[64], uint8_t *dst,
+					  const uint8_t *src)
+{
+	chacha20_16x_k0(st, k0, dst, src);
+	st[12] += 16;
 }
 
 CH_TARGET void zinc_chacha20_avx512(uint32_t st[16], uint8_t *dst, const uint8_t *src, size_t len)

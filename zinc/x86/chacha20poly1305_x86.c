@@ -22,9 +22,13 @@ struct aead_kit {
 	 * vgroup bytes. */
 	void (*vblocks)(struct poly1305_x86 *p, const uint8_t *m, size_t nblocks);
 	void (*vfinish)(struct poly1305_x86 *p);
+	/* vfinish with the padded rest of the message (NULL: scalar rest) */
+	void (*vtail)(struct poly1305_x86 *p, const uint8_t *m, size_t len);
 	size_t vgroup;
 	size_t vmin; /* shorter messages: scalar only (the vector set-up costs) */
 	void (*wipe)(uint8_t *dst, size_t len, bool ok);
+	/* seal's first chunk straight to dst when it is whole (NULL: copied) */
+	void (*first)(uint32_t st[16], uint8_t k0[64], uint8_t *dst, const uint8_t *src);
 };
 
 /* Ciphertext authentication that may run behind (seal) or ahead (open) of
@@ -77,9 +81,12 @@ static ALWAYS_INLINE void auth_to(const struct aead_kit *k, struct auth *a, size
 		n -= v;
 	}
 	if (upto == a->len) {
-		if (a->vec)
+		if (a->vec && k->vtail)
+			k->vtail(&a->p, a->ct + a->done, n);
+		else if (a->vec)
 			k->vfinish(&a->p);
-		poly64_padded(&a->p, a->ct + a->done, n);
+		if (!a->vec || !k->vtail)
+			poly64_padded(&a->p, a->ct + a->done, n);
 		a->done += n;
 	} else {
 		poly64_blocks(&a->p, a->ct + a->done, n / 16);
@@ -118,10 +125,15 @@ static ALWAYS_INLINE void aead_seal(const struct aead_kit *k, uint8_t *dst, cons
 	size_t off;
 
 	state_init(st, key, nonce);
-	off = first_chunk(k, st, buf, src, len);
+	if (k->first && len >= k->chunk - 64) {
+		k->first(st, buf, dst, src);
+		off = k->chunk - 64;
+	} else {
+		off = first_chunk(k, st, buf, src, len);
+		memcpy(dst, buf + 64, off);
+	}
 	poly64_init(&a.p, buf);
 	poly64_padded(&a.p, ad, ad_len);
-	memcpy(dst, buf + 64, off);
 	/* Only block 0 (the Poly1305 key) is secret; the rest is ciphertext. */
 	zinc_memzero(buf, 64);
 	auth_setup(k, &a, dst, len);
@@ -241,17 +253,29 @@ static ALWAYS_INLINE bool aead_open(const struct aead_kit *k, uint8_t *dst, cons
 
 /* The vector thresholds are where the vector Poly1305 (with its key powers
  * and final fold) starts to beat the scalar one, measured on Zen 5. */
-static const struct aead_kit kit_ssse3 = {zinc_chacha20_ssse3, 256, NULL, NULL, 0, 0,
-					  wipe_unless_64};
-static const struct aead_kit kit_avx2 = {zinc_chacha20_avx2,	    512, zinc_poly1305_avx2_blocks,
-					 zinc_poly1305_avx2_finish, 64,	 512,
-					 wipe_unless_avx2};
-static const struct aead_kit kit_avx512 = {
-    zinc_chacha20_avx512, 1024, zinc_poly1305_avx512_blocks, zinc_poly1305_avx512_finish, 256, 1024,
-    wipe_unless_avx512};
-static const struct aead_kit kit_avx512_ifma = {
-    zinc_chacha20_avx512, 1024, zinc_poly1305_ifma_blocks, zinc_poly1305_ifma_finish, 256, 512,
-    wipe_unless_avx512};
+static const struct aead_kit kit_ssse3 = {zinc_chacha20_ssse3, 256, NULL, NULL, NULL, 0, 0,
+					  wipe_unless_64,      NULL};
+static const struct aead_kit kit_avx2 = {
+    zinc_chacha20_avx2, 512, zinc_poly1305_avx2_blocks, zinc_poly1305_avx2_finish, NULL, 64, 512,
+    wipe_unless_avx2,	NULL};
+static const struct aead_kit kit_avx512 = {zinc_chacha20_avx512,
+					   1024,
+					   zinc_poly1305_avx512_blocks,
+					   zinc_poly1305_avx512_finish,
+					   NULL,
+					   256,
+					   1024,
+					   wipe_unless_avx512,
+					   NULL};
+static const struct aead_kit kit_avx512_ifma = {zinc_chacha20_avx512,
+						1024,
+						zinc_poly1305_ifma_blocks,
+						zinc_poly1305_ifma_finish,
+						zinc_poly1305_ifma_finish_tail,
+						256,
+						512,
+						wipe_unless_avx512,
+						zinc_chacha20_avx512_first};
 
 void zinc_aead_seal_ssse3(uint8_t *dst, const uint8_t *src, size_t len, const uint8_t *ad,
 			  size_t ad_len, const uint8_t key[32], const uint8_t nonce[12])

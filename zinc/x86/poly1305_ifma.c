@@ -7,6 +7,7 @@
  * advance by r^16 per step. */
 #if defined(__x86_64__)
 #include <immintrin.h>
+#include <string.h>
 
 #include <zinc/memzero.h>
 
@@ -62,9 +63,13 @@
 		d##2 = _mm512_add_epi64(d##2, c0_);                                                \
 	} while (0)
 
-/* Blocks 0..7 at m into the lanes (0, 4, 1, 5, 2, 6, 3, 7), plus 2^128. */
-#define ADD_MSG3(a, m)                                                                             \
+/* Blocks 0..7 at m into lane order (0, 4, 1, 5, 2, 6, 3, 7), 2^128 only in
+ * the lanes of hib (a bit per block): the zero blocks ahead of a tail. */
+#define ADD_MSG3_MASKED(a, m, hib)                                                                 \
 	do {                                                                                       \
+		__mmask8 k_ = 0;                                                                   \
+		for (int l_ = 0; l_ < 8; l_++)                                                     \
+			k_ |= (__mmask8)(((hib) >> ((l_ & 1) * 4 + (l_ >> 1)) & 1) << l_);         \
 		const __m512i m44_ = _mm512_set1_epi64(M44);                                       \
 		__m512i b0_ = _mm512_loadu_si512((const void *)(m));                               \
 		__m512i b1_ = _mm512_loadu_si512((const void *)((m) + 64));                        \
@@ -75,9 +80,12 @@
 		    a##1, _mm512_and_si512(_mm512_or_si512(_mm512_srli_epi64(lo_, 44),             \
 							   _mm512_slli_epi64(hi_, 20)),            \
 					   m44_));                                                 \
-		a##2 = _mm512_add_epi64(a##2, _mm512_or_si512(_mm512_srli_epi64(hi_, 24),          \
-							      _mm512_set1_epi64(1ULL << 40)));     \
+		a##2 = _mm512_add_epi64(                                                           \
+		    a##2,                                                                          \
+		    _mm512_or_si512(_mm512_srli_epi64(hi_, 24),                                    \
+				    _mm512_maskz_mov_epi64(k_, _mm512_set1_epi64(1ULL << 40))));   \
 	} while (0)
+#define ADD_MSG3(a, m) ADD_MSG3_MASKED(a, m, 0xffu)
 
 #define LOAD3(a, k)                                                                                \
 	do {                                                                                       \
@@ -209,5 +217,41 @@ TGT void zinc_poly1305_ifma_finish(struct poly1305_x86 *p)
 	l[1] = (uint64_t)_mm512_reduce_add_epi64(_mm512_add_epi64(d1, e1));
 	l[2] = (uint64_t)_mm512_reduce_add_epi64(_mm512_add_epi64(d2, e2));
 	zinc_poly1305_vec_fold44(p, l);
+}
+
+/* The last len (< 256) bytes, zero-padded to j whole blocks, in the vector:
+ * every lane times r^j, then the tail into the last j lanes (lane i is
+ * finished with r^(16 - i)), then the usual finish. Replaces up to 16
+ * scalar blocks at the end of each AEAD message. */
+TGT void zinc_poly1305_ifma_finish_tail(struct poly1305_x86 *p, const uint8_t *m, size_t len)
+{
+	__m512i a0, a1, a2, b0, b1, b2, d0, d1, d2, e0, e1, e2, r0, r1, r2, s1, s2;
+	uint8_t buf[256]; /* ciphertext: public, not wiped */
+	const size_t j = (len + 15) / 16;
+	const unsigned hib = (0xffffu << (16 - j)) & 0xffffu;
+
+	if (!j || !p->vec_started) {
+		zinc_poly1305_ifma_finish(p);
+		poly64_padded(p, m, len);
+		return;
+	}
+	memset(buf, 0, 256);
+	memcpy(buf + 256 - 16 * j, m, len);
+	LOAD3(a, 0);
+	LOAD3(b, 8);
+	r0 = _mm512_set1_epi64((long long)p->rpow44[j - 1][0]);
+	r1 = _mm512_set1_epi64((long long)p->rpow44[j - 1][1]);
+	r2 = _mm512_set1_epi64((long long)p->rpow44[j - 1][2]);
+	s1 = _mm512_set1_epi64((long long)(20 * p->rpow44[j - 1][1]));
+	s2 = _mm512_set1_epi64((long long)(20 * p->rpow44[j - 1][2]));
+	MUL3(d, a, r, s);
+	MUL3(e, b, r, s);
+	CARRY3(d);
+	CARRY3(e);
+	ADD_MSG3_MASKED(d, buf, hib);
+	ADD_MSG3_MASKED(e, buf + 128, hib >> 8);
+	STORE3(d, 0);
+	STORE3(e, 8);
+	zinc_poly1305_ifma_finish(p);
 }
 #endif

@@ -143,6 +143,9 @@ void zinc_poly1305_avx512_finish(struct poly1305_x86 *p);
  * 52-bit multiply-adds need three limbs instead of five. */
 void zinc_poly1305_ifma_blocks(struct poly1305_x86 *p, const uint8_t *m, size_t nblocks);
 void zinc_poly1305_ifma_finish(struct poly1305_x86 *p);
+/* The finish with the last len (< 256) bytes, zero-padded to whole blocks
+ * as the AEAD pads them, taken in the vector too. */
+void zinc_poly1305_ifma_finish_tail(struct poly1305_x86 *p, const uint8_t *m, size_t len);
 /* Shared by both: r^1..r^n into p->rpow, h into lane 0 of p->acc. */
 void zinc_poly1305_vec_start(struct poly1305_x86 *p, int npow);
 /* The radix 2^44 form: r^1..r^n into p->rpow44, h into lane 0 of p->acc. */

@@ -19,7 +19,7 @@ int zinc_impl_select(const char *name);
 /* Whether zinc_impl_select() takes name (NULL: no). */
 bool zinc_impl_name_known(const char *name);
 
-/* One line, e.g. "path=avx2 chacha20=avx2 aead=avx2 blake2s=generic
+/* One line, e.g. "path=avx2 chacha20=avx2 aead=avx2 blake2s=avx2
  * x25519=bmi2-adx selftest=ok choice=measured"; "selftest=FAILED" names a
  * rejected path, "choice=forced" a path asked for by name. */
 const char *zinc_impl_describe(void);
