@@ -189,6 +189,8 @@ static void *handshake_main(void *arg)
 		send_jobs(zt, socks, jobs, m);
 		udp_socks_drop(&zt->udp, &socks);
 	}
+	free(items);
+	free(jobs);
 	return NULL;
 }
 
