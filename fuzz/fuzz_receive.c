@@ -82,6 +82,16 @@ void zinc_x25519_generic(uint8_t out[32], const uint8_t scalar[32], const uint8_
 		out[i] = (uint8_t)(r >> (8 * i));
 }
 
+/* The fixed-base entry cpu.c names too: the same stand-in. */
+void zinc_x25519_base_generic(uint8_t out[32], const uint8_t scalar[32]);
+
+void zinc_x25519_base_generic(uint8_t out[32], const uint8_t scalar[32])
+{
+	static const uint8_t g[32] = {3};
+
+	zinc_x25519_generic(out, scalar, g);
+}
+
 /* out = base^secret; all-zero output (a zero base) plays the low-order point. */
 bool zinc_curve25519(uint8_t out[32], const uint8_t secret[32], const uint8_t basepoint[32])
 {
@@ -94,6 +104,22 @@ bool zinc_curve25519_generate_public(uint8_t pub[32], const uint8_t secret[32])
 	static const uint8_t g[32] = {3};
 
 	return zinc_curve25519(pub, secret, g);
+}
+
+/* The handshake's batches (wg/dhbatch.c), one by one. */
+size_t zinc_curve25519_batch(size_t n, uint8_t *const out[], const uint8_t *const secret[],
+			     const uint8_t *const point[], bool ok[])
+{
+	size_t good = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		bool k = zinc_curve25519(out[i], secret[i], point[i]);
+
+		if (ok)
+			ok[i] = k;
+		good += k;
+	}
+	return good;
 }
 
 void zinc_curve25519_clamp_secret(uint8_t secret[32])
