@@ -20,12 +20,16 @@ static uint8_t in[MAXLEN + 16], a[MAXLEN + 16], b[MAXLEN + 16], back[MAXLEN];
 
 static void test_choice(void)
 {
+	/* Unforced, each primitive keeps what timed fastest at start-up (under
+	 * qemu-user that is the emulator's timing, so any of its paths). */
 	const char *want = getenv("ZINC_IMPL") ? "path=generic chacha20=generic aead=generic"
-					       : "path=neon chacha20=neon aead=neon poly1305=arm64";
+					       : "path=neon chacha20=";
 
 	printf("%s\n", zinc_impl_describe());
 	CHECK(strncmp(zinc_impl_describe(), want, strlen(want)) == 0);
 	CHECK(strstr(zinc_impl_describe(), "selftest=ok") != NULL);
+	if (!getenv("ZINC_IMPL"))
+		CHECK(strstr(zinc_impl_describe(), "choice=measured") != NULL);
 }
 
 static void test_chacha20(void)
