@@ -45,7 +45,8 @@ struct named {
 	union uapi_sockaddr addrs[PROXY_ENDPOINT_ADDRS];
 	int n, tried; /* addresses known, tried since the lookup */
 	uint64_t looked_ms;
-	bool want; /* a lookup, when the helper is free */
+	bool want;	  /* a lookup, when the helper is free */
+	bool retry_asked; /* the engine's, under its lock: a retry not yet sent */
 };
 
 static struct {
@@ -97,17 +98,38 @@ int endpoint_watch(const uint8_t pub[WG_PUBLIC_KEY_LEN], const char *host, uint1
 	return 0;
 }
 
-/* Under the engine lock, in any thread: only notes what happened. */
+/* Under the engine lock, in any thread: only notes what happened. A retry
+ * counts once its initiation has gone out (the handshake thread sends it
+ * after the timer asked for it): switching the endpoint earlier would send
+ * that retry to the next address instead of the one it retries. */
+static unsigned event_bit(struct named *e, const struct wg_event *ev)
+{
+	switch (ev->kind) {
+	case WG_EVENT_HANDSHAKE_RETRY:
+		e->retry_asked = true; /* under the engine lock, as its reader */
+		return 0;
+	case WG_EVENT_INITIATION_SENT:
+		return e->retry_asked ? (e->retry_asked = false, EP_RETRY) : 0;
+	case WG_EVENT_HANDSHAKE_GIVEUP:
+		return EP_GIVEUP;
+	case WG_EVENT_HANDSHAKE_COMPLETE:
+		return EP_DONE;
+	default:
+		return 0;
+	}
+}
+
 static void on_event(const struct wg_event *ev)
 {
-	unsigned bit = ev->kind == WG_EVENT_HANDSHAKE_RETRY	 ? EP_RETRY
-		       : ev->kind == WG_EVENT_HANDSHAKE_GIVEUP	 ? EP_GIVEUP
-		       : ev->kind == WG_EVENT_HANDSHAKE_COMPLETE ? EP_DONE
-								 : 0;
 	uint64_t one = 1;
 
-	for (size_t i = 0; bit && i < eps.n; i++) {
+	for (size_t i = 0; ev->public_key && i < eps.n; i++) {
+		unsigned bit;
+
 		if (memcmp(eps.v[i].pub, ev->public_key, WG_PUBLIC_KEY_LEN))
+			continue;
+		bit = event_bit(&eps.v[i], ev);
+		if (!bit)
 			continue;
 		atomic_fetch_or(&eps.v[i].events, bit);
 		if (write(eps.wake, &one, sizeof(one)) < 0)
