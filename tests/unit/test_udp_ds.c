@@ -3,7 +3,8 @@
  * send carries one IP_TOS), each datagram leaves with the TOS / traffic
  * class the engine chose, and the receiving batch reports it per buffer
  * (IP_RECVTOS / IPV6_RECVTCLASS). Over loopback, with UDP GSO and GRO. */
-// qemu-s390x: skip (qemu-user 7.2 passes int-sized IP_TOS/IPV6_TCLASS ancillary data to the little-endian host unconverted: EINVAL; a big-endian kernel takes it)
+// qemu-s390x: skip (qemu-user 7.2 passes int-sized IP_TOS/IPV6_TCLASS ancillary data to the
+// little-endian host unconverted: EINVAL; a big-endian kernel takes it)
 #include <arpa/inet.h>
 
 #include "test.h"
