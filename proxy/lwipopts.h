@@ -43,6 +43,10 @@ void sys_unlock_tcpip_core(void);
 #define TCP_RCV_SCALE 4
 #define TCP_WND (0xFFFFU << TCP_RCV_SCALE)
 #define TCP_SND_BUF 0xFFFF
+/* SACK: a loss in a full window costs the sender one round trip, not a
+ * retransmitted window (no SACK: it resends everything after the hole) */
+#define LWIP_TCP_SACK_OUT 1
+#define LWIP_TCP_MAX_SACK_NUM 4
 /* out of order, per connection: a loss in a full window keeps 256 KiB,
  * a flood of one-byte segments at most 64 of them (~10 KiB) */
 #define TCP_OOSEQ_MAX_BYTES (256 * 1024)
