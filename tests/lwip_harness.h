@@ -84,8 +84,8 @@ static inline uint32_t h_get32(const uint8_t *p)
 }
 
 /* A segment from the peer's sport to our dport into lwIP; a SYN carries
- * MSS, window scale and SACK-permitted options, as Linux's does. False if no pbuf could be had for it
- * (counted in h_drops). */
+ * MSS, window scale and SACK-permitted options, as Linux's does. False if no pbuf could be had for
+ * it (counted in h_drops). */
 static inline bool h_send(uint16_t sport, uint16_t dport, uint32_t seq, uint32_t ack, uint8_t flags,
 			  const void *data, size_t len)
 {
@@ -117,7 +117,8 @@ static inline bool h_send(uint16_t sport, uint16_t dport, uint32_t seq, uint32_t
 	t[14] = H_PEER_WND >> 8;
 	t[15] = H_PEER_WND & 0xff;
 	if (opts)
-		memcpy(t + H_TCP, (const uint8_t[H_SYN_OPTS]){2, 4, 0x05, 0x8c, 1, 3, 3, 7, 1, 1, 4, 2}, opts);
+		memcpy(t + H_TCP,
+		       (const uint8_t[H_SYN_OPTS]){2, 4, 0x05, 0x8c, 1, 3, 3, 7, 1, 1, 4, 2}, opts);
 	if (len)
 		memcpy(t + H_TCP + opts, data, len);
 	c = (uint16_t)~rfc1071_l4_sum(pkt, tot, H_IP4, 6);
