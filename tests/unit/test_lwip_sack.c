@@ -124,10 +124,9 @@ int main(void)
 	/* and past a second hole, [base+3*SEG, base+4*SEG) */
 	h_out_len = 0;
 	h_send(PEER_PORT, PORT, base + 3 * SEG, ours, H_ACK, data, SEG);
-	CHECK(out_sacks(base,
-			(const uint32_t[]){base + 3 * SEG, base + 4 * SEG, base + SEG,
-					   base + 2 * SEG},
-			2));
+	CHECK(out_sacks(
+	    base, (const uint32_t[]){base + 3 * SEG, base + 4 * SEG, base + SEG, base + 2 * SEG},
+	    2));
 	CHECK(n_received == 0);
 
 	/* the first hole filled: two segments delivered, the second hole
