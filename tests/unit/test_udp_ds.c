@@ -70,7 +70,7 @@ static void test_family(struct udp *tx, struct udp *rx, bool v6)
 	for (int i = 0; i < N; i++) {
 		memset(buf + i * LEN, 0, LEN);
 		buf[i * LEN] = (uint8_t)i;
-		n = udp_runs_add(runs, n, true, &to, ds[i], buf + i * LEN, LEN);
+		n = udp_runs_add(runs, n, true, &to, ds[i], 0, buf + i * LEN, LEN);
 		got[i] = -1;
 	}
 	CHECK(n == 4); /* 02 02 02 | 00 00 | 01 01 | 88 */
