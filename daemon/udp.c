@@ -412,8 +412,9 @@ static bool run_extends(const struct udp_run *r, const struct wg_endpoint *to, u
 			uint8_t ttl, const uint8_t *buf, size_t len)
 {
 	/* one GSO send carries one DS field and TTL */
-	return r->ds == ds && r->ttl == ttl && r->buf + r->len == buf && r->len == (size_t)r->count * r->seg &&
-	       len <= r->seg && r->count < UDP_RUN_MAX_SEGS && r->len + len <= UDP_RUN_MAX_BYTES &&
+	return r->ds == ds && r->ttl == ttl && r->buf + r->len == buf &&
+	       r->len == (size_t)r->count * r->seg && len <= r->seg &&
+	       r->count < UDP_RUN_MAX_SEGS && r->len + len <= UDP_RUN_MAX_BYTES &&
 	       !memcmp(r->to, to, sizeof(*to));
 }
 
