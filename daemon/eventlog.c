@@ -41,11 +41,13 @@ static const struct event_format formats[WG_EVENT_KIND_COUNT] = {
     [WG_EVENT_RNG_UNSEEDED] = {LOG_LEVEL_DEBUG, true,
 			       "Handshake message dropped: the system RNG is not seeded yet"},
     /* the engine reports it once a minute per peer */
-    [WG_EVENT_ROUTING_LOOP] = {LOG_LEVEL_ERROR, false,
-			       "Routing loop: packets to this peer's endpoint are routed into the "
-			       "tunnel, dropped; route the endpoint outside it (a route to it via "
-			       "the underlay, or an fwmark on the socket with a rule that keeps "
-			       "marked packets out of the tunnel, as wg-quick sets up)"},
+    [WG_EVENT_ROUTING_LOOP] =
+	{LOG_LEVEL_ERROR, false,
+	 "Routing loop: packets to this peer's endpoint are routed into the "
+	 "tunnel, or WireGuard in it nests too deep (a loop through another "
+	 "tunnel), dropped; route the endpoints outside the tunnels (a route "
+	 "via the underlay, or an fwmark on the socket with a rule that keeps "
+	 "marked packets out of the tunnel, as wg-quick sets up)"},
 };
 
 /* Touched only under the engine lock, which every event comes with. */

@@ -212,7 +212,7 @@ static void tx_flush(struct tx *t)
 		if (s->result != WG_OK)
 			continue;
 		n_runs = udp_runs_add(t->runs, n_runs, same_peer, &t->job[i].to, t->job[i].ds,
-				      t->out + s->off, s->sealed);
+				      t->job[i].ttl, t->out + s->off, s->sealed);
 	}
 	for (int i = 0; i < n_runs; i++)
 		n_dgrams += t->runs[i].count;

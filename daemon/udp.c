@@ -295,7 +295,7 @@ static bool has_source(const struct wg_endpoint *to)
 union udp_ctrl {
 	struct cmsghdr align;
 	uint8_t buf[CMSG_SPACE(sizeof(struct in6_pktinfo)) + CMSG_SPACE(sizeof(uint16_t)) +
-		    CMSG_SPACE(sizeof(int))];
+		    2 * CMSG_SPACE(sizeof(int))];
 };
 
 static void add_cmsg(struct msghdr *msg, int level, int type, const void *data, size_t len)
@@ -310,11 +310,12 @@ static void add_cmsg(struct msghdr *msg, int level, int type, const void *data, 
 }
 
 /* Fills msg for one send to "to" (sticky source unless no_src, GSO segment
- * size unless 0, outer DS field ds unless 0). Returns the socket or -errno. */
+ * size unless 0, outer DS field ds and TTL / hop limit ttl unless 0).
+ * Returns the socket or -errno. */
 static int build_msg(const struct udp_socks *s, const struct wg_endpoint *to, struct msghdr *msg,
-		     union udp_ctrl *ctrl, uint16_t seg, bool no_src, uint8_t ds)
+		     union udp_ctrl *ctrl, uint16_t seg, bool no_src, uint8_t ds, uint8_t ttl)
 {
-	int fd, tos = ds;
+	int fd, tos = ds, hops = ttl;
 
 	memset(ctrl, 0, sizeof(*ctrl));
 	msg->msg_control = ctrl->buf;
@@ -357,6 +358,10 @@ static int build_msg(const struct udp_socks *s, const struct wg_endpoint *to, st
 		add_cmsg(msg, IPPROTO_IP, IP_TOS, &tos, sizeof(tos));
 	else if (ds)
 		add_cmsg(msg, IPPROTO_IPV6, IPV6_TCLASS, &tos, sizeof(tos));
+	if (ttl && to->addr.sa.sa_family == AF_INET)
+		add_cmsg(msg, IPPROTO_IP, IP_TTL, &hops, sizeof(hops));
+	else if (ttl)
+		add_cmsg(msg, IPPROTO_IPV6, IPV6_HOPLIMIT, &hops, sizeof(hops));
 	if (!msg->msg_controllen)
 		msg->msg_control = NULL;
 	return fd < 0 ? -ENETUNREACH : fd;
@@ -376,7 +381,7 @@ int udp_send_on(const struct udp_socks *s, const struct wg_endpoint *to, const v
 	bool no_src = false;
 
 	for (;;) {
-		int fd = build_msg(s, to, &msg, &ctrl, 0, no_src, ds);
+		int fd = build_msg(s, to, &msg, &ctrl, 0, no_src, ds, 0);
 
 		if (fd < 0)
 			return fd;
@@ -404,20 +409,21 @@ int udp_send(struct udp *u, const struct wg_endpoint *to, const void *buf, size_
 }
 
 static bool run_extends(const struct udp_run *r, const struct wg_endpoint *to, uint8_t ds,
-			const uint8_t *buf, size_t len)
+			uint8_t ttl, const uint8_t *buf, size_t len)
 {
-	/* one GSO send carries one DS field */
-	return r->ds == ds && r->buf + r->len == buf && r->len == (size_t)r->count * r->seg &&
-	       len <= r->seg && r->count < UDP_RUN_MAX_SEGS && r->len + len <= UDP_RUN_MAX_BYTES &&
+	/* one GSO send carries one DS field and TTL */
+	return r->ds == ds && r->ttl == ttl && r->buf + r->len == buf &&
+	       r->len == (size_t)r->count * r->seg && len <= r->seg &&
+	       r->count < UDP_RUN_MAX_SEGS && r->len + len <= UDP_RUN_MAX_BYTES &&
 	       !memcmp(r->to, to, sizeof(*to));
 }
 
 int udp_runs_add(struct udp_run *runs, int n, bool may_extend, const struct wg_endpoint *to,
-		 uint8_t ds, uint8_t *buf, size_t len)
+		 uint8_t ds, uint8_t ttl, uint8_t *buf, size_t len)
 {
 	struct udp_run *r;
 
-	if (may_extend && n && run_extends(&runs[n - 1], to, ds, buf, len)) {
+	if (may_extend && n && run_extends(&runs[n - 1], to, ds, ttl, buf, len)) {
 		r = &runs[n - 1];
 		r->len += len;
 		r->count++;
@@ -426,6 +432,7 @@ int udp_runs_add(struct udp_run *runs, int n, bool may_extend, const struct wg_e
 	r = &runs[n];
 	r->to = to;
 	r->ds = ds;
+	r->ttl = ttl;
 	r->buf = buf;
 	r->len = r->seg = len;
 	r->count = 1;
@@ -451,7 +458,7 @@ static int send_run_gso(struct udp *u, const struct udp_socks *s, const struct u
 	bool no_src = false;
 
 	for (;;) {
-		int fd = build_msg(s, r->to, &msg, ctrl, (uint16_t)r->seg, no_src, r->ds);
+		int fd = build_msg(s, r->to, &msg, ctrl, (uint16_t)r->seg, no_src, r->ds, r->ttl);
 
 		if (fd < 0)
 			return fd;
@@ -510,7 +517,7 @@ static int send_run(struct udp *u, const struct udp_socks *s, const struct udp_r
 			memset(&mm[n], 0, sizeof(mm[n]));
 			mm[n].msg_hdr.msg_iov = &iov[n];
 			mm[n].msg_hdr.msg_iovlen = 1;
-			fd = build_msg(s, r->to, &mm[n].msg_hdr, &ctrl[n], 0, false, r->ds);
+			fd = build_msg(s, r->to, &mm[n].msg_hdr, &ctrl[n], 0, false, r->ds, r->ttl);
 			if (fd < 0)
 				return sent ? sent : fd;
 			off += l;

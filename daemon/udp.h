@@ -59,20 +59,20 @@ int udp_send(struct udp *u, const struct wg_endpoint *to, const void *buf, size_
 int udp_send_on(const struct udp_socks *s, const struct wg_endpoint *to, const void *buf,
 		size_t len, uint8_t ds);
 
-/* Datagrams for one endpoint and DS field back to back in buf, each seg
+/* Datagrams for one endpoint, DS field and TTL back to back in buf, each seg
  * bytes but the last: one GSO send, or a sendmmsg. */
 struct udp_run {
 	const struct wg_endpoint *to;
-	uint8_t ds;
+	uint8_t ds, ttl; /* ttl: 0 for the system's */
 	uint8_t *buf;
 	size_t len, seg;
 	int count;
 };
 /* Adds a datagram, extending the last run when it can carry it (adjacent,
- * same endpoint and DS field, fits, within UDP_RUN_MAX_*) and may_extend;
+ * same endpoint, DS field and TTL, fits, within UDP_RUN_MAX_*) and may_extend;
  * runs needs room for one more. Returns the new count. */
 int udp_runs_add(struct udp_run *runs, int n, bool may_extend, const struct wg_endpoint *to,
-		 uint8_t ds, uint8_t *buf, size_t len);
+		 uint8_t ds, uint8_t ttl, uint8_t *buf, size_t len);
 /* On a held set, without the lock: how many datagrams went out. GSO goes
  * off for good at its first EIO; a run the path refuses goes out datagram
  * by datagram and its size is noted (gso_path.h). */

@@ -22,6 +22,9 @@ enum wg_limits {
 	WG_RATELIMIT_PACKETS_PER_SECOND = 20,
 	WG_RATELIMIT_BURST = 5,
 	WG_RATELIMIT_MAX_ENTRIES = 8192,
+	/* TTL a WireGuard message in WireGuard costs (wg/loop.c): 8 passes
+	 * of a loop from TTL 64 */
+	WG_NEST_TTL_STEP = 8,
 };
 
 #define WG_REKEY_AFTER_MESSAGES (1ULL << 60)

@@ -238,7 +238,8 @@ struct wg_peer *wg_device_route(struct wg_device *dev, int family, const uint8_t
 }
 
 /* Finds the peer for an outgoing packet. */
-static int route_out(struct wg_device *dev, const uint8_t *pkt, size_t len, struct wg_peer **peer)
+static int route_out(struct wg_device *dev, const uint8_t *pkt, size_t len, struct wg_peer **peer,
+		     uint8_t *ttl)
 {
 	const uint8_t *dst;
 	int family;
@@ -254,7 +255,7 @@ static int route_out(struct wg_device *dev, const uint8_t *pkt, size_t len, stru
 		dev->stats.dropped_no_endpoint++;
 		return WG_ERR_NOKEY;
 	}
-	return wg_loop_refuse(dev, *peer, pkt, len) ? WG_ERR_LOOP : WG_OK;
+	return wg_loop_refuse(dev, *peer, pkt, len, ttl) ? WG_ERR_LOOP : WG_OK;
 }
 
 /* Stages pkt if it cannot go out now (no usable keypair, or older packets
@@ -282,11 +283,12 @@ int wg_device_send(struct wg_device *dev, const uint8_t *ip_pkt, size_t len)
 	struct wg_obfs_range hdr;
 	uint64_t counter;
 	uint32_t pad;
+	uint8_t ttl; /* the simple path sends with the system's */
 	size_t n;
 	int r;
 
 	wg_device_clock(dev);
-	r = route_out(dev, ip_pkt, len, &peer);
+	r = route_out(dev, ip_pkt, len, &peer, &ttl);
 	if (r != WG_OK)
 		return r;
 	r = stage_or_reserve(dev, peer, ip_pkt, len, &kp, &counter);
@@ -309,7 +311,7 @@ int wg_device_prepare_tx(struct wg_device *dev, const uint8_t *ip_pkt, size_t le
 
 	memset(job, 0, sizeof(*job));
 	wg_device_clock(dev);
-	r = route_out(dev, ip_pkt, len, &peer);
+	r = route_out(dev, ip_pkt, len, &peer, &job->ttl);
 	if (r != WG_OK)
 		return r;
 	r = stage_or_reserve(dev, peer, ip_pkt, len, &kp, &counter);

@@ -1,8 +1,8 @@
 /* Engine: the outer DS field of every datagram (handshakes AF41, data the
  * inner ECN bits as the Linux module's ip_tunnel_ecn_encap), ECN marking of
- * received packets (INET_ECN_decapsulate, its drop verdict ignored), and
- * the refusal of routing loops (a datagram to the routed peer's own
- * endpoint). */
+ * received packets (INET_ECN_decapsulate, its drop verdict ignored), the
+ * refusal of routing loops (a datagram to the routed peer's own endpoint)
+ * and the outer TTL of WireGuard inside WireGuard. */
 #include "../../wg/device.h"
 #include "../../wg/ecn.h"
 #include "../../wg/peer.h"
@@ -280,6 +280,7 @@ static void test_loop_v6(void)
 	buf[0] = 0x60;
 	buf[5] = 60;
 	buf[6] = 17;
+	buf[7] = 64;
 	memcpy(buf + 24, &ep.addr.in6.sin6_addr, 16);
 	memcpy(buf + 42, &ep.addr.in6.sin6_port, 2);
 	CHECK(wg_device_send(A.dev, buf, sizeof(buf)) == WG_ERR_LOOP);
@@ -296,6 +297,51 @@ static void test_loop_v6(void)
 	CHECK(loop_drops() == 10);
 }
 
+static int prepare(const uint8_t *pkt, size_t len, uint8_t *ttl)
+{
+	struct wg_tx_job job;
+	int r = wg_device_prepare_tx(A.dev, pkt, len, &job);
+
+	*ttl = job.ttl;
+	wg_device_complete_tx(A.dev, &job, false);
+	return r;
+}
+
+/* WireGuard inside WireGuard (a message's type and size, or any UDP
+ * fragment) goes out with the inner TTL less WG_NEST_TTL_STEP, and is
+ * refused when none is left: a loop through two interfaces ends. */
+static void test_nested(void)
+{
+	uint64_t drops = loop_drops();
+	uint8_t buf[100], ttl;
+	size_t len = h_ip4(buf, sizeof(buf), A.tun_ip, B.tun_ip, 0);
+
+	CHECK(prepare(buf, len, &ttl) == WG_OK && ttl == 0);
+	buf[25] = 80; /* UDP length: a 72-byte transport data message */
+	buf[28] = WG_MESSAGE_DATA;
+	CHECK(prepare(buf, len, &ttl) == WG_OK && ttl == 64 - WG_NEST_TTL_STEP);
+	buf[29] = 1; /* no message type's header */
+	CHECK(prepare(buf, len, &ttl) == WG_OK && ttl == 0);
+	buf[7] = 0x10; /* a later fragment of any UDP datagram */
+	buf[8] = WG_NEST_TTL_STEP + 1;
+	CHECK(prepare(buf, len, &ttl) == WG_OK && ttl == 1);
+	buf[8] = WG_NEST_TTL_STEP;
+	CHECK(prepare(buf, len, &ttl) == WG_ERR_LOOP);
+	buf[9] = 6; /* TCP is never nested */
+	CHECK(prepare(buf, len, &ttl) == WG_OK && ttl == 0);
+	/* IPv6: a fragment (fragment header, offset 0) with hop limit 20 */
+	memset(buf, 0, sizeof(buf));
+	buf[0] = 0x60;
+	buf[5] = 60;
+	buf[6] = 44;
+	buf[7] = 20;
+	inet_pton(AF_INET6, "fd00::2", buf + 24); /* routed to B by test_loop_v6 */
+	buf[40] = 17;
+	buf[43] = 1;
+	CHECK(prepare(buf, sizeof(buf), &ttl) == WG_OK && ttl == 20 - WG_NEST_TTL_STEP);
+	CHECK(loop_drops() == drops + 1);
+}
+
 int main(void)
 {
 	test_handshake_ds();
@@ -306,6 +352,7 @@ int main(void)
 	test_loop_v4();
 	test_onion();
 	test_loop_v6();
+	test_nested();
 	wg_device_free(A.dev);
 	wg_device_free(B.dev);
 	return test_finish("test_engine_ecn");

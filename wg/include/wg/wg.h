@@ -355,6 +355,7 @@ struct wg_tx_job {
 	size_t len;	   /* plaintext length (before padding) */
 	uint32_t mtu;	   /* the device MTU when prepared: seal pads with it, lock-free */
 	uint8_t ds;	   /* the outer DS field to send with (see wg_io.send) */
+	uint8_t ttl;	   /* the outer TTL / hop limit, 0: the system's (wg/loop.c) */
 	uint32_t obfs_pad; /* AmneziaWG s4 (0 for a keepalive) */
 	struct wg_obfs_range obfs_header; /* AmneziaWG h4 */
 };
