@@ -189,8 +189,3 @@ const char *wg_device_set_obfs(struct wg_device *dev, const struct wg_obfs_confi
 	atomic_store_explicit(&o->on, on, memory_order_relaxed);
 	return NULL;
 }
-
-void wg_device_get_obfs(const struct wg_device *dev, struct wg_obfs_config *c)
-{
-	memcpy(c, &dev->obfs.cfg, sizeof(*c));
-}
