@@ -54,15 +54,6 @@ static void kdf(uint8_t *t1, uint8_t *t2, uint8_t *t3, const uint8_t *data, size
 	zinc_memzero(prev, sizeof(prev));
 }
 
-static bool is_zero(const uint8_t *p, size_t n)
-{
-	uint8_t acc = 0;
-
-	for (size_t i = 0; i < n; i++)
-		acc |= p[i];
-	return acc == 0;
-}
-
 static void mix_hash(struct wg_noise_core *st, const uint8_t *data, size_t len)
 {
 	hash2(st->h, st->h, WG_HASH_LEN, data, len);
@@ -77,7 +68,7 @@ static void mix_key(struct wg_noise_core *st, const uint8_t *data, size_t len)
 static bool mix_shared(struct wg_noise_core *st, uint8_t key[WG_SYMMETRIC_KEY_LEN],
 		       const uint8_t shared[WG_PUBLIC_KEY_LEN])
 {
-	if (is_zero(shared, WG_PUBLIC_KEY_LEN))
+	if (wg_is_zero(shared, WG_PUBLIC_KEY_LEN))
 		return false;
 	kdf(st->ck, key, NULL, shared, WG_PUBLIC_KEY_LEN, st->ck);
 	return true;
