@@ -279,13 +279,10 @@ static const uint32_t proxy_syscalls[] = {__NR_connect};
  * /proc/sys/vm/overcommit_memory when it first trims a thread arena;
  * uapi_close() tries to remove the socket file at exit. */
 static const uint32_t refused_syscalls[] = {
-    __NR_openat,
-    __NR_unlinkat,
 #if defined(__x86_64__)
-    __NR_open,
-    __NR_unlink,
+    __NR_open, __NR_unlink,
 #endif
-};
+    __NR_openat, __NR_unlinkat};
 
 /* Socket families the daemon may still create after start-up: UDP for
  * listen port changes. No AF_UNIX: no path to bind or connect to. */
