@@ -9,10 +9,6 @@
 #include "obfs.h"
 #include "peer.h"
 
-const size_t wg_obfs_msg_len[WG_OBFS_TYPES] = {
-    sizeof(struct wg_message_handshake_initiation), sizeof(struct wg_message_handshake_response),
-    sizeof(struct wg_message_handshake_cookie), WG_MESSAGE_MINIMUM_LENGTH};
-
 /* Junk and padding hide nothing: a failed draw (no handshake goes out
  * unseeded anyway) sends zeros, never what the buffer held. */
 static void obfs_random(struct wg_device *dev, void *buf, size_t len)

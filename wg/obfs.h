@@ -22,9 +22,6 @@ struct wg_obfs {
 	bool has_data_key;
 };
 
-/* What s1..s4 pad: the three handshake messages, transport data (>= a keepalive). */
-extern const size_t wg_obfs_msg_len[WG_OBFS_TYPES];
-
 void wg_obfs_init(struct wg_obfs *o);
 /* A handshake message's type (1-3) with its padding taken off, else 0. */
 int wg_obfs_handshake_type(const struct wg_device *dev, const uint8_t *msg, size_t len);
@@ -52,5 +49,7 @@ const char *wg_obfs_config_check(const struct wg_obfs_config *c);
 void wg_obfs_config_merge(struct wg_obfs_config *d, const struct wg_obfs_config *c);
 const char *wg_obfs_spec_check(const char *spec, size_t *len);
 size_t wg_obfs_spec_emit(struct wg_device *dev, const char *spec, uint8_t *out);
+/* What s1..s4 pad: the three handshake messages, transport data (>= a keepalive). */
+extern const size_t wg_obfs_msg_len[WG_OBFS_TYPES];
 
 #endif

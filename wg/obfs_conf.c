@@ -16,6 +16,10 @@ static const char *const NAMES[] = {"jc", "jmin", "jmax", "s1", "s2", "s3", "s4"
 				    "h2", "h3",	  "h4",	  "i1", "i2", "i3", "i4", "i5"};
 _Static_assert(sizeof(NAMES) / sizeof(NAMES[0]) == K_I1 + WG_OBFS_SPECIALS, "keys");
 
+const size_t wg_obfs_msg_len[WG_OBFS_TYPES] = {
+    sizeof(struct wg_message_handshake_initiation), sizeof(struct wg_message_handshake_response),
+    sizeof(struct wg_message_handshake_cookie), WG_MESSAGE_MINIMUM_LENGTH};
+
 void wg_obfs_config_init(struct wg_obfs_config *c)
 {
 	memset(c, 0, sizeof(*c));
