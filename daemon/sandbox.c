@@ -225,115 +225,51 @@ static int switch_user(uid_t uid, gid_t gid, char *err, size_t errlen)
 static const uint32_t allowed_syscalls[] = {
     /* the data path first: a kernel without the seccomp action cache
      * walks this list on every call */
-    __NR_read,
-    __NR_write,
-    __NR_readv,
-    __NR_writev,
-    __NR_recvmmsg,
-    __NR_sendmmsg,
-    __NR_recvmsg,
-    __NR_sendmsg,
-    __NR_recvfrom,
-    __NR_sendto,
-    __NR_futex,
-    __NR_ppoll,
-    __NR_epoll_pwait,
+    __NR_read, __NR_write, __NR_readv, __NR_writev, __NR_recvmmsg, __NR_sendmmsg, __NR_recvmsg,
+    __NR_sendmsg, __NR_recvfrom, __NR_sendto, __NR_futex, __NR_ppoll, __NR_epoll_pwait,
 #if defined(__x86_64__)
-    __NR_poll,
-    __NR_epoll_wait,
+    __NR_poll, __NR_epoll_wait,
 #endif
     /* other I/O on descriptors that exist */
-    __NR_pread64,
-    __NR_pwrite64,
-    __NR_close,
-    __NR_lseek,
-    __NR_fstat,
+    __NR_pread64, __NR_pwrite64, __NR_close, __NR_lseek, __NR_fstat,
 #ifdef __NR_newfstatat /* (32-bit ARM: fstatat64, mmap2; no filter there) */
     __NR_newfstatat,
 #endif
-    __NR_fcntl,
-    __NR_dup,
-    __NR_dup3,
-    __NR_fsync,
-    __NR_fdatasync,
-    __NR_pipe2,
-    __NR_eventfd2,
-    __NR_timerfd_create,
-    __NR_timerfd_settime,
-    __NR_timerfd_gettime,
-    __NR_signalfd4,
+    __NR_fcntl, __NR_dup, __NR_dup3, __NR_fsync, __NR_fdatasync, __NR_pipe2, __NR_eventfd2,
+    __NR_timerfd_create, __NR_timerfd_settime, __NR_timerfd_gettime, __NR_signalfd4,
     /* sockets (socket and clone are checked below; no connect: UDP is
      * answered with sendto, and the config socket is already listening) */
-    __NR_bind,
-    __NR_listen,
+    __NR_bind, __NR_listen,
 #ifdef __NR_accept /* not on s390x: accept4 only */
     __NR_accept,
 #endif
-    __NR_accept4,
-    __NR_shutdown,
-    __NR_setsockopt,
-    __NR_getsockopt,
-    __NR_getsockname,
+    __NR_accept4, __NR_shutdown, __NR_setsockopt, __NR_getsockopt, __NR_getsockname,
     __NR_getpeername,
     /* waiting */
-    __NR_pselect6,
-    __NR_epoll_create1,
-    __NR_epoll_ctl,
+    __NR_pselect6, __NR_epoll_create1, __NR_epoll_ctl,
 #ifdef __NR_epoll_pwait2
     __NR_epoll_pwait2,
 #endif
-    __NR_nanosleep,
-    __NR_clock_nanosleep,
-    __NR_sched_yield,
+    __NR_nanosleep, __NR_clock_nanosleep, __NR_sched_yield,
     /* time, randomness, identity */
-    __NR_clock_gettime,
-    __NR_clock_getres,
-    __NR_gettimeofday,
-    __NR_getrandom,
-    __NR_getpid,
-    __NR_gettid,
-    __NR_getppid,
-    __NR_getuid,
-    __NR_geteuid,
-    __NR_getgid,
-    __NR_getegid,
-    __NR_getresuid,
-    __NR_getresgid,
-    __NR_getgroups,
-    __NR_uname,
-    __NR_capget,
+    __NR_clock_gettime, __NR_clock_getres, __NR_gettimeofday, __NR_getrandom, __NR_getpid,
+    __NR_gettid, __NR_getppid, __NR_getuid, __NR_geteuid, __NR_getgid, __NR_getegid, __NR_getresuid,
+    __NR_getresgid, __NR_getgroups, __NR_uname, __NR_capget,
     /* memory */
     __NR_munmap,
 #ifdef __NR_mmap
     __NR_mmap,
 #endif
-    __NR_mprotect,
-    __NR_mremap,
-    __NR_brk,
-    __NR_madvise,
+    __NR_mprotect, __NR_mremap, __NR_brk, __NR_madvise,
     /* signals (tgkill, what raise/abort use, is checked below) */
-    __NR_rt_sigaction,
-    __NR_rt_sigprocmask,
-    __NR_rt_sigreturn,
-    __NR_rt_sigtimedwait,
-    __NR_sigaltstack,
-    __NR_restart_syscall,
+    __NR_rt_sigaction, __NR_rt_sigprocmask, __NR_rt_sigreturn, __NR_rt_sigtimedwait,
+    __NR_sigaltstack, __NR_restart_syscall,
     /* threads */
-    __NR_set_robust_list,
-    __NR_get_robust_list,
-    __NR_rseq,
-    __NR_sched_getaffinity,
-    __NR_membarrier,
-    __NR_exit,
-    __NR_exit_group,
-#if defined(__x86_64__)
-    __NR_select,
-    __NR_dup2,
-    __NR_pipe,
-    __NR_time,
-    __NR_arch_prctl,
+    __NR_set_robust_list, __NR_get_robust_list, __NR_rseq, __NR_sched_getaffinity,
+#if defined(__x86_64__) /* and x86-64's older forms */
+    __NR_select, __NR_dup2, __NR_pipe, __NR_time, __NR_arch_prctl,
 #endif
-};
+    __NR_membarrier, __NR_exit, __NR_exit_group};
 
 /* The proxy's own: it connects host sockets to [TCPServerTunnel] targets. */
 static const uint32_t proxy_syscalls[] = {__NR_connect};
@@ -343,13 +279,10 @@ static const uint32_t proxy_syscalls[] = {__NR_connect};
  * /proc/sys/vm/overcommit_memory when it first trims a thread arena;
  * uapi_close() tries to remove the socket file at exit. */
 static const uint32_t refused_syscalls[] = {
-    __NR_openat,
-    __NR_unlinkat,
 #if defined(__x86_64__)
-    __NR_open,
-    __NR_unlink,
+    __NR_open, __NR_unlink,
 #endif
-};
+    __NR_openat, __NR_unlinkat};
 
 /* Socket families the daemon may still create after start-up: UDP for
  * listen port changes. No AF_UNIX: no path to bind or connect to. */

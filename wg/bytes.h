@@ -1,7 +1,8 @@
-/* Little-endian wire integers and container_of. Internal. */
+/* Little-endian wire integers, an all-zero test and container_of. Internal. */
 #ifndef WG_BYTES_H
 #define WG_BYTES_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -24,6 +25,17 @@ static inline void wg_put_le64(uint8_t *p, uint64_t v)
 {
 	wg_put_le32(p, (uint32_t)v);
 	wg_put_le32(p + 4, (uint32_t)(v >> 32));
+}
+
+/* All n bytes zero, without an exit that depends on them (keys are secret). */
+static inline bool wg_is_zero(const uint8_t *p, size_t n)
+{
+	const volatile uint8_t *v = p;
+	uint8_t acc = 0;
+
+	for (size_t i = 0; i < n; i++)
+		acc |= v[i];
+	return acc == 0;
 }
 
 #define wg_container_of(ptr, type, member) ((type *)((char *)(ptr)-offsetof(type, member)))

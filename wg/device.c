@@ -5,6 +5,7 @@
 #include <zinc/curve25519.h>
 #include <zinc/memzero.h>
 
+#include "bytes.h"
 #include "device.h"
 #include "event.h"
 #include "expiry.h"
@@ -152,24 +153,13 @@ static void identity_renew(struct wg_device *dev)
 					  : NULL;
 }
 
-/* Equality of private keys without a data-dependent early exit. */
-static bool secret_equal(const uint8_t a[WG_PUBLIC_KEY_LEN], const uint8_t b[WG_PUBLIC_KEY_LEN])
-{
-	uint8_t acc = 0;
-
-	for (int i = 0; i < WG_PUBLIC_KEY_LEN; i++)
-		acc |= a[i] ^ b[i];
-	return acc == 0;
-}
-
 void wg_device_set_private_key(struct wg_device *dev, const uint8_t key[WG_PUBLIC_KEY_LEN])
 {
-	static const uint8_t zero[WG_PUBLIC_KEY_LEN];
 	uint8_t priv[WG_PUBLIC_KEY_LEN], pub[WG_PUBLIC_KEY_LEN];
 	struct wg_peer *peer, *next;
 
 	wg_device_clock(dev);
-	if (!key || secret_equal(key, zero)) {
+	if (!key || wg_is_zero(key, WG_PUBLIC_KEY_LEN)) {
 		dev->has_identity = false;
 		zinc_memzero(dev->static_private, WG_PUBLIC_KEY_LEN);
 		zinc_memzero(dev->static_public, WG_PUBLIC_KEY_LEN);
@@ -177,7 +167,7 @@ void wg_device_set_private_key(struct wg_device *dev, const uint8_t key[WG_PUBLI
 	} else {
 		memcpy(priv, key, WG_PUBLIC_KEY_LEN);
 		zinc_curve25519_clamp_secret(priv);
-		if (dev->has_identity && secret_equal(priv, dev->static_private)) {
+		if (dev->has_identity && zinc_memeq(priv, dev->static_private, WG_PUBLIC_KEY_LEN)) {
 			zinc_memzero(priv, sizeof(priv));
 			return;
 		}

@@ -223,13 +223,6 @@ static size_t consume_ops(struct wg_handshake_job_state *s, uint8_t **out, const
 	}
 }
 
-static bool is_zero(const uint8_t k[WG_PUBLIC_KEY_LEN])
-{
-	static const uint8_t zero[WG_PUBLIC_KEY_LEN];
-
-	return zinc_memeq(k, zero, WG_PUBLIC_KEY_LEN);
-}
-
 /* The step after the job's X25519 results arrived. */
 static void consume_step(const struct wg_device *dev, struct wg_handshake_job_state *s)
 {
@@ -257,7 +250,8 @@ static void consume_step(const struct wg_device *dev, struct wg_handshake_job_st
 		s->stage = ok ? WG_HS_INIT_RESP : WG_HS_FAILED;
 		break;
 	case WG_HS_INIT_RESP:
-		ok = !is_zero(s->resp_ee) && !is_zero(s->resp_se);
+		ok = !wg_is_zero(s->resp_ee, WG_PUBLIC_KEY_LEN) &&
+		     !wg_is_zero(s->resp_se, WG_PUBLIC_KEY_LEN);
 		zinc_memzero(s->e_priv, WG_PUBLIC_KEY_LEN);
 		s->stage = ok ? WG_HS_COMMIT : WG_HS_FAILED;
 		break;

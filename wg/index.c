@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bytes.h"
 #include "device.h"
 #include "index.h"
 #include "peer.h"
@@ -86,10 +87,8 @@ bool wg_index_insert_new(struct wg_device *dev, struct wg_index_entry *e)
 	do {
 		if (!wg_device_random(dev, rnd, sizeof(rnd)))
 			return false;
-		/* read as the wire's little-endian: the same random bytes give
-		 * the same index bytes on every architecture */
-		index = rnd[0] | (uint32_t)rnd[1] << 8 | (uint32_t)rnd[2] << 16 |
-			(uint32_t)rnd[3] << 24;
+		/* as the wire reads it: the same bytes on every architecture */
+		index = wg_le32(rnd);
 	} while (find(t, index));
 	e->index = index;
 	e->next = *bucket(t, index);

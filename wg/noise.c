@@ -54,15 +54,6 @@ static void kdf(uint8_t *t1, uint8_t *t2, uint8_t *t3, const uint8_t *data, size
 	zinc_memzero(prev, sizeof(prev));
 }
 
-static bool is_zero(const uint8_t *p, size_t n)
-{
-	uint8_t acc = 0;
-
-	for (size_t i = 0; i < n; i++)
-		acc |= p[i];
-	return acc == 0;
-}
-
 static void mix_hash(struct wg_noise_core *st, const uint8_t *data, size_t len)
 {
 	hash2(st->h, st->h, WG_HASH_LEN, data, len);
@@ -77,7 +68,7 @@ static void mix_key(struct wg_noise_core *st, const uint8_t *data, size_t len)
 static bool mix_shared(struct wg_noise_core *st, uint8_t key[WG_SYMMETRIC_KEY_LEN],
 		       const uint8_t shared[WG_PUBLIC_KEY_LEN])
 {
-	if (is_zero(shared, WG_PUBLIC_KEY_LEN))
+	if (wg_is_zero(shared, WG_PUBLIC_KEY_LEN))
 		return false;
 	kdf(st->ck, key, NULL, shared, WG_PUBLIC_KEY_LEN, st->ck);
 	return true;
@@ -152,22 +143,6 @@ out:
 	return ok;
 }
 
-bool wg_noise_core_write_msg1(struct wg_noise_core *st, uint8_t *out,
-			      const uint8_t e_priv[WG_PUBLIC_KEY_LEN],
-			      const uint8_t s_pub[WG_PUBLIC_KEY_LEN],
-			      const uint8_t rs_pub[WG_PUBLIC_KEY_LEN],
-			      const uint8_t ss[WG_PUBLIC_KEY_LEN], const uint8_t *payload,
-			      size_t plen)
-{
-	uint8_t e_pub[WG_PUBLIC_KEY_LEN], es[WG_PUBLIC_KEY_LEN];
-	bool ok = zinc_curve25519_generate_public(e_pub, e_priv) &&
-		  zinc_curve25519(es, e_priv, rs_pub) &&
-		  wg_noise_core_write_msg1_dh(st, out, e_pub, es, s_pub, ss, payload, plen);
-
-	zinc_memzero(es, sizeof(es));
-	return ok;
-}
-
 bool wg_noise_core_read_msg1_static_dh(struct wg_noise_core *st, const uint8_t *in,
 				       const uint8_t es[WG_PUBLIC_KEY_LEN],
 				       uint8_t rs_out[WG_PUBLIC_KEY_LEN])
@@ -182,21 +157,6 @@ bool wg_noise_core_read_msg1_static_dh(struct wg_noise_core *st, const uint8_t *
 	return ok;
 }
 
-bool wg_noise_core_read_msg1_static(struct wg_noise_core *st, const uint8_t *in,
-				    const uint8_t s_priv[WG_PUBLIC_KEY_LEN],
-				    uint8_t re_out[WG_PUBLIC_KEY_LEN],
-				    uint8_t rs_out[WG_PUBLIC_KEY_LEN])
-{
-	uint8_t es[WG_PUBLIC_KEY_LEN];
-	bool ok;
-
-	memcpy(re_out, in, WG_PUBLIC_KEY_LEN);
-	zinc_curve25519(es, s_priv, re_out);
-	ok = wg_noise_core_read_msg1_static_dh(st, in, es, rs_out);
-	zinc_memzero(es, sizeof(es));
-	return ok;
-}
-
 bool wg_noise_core_read_msg1_payload(struct wg_noise_core *st, const uint8_t *in, size_t in_len,
 				     const uint8_t ss[WG_PUBLIC_KEY_LEN], uint8_t *payload_out)
 {
@@ -208,15 +168,6 @@ bool wg_noise_core_read_msg1_payload(struct wg_noise_core *st, const uint8_t *in
 	ok = mix_shared(st, key, ss) && decrypt_and_hash(st, payload_out, in, in_len, key);
 	zinc_memzero(key, sizeof(key));
 	return ok;
-}
-
-bool wg_noise_msg2_dh(uint8_t e_pub[WG_PUBLIC_KEY_LEN], uint8_t ee[WG_PUBLIC_KEY_LEN],
-		      uint8_t se[WG_PUBLIC_KEY_LEN], const uint8_t e_priv[WG_PUBLIC_KEY_LEN],
-		      const uint8_t re_pub[WG_PUBLIC_KEY_LEN],
-		      const uint8_t rs_pub[WG_PUBLIC_KEY_LEN])
-{
-	return zinc_curve25519_generate_public(e_pub, e_priv) &&
-	       zinc_curve25519(ee, e_priv, re_pub) && zinc_curve25519(se, e_priv, rs_pub);
 }
 
 bool wg_noise_core_write_msg2_dh(struct wg_noise_core *st, uint8_t *out,
@@ -241,22 +192,6 @@ out:
 	return ok;
 }
 
-bool wg_noise_core_write_msg2(struct wg_noise_core *st, uint8_t *out,
-			      const uint8_t e_priv[WG_PUBLIC_KEY_LEN],
-			      const uint8_t re_pub[WG_PUBLIC_KEY_LEN],
-			      const uint8_t rs_pub[WG_PUBLIC_KEY_LEN],
-			      const uint8_t psk[WG_SYMMETRIC_KEY_LEN], const uint8_t *payload,
-			      size_t plen)
-{
-	uint8_t e_pub[WG_PUBLIC_KEY_LEN], ee[WG_PUBLIC_KEY_LEN], se[WG_PUBLIC_KEY_LEN];
-	bool ok = wg_noise_msg2_dh(e_pub, ee, se, e_priv, re_pub, rs_pub) &&
-		  wg_noise_core_write_msg2_dh(st, out, e_pub, ee, se, psk, payload, plen);
-
-	zinc_memzero(ee, sizeof(ee));
-	zinc_memzero(se, sizeof(se));
-	return ok;
-}
-
 bool wg_noise_core_read_msg2_dh(struct wg_noise_core *st, const uint8_t *in, size_t in_len,
 				const uint8_t ee[WG_PUBLIC_KEY_LEN],
 				const uint8_t se[WG_PUBLIC_KEY_LEN],
@@ -275,24 +210,6 @@ bool wg_noise_core_read_msg2_dh(struct wg_noise_core *st, const uint8_t *in, siz
 			      key);
 out:
 	zinc_memzero(key, sizeof(key));
-	return ok;
-}
-
-bool wg_noise_core_read_msg2(struct wg_noise_core *st, const uint8_t *in, size_t in_len,
-			     const uint8_t e_priv[WG_PUBLIC_KEY_LEN],
-			     const uint8_t s_priv[WG_PUBLIC_KEY_LEN],
-			     const uint8_t psk[WG_SYMMETRIC_KEY_LEN], uint8_t *payload_out)
-{
-	uint8_t ee[WG_PUBLIC_KEY_LEN], se[WG_PUBLIC_KEY_LEN];
-	bool ok;
-
-	if (in_len < WG_PUBLIC_KEY_LEN + WG_ENCRYPTED_LEN(0))
-		return false;
-	zinc_curve25519(ee, e_priv, in);
-	zinc_curve25519(se, s_priv, in);
-	ok = wg_noise_core_read_msg2_dh(st, in, in_len, ee, se, psk, payload_out);
-	zinc_memzero(ee, sizeof(ee));
-	zinc_memzero(se, sizeof(se));
 	return ok;
 }
 

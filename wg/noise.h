@@ -24,30 +24,19 @@ struct wg_peer;
 void wg_noise_core_init(struct wg_noise_core *st, const uint8_t *prologue, size_t prologue_len,
 			const uint8_t responder_pub[WG_PUBLIC_KEY_LEN]);
 
-/* Initiator, message 1 "e, es, s, ss": writes e (32) || enc(s_pub) (48) ||
- * enc(payload) (plen + 16) to out. ss is DH(s_priv, rs_pub).
+/* The X25519 results come in (the split handshake path computes them
+ * without the lock; tests/unit/test_noise_vectors.c shows each step whole).
+ * Initiator, message 1 "e, es, s, ss": out = e (32) || enc(s_pub) (48) ||
+ * enc(payload) (plen + 16); es = DH(e_priv, rs_pub), ss = DH(s_priv, rs_pub).
  * False when a DH result is zero. */
-bool wg_noise_core_write_msg1(struct wg_noise_core *st, uint8_t *out,
-			      const uint8_t e_priv[WG_PUBLIC_KEY_LEN],
-			      const uint8_t s_pub[WG_PUBLIC_KEY_LEN],
-			      const uint8_t rs_pub[WG_PUBLIC_KEY_LEN],
-			      const uint8_t ss[WG_PUBLIC_KEY_LEN], const uint8_t *payload,
-			      size_t plen);
-/* The same from the X25519 results: e_pub (e_priv's public key),
- * es = DH(e_priv, rs_pub), ss = DH(s_priv, rs_pub). */
 bool wg_noise_core_write_msg1_dh(struct wg_noise_core *st, uint8_t *out,
 				 const uint8_t e_pub[WG_PUBLIC_KEY_LEN],
 				 const uint8_t es[WG_PUBLIC_KEY_LEN],
 				 const uint8_t s_pub[WG_PUBLIC_KEY_LEN],
 				 const uint8_t ss[WG_PUBLIC_KEY_LEN], const uint8_t *payload,
 				 size_t plen);
-/* Responder, first half of message 1 (e, es, s): in = e || enc(s) (80 bytes).
- * Returns the initiator's ephemeral and static public keys. */
-bool wg_noise_core_read_msg1_static(struct wg_noise_core *st, const uint8_t *in,
-				    const uint8_t s_priv[WG_PUBLIC_KEY_LEN],
-				    uint8_t re_out[WG_PUBLIC_KEY_LEN],
-				    uint8_t rs_out[WG_PUBLIC_KEY_LEN]);
-/* The same from es = DH(s_priv, the ephemeral at in); re is in's first 32 bytes. */
+/* Responder, first half of message 1 (e, es, s): in = e || enc(s) (80
+ * bytes), es = DH(s_priv, e); rs_out: the initiator's static key. */
 bool wg_noise_core_read_msg1_static_dh(struct wg_noise_core *st, const uint8_t *in,
 				       const uint8_t es[WG_PUBLIC_KEY_LEN],
 				       uint8_t rs_out[WG_PUBLIC_KEY_LEN]);
@@ -55,33 +44,16 @@ bool wg_noise_core_read_msg1_static_dh(struct wg_noise_core *st, const uint8_t *
 bool wg_noise_core_read_msg1_payload(struct wg_noise_core *st, const uint8_t *in, size_t in_len,
 				     const uint8_t ss[WG_PUBLIC_KEY_LEN], uint8_t *payload_out);
 
-/* Responder, message 2 "e, ee, se, psk": out = e (32) || enc(payload). */
-bool wg_noise_core_write_msg2(struct wg_noise_core *st, uint8_t *out,
-			      const uint8_t e_priv[WG_PUBLIC_KEY_LEN],
-			      const uint8_t re_pub[WG_PUBLIC_KEY_LEN],
-			      const uint8_t rs_pub[WG_PUBLIC_KEY_LEN],
-			      const uint8_t psk[WG_SYMMETRIC_KEY_LEN], const uint8_t *payload,
-			      size_t plen);
-/* The same in two steps, so that the X25519 work can be done before the
- * handshake state is at hand: the ephemeral's public key and its two DH
- * results (ee with the initiator's ephemeral, se with its static; false if
- * one is zero), then the message from them. */
-bool wg_noise_msg2_dh(uint8_t e_pub[WG_PUBLIC_KEY_LEN], uint8_t ee[WG_PUBLIC_KEY_LEN],
-		      uint8_t se[WG_PUBLIC_KEY_LEN], const uint8_t e_priv[WG_PUBLIC_KEY_LEN],
-		      const uint8_t re_pub[WG_PUBLIC_KEY_LEN],
-		      const uint8_t rs_pub[WG_PUBLIC_KEY_LEN]);
+/* Responder, message 2 "e, ee, se, psk": out = e (32) || enc(payload); ee
+ * with the initiator's ephemeral, se with its static. */
 bool wg_noise_core_write_msg2_dh(struct wg_noise_core *st, uint8_t *out,
 				 const uint8_t e_pub[WG_PUBLIC_KEY_LEN],
 				 const uint8_t ee[WG_PUBLIC_KEY_LEN],
 				 const uint8_t se[WG_PUBLIC_KEY_LEN],
 				 const uint8_t psk[WG_SYMMETRIC_KEY_LEN], const uint8_t *payload,
 				 size_t plen);
-/* Initiator reads message 2: in = e || enc(payload), in_len = 32 + plen + 16. */
-bool wg_noise_core_read_msg2(struct wg_noise_core *st, const uint8_t *in, size_t in_len,
-			     const uint8_t e_priv[WG_PUBLIC_KEY_LEN],
-			     const uint8_t s_priv[WG_PUBLIC_KEY_LEN],
-			     const uint8_t psk[WG_SYMMETRIC_KEY_LEN], uint8_t *payload_out);
-/* The same from ee = DH(e_priv, re) and se = DH(s_priv, re), re = in's first 32 bytes. */
+/* Initiator reads message 2: in = e || enc(payload), in_len = 32 + plen +
+ * 16; ee = DH(e_priv, e), se = DH(s_priv, e). */
 bool wg_noise_core_read_msg2_dh(struct wg_noise_core *st, const uint8_t *in, size_t in_len,
 				const uint8_t ee[WG_PUBLIC_KEY_LEN],
 				const uint8_t se[WG_PUBLIC_KEY_LEN],

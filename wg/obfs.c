@@ -9,9 +9,6 @@
 #include "obfs.h"
 #include "peer.h"
 
-/* The handshake message sizes; transport data is at least a keepalive. */
-static const size_t MSG_LEN[WG_OBFS_TYPES] = {148, 92, 64, WG_MESSAGE_MINIMUM_LENGTH};
-
 /* Junk and padding hide nothing: a failed draw (no handshake goes out
  * unseeded anyway) sends zeros, never what the buffer held. */
 static void obfs_random(struct wg_device *dev, void *buf, size_t len)
@@ -131,7 +128,8 @@ int wg_device_message_type(const struct wg_device *dev, const uint8_t *pkt, size
 	for (int t = 0; t < WG_OBFS_TYPES; t++) {
 		size_t pad = atomic_load_explicit(&o->pad[t], memory_order_relaxed);
 
-		if (t < WG_OBFS_TYPES - 1 ? len != pad + MSG_LEN[t] : len < pad + MSG_LEN[t])
+		if (t < WG_OBFS_TYPES - 1 ? len != pad + wg_obfs_msg_len[t]
+					  : len < pad + wg_obfs_msg_len[t])
 			continue;
 		if (header_in(o, t, pkt + pad)) {
 			*off = pad;
@@ -151,7 +149,7 @@ int wg_obfs_handshake_type(const struct wg_device *dev, const uint8_t *msg, size
 		return t == WG_MESSAGE_DATA ? WG_MESSAGE_INVALID : t;
 	}
 	for (int t = 0; msg && t < WG_OBFS_TYPES - 1; t++) {
-		if (len == MSG_LEN[t] && header_in(&dev->obfs, t, msg))
+		if (len == wg_obfs_msg_len[t] && header_in(&dev->obfs, t, msg))
 			return t + 1;
 	}
 	return WG_MESSAGE_INVALID;
@@ -188,9 +186,4 @@ const char *wg_device_set_obfs(struct wg_device *dev, const struct wg_obfs_confi
 	}
 	atomic_store_explicit(&o->on, on, memory_order_relaxed);
 	return NULL;
-}
-
-void wg_device_get_obfs(const struct wg_device *dev, struct wg_obfs_config *c)
-{
-	memcpy(c, &dev->obfs.cfg, sizeof(*c));
 }

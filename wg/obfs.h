@@ -49,5 +49,7 @@ const char *wg_obfs_config_check(const struct wg_obfs_config *c);
 void wg_obfs_config_merge(struct wg_obfs_config *d, const struct wg_obfs_config *c);
 const char *wg_obfs_spec_check(const char *spec, size_t *len);
 size_t wg_obfs_spec_emit(struct wg_device *dev, const char *spec, uint8_t *out);
+/* What s1..s4 pad: the three handshake messages, transport data (>= a keepalive). */
+extern const size_t wg_obfs_msg_len[WG_OBFS_TYPES];
 
 #endif

@@ -16,8 +16,9 @@ static const char *const NAMES[] = {"jc", "jmin", "jmax", "s1", "s2", "s3", "s4"
 				    "h2", "h3",	  "h4",	  "i1", "i2", "i3", "i4", "i5"};
 _Static_assert(sizeof(NAMES) / sizeof(NAMES[0]) == K_I1 + WG_OBFS_SPECIALS, "keys");
 
-/* The message sizes the paddings s1..s4 go in front of (s4: a keepalive). */
-static const size_t MSG_LEN[WG_OBFS_TYPES] = {148, 92, 64, WG_MESSAGE_MINIMUM_LENGTH};
+const size_t wg_obfs_msg_len[WG_OBFS_TYPES] = {
+    sizeof(struct wg_message_handshake_initiation), sizeof(struct wg_message_handshake_response),
+    sizeof(struct wg_message_handshake_cookie), WG_MESSAGE_MINIMUM_LENGTH};
 
 void wg_obfs_config_init(struct wg_obfs_config *c)
 {
@@ -81,7 +82,7 @@ static const char *set_number(struct wg_obfs_config *c, unsigned k, const char *
 	if (k == K_JC)
 		max = WG_OBFS_MAX_JUNK_COUNT;
 	else if (k >= K_S1)
-		max = WG_OBFS_MAX_DATAGRAM - (int64_t)MSG_LEN[k - K_S1];
+		max = WG_OBFS_MAX_DATAGRAM - (int64_t)wg_obfs_msg_len[k - K_S1];
 	if (k < K_S1 ? n <= 0 : n < 0)
 		return k < K_S1 ? "must be a positive value" : "must be non-negative";
 	if (n > max)

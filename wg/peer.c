@@ -5,6 +5,7 @@
 
 #include <zinc/memzero.h>
 
+#include "bytes.h"
 #include "device.h"
 #include "event.h"
 #include "peer.h"
@@ -77,11 +78,7 @@ void wg_peer_set_endpoint_from(struct wg_peer *peer, const struct wg_endpoint *f
 
 void wg_peer_set_preshared_key(struct wg_peer *peer, const uint8_t psk[WG_SYMMETRIC_KEY_LEN])
 {
-	uint8_t acc = 0;
-
-	for (int i = 0; psk && i < WG_SYMMETRIC_KEY_LEN; i++)
-		acc |= psk[i]; /* no early exit on a secret */
-	if (!psk || !acc) {
+	if (!psk || wg_is_zero(psk, WG_SYMMETRIC_KEY_LEN)) {
 		zinc_memzero(peer->preshared_key, WG_SYMMETRIC_KEY_LEN);
 		peer->has_preshared_key = false;
 		return;

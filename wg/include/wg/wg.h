@@ -332,7 +332,6 @@ bool wg_device_format_obfs(const struct wg_device *dev, unsigned k, char *out, s
 /* The device's configuration updated by c's given keys: NULL and applied,
  * or why it is refused (nothing changes); check only with apply false. */
 const char *wg_device_set_obfs(struct wg_device *dev, const struct wg_obfs_config *c, bool apply);
-void wg_device_get_obfs(const struct wg_device *dev, struct wg_obfs_config *c);
 /* wg_message_type for this device's headers and padding; lock-free. *off:
  * where the message starts after the padding. */
 int wg_device_message_type(const struct wg_device *dev, const uint8_t *pkt, size_t len,
