@@ -28,11 +28,12 @@ struct key {
 	const char *name;
 	int (*parse)(struct parser *p, const struct key *k, void *field, const char *v, size_t len);
 	size_t off;
-	int (*item)(struct parser *p, const char *s, size_t len); /* a list's elements */
-	uint64_t min, max;					  /* a number's range */
-	const char *hint; /* what a good value is, after "bad KEY 'VALUE' " */
-	bool required;	  /* said missing in table order */
-	size_t given;	  /* not 0: a bool at this offset says it was given */
+	int (*item)(struct parser *p, const struct key *k, const char *s, size_t len);
+	uint64_t min, max; /* a number's range, a list's length */
+	size_t count;	   /* ip_item: the list's length is at this offset */
+	const char *hint;  /* what a good value is, after "bad KEY 'VALUE' " */
+	bool required;	   /* said missing in table order */
+	size_t given;	   /* not 0: a bool at this offset says it was given */
 };
 
 /* A section: its keys (at most 32, a bit each in parser.seen; the table
@@ -203,8 +204,8 @@ static int shown(size_t len)
 	return len > 64 ? 64 : (int)len;
 }
 
-/* Address, DNS, AllowedIPs: comma-separated, repeatable; k->item() takes
- * each trimmed element. */
+/* Address, DNS, CheckAlive, AllowedIPs: comma-separated, repeatable;
+ * k->item() takes each trimmed element. */
 static int parse_list(struct parser *p, const struct key *k, void *field, const char *v, size_t len)
 {
 	(void)field;
@@ -215,7 +216,7 @@ static int parse_list(struct parser *p, const struct key *k, void *field, const 
 		size_t sl = n;
 
 		trim(&s, &sl);
-		if (k->item(p, s, sl))
+		if (k->item(p, k, s, sl))
 			return -1;
 		if (!comma)
 			return 0;
@@ -224,11 +225,12 @@ static int parse_list(struct parser *p, const struct key *k, void *field, const 
 	}
 }
 
-static int address_item(struct parser *p, const char *s, size_t len)
+static int address_item(struct parser *p, const struct key *k, const char *s, size_t len)
 {
 	struct proxy_interface *ifc = &p->conf->iface;
 	struct proxy_prefix *a = &ifc->addrs[ifc->n_addrs];
 
+	(void)k;
 	if (ifc->n_addrs == PROXY_CONF_MAX_ADDRS)
 		return fail(p, "too many Address entries (at most %d)", PROXY_CONF_MAX_ADDRS);
 	if (!uapi_parse_prefix(s, len, true, &a->ip.family, &a->ip.in4, &a->cidr))
@@ -238,39 +240,27 @@ static int address_item(struct parser *p, const char *s, size_t len)
 	return 0;
 }
 
-/* An IP address more in arr (*n of max), the key named in messages. */
-static int ip_item(struct parser *p, struct proxy_ip *arr, size_t *n, size_t max, const char *key,
-		   const char *s, size_t len)
+/* An IP address more in the array at k->off (its length at k->count). */
+static int ip_item(struct parser *p, const struct key *k, const char *s, size_t len)
 {
-	if (*n == max)
-		return fail(p, "too many %s entries (at most %zu)", key, max);
+	struct proxy_ip *arr = (struct proxy_ip *)((char *)p->cur + k->off);
+	size_t *n = (size_t *)((char *)p->cur + k->count);
+
+	if (*n == k->max)
+		return fail(p, "too many %s entries (at most %zu)", k->name, (size_t)k->max);
 	if (!uapi_parse_ip(s, len, &arr[*n].family, &arr[*n].in4))
-		return fail(p, "bad %s '%.*s' (an IP address)", key, shown(len), s);
+		return fail(p, "bad %s '%.*s' (an IP address)", k->name, shown(len), s);
 	++*n;
 	return 0;
 }
 
-static int dns_item(struct parser *p, const char *s, size_t len)
-{
-	struct proxy_interface *ifc = &p->conf->iface;
-
-	return ip_item(p, ifc->dns, &ifc->n_dns, PROXY_CONF_MAX_DNS, "DNS", s, len);
-}
-
-static int check_alive_item(struct parser *p, const char *s, size_t len)
-{
-	struct proxy_interface *ifc = &p->conf->iface;
-
-	return ip_item(p, ifc->check_alive, &ifc->n_check_alive, PROXY_CONF_MAX_CHECK_ALIVE,
-		       "CheckAlive", s, len);
-}
-
-static int allowed_item(struct parser *p, const char *s, size_t len)
+static int allowed_item(struct parser *p, const struct key *k, const char *s, size_t len)
 {
 	struct uapi_peer *peer = &((struct proxy_peer *)p->cur)->set;
 	struct uapi_allowed_ip a = {0};
 	sa_family_t family;
 
+	(void)k;
 	if (!uapi_parse_prefix(s, len, true, &family, a.addr, &a.cidr))
 		return fail(p, "bad AllowedIPs '%.*s' (IP/prefix)", shown(len), s);
 	if (peer->n_allowed_ips == PROXY_CONF_MAX_ALLOWED)
@@ -603,10 +593,11 @@ static const struct key top_keys[] = {{"WGConfig", .parse = include_wgconfig}, {
 static const struct key interface_keys[] = {
     {"PrivateKey", parse_key, IFACE(private_key), .required = true},
     {"Address", parse_list, .item = address_item, .required = true},
-    {"DNS", parse_list, .item = dns_item},
+    {"DNS", parse_list, IFACE(dns), ip_item, .max = PROXY_CONF_MAX_DNS, .count = IFACE(n_dns)},
     {"MTU", parse_number, IFACE(mtu), .min = PROXY_MIN_MTU, .max = PROXY_MAX_MTU},
     {"ListenPort", parse_number, IFACE(listen_port), .max = UINT16_MAX},
-    {"CheckAlive", parse_list, .item = check_alive_item},
+    {"CheckAlive", parse_list, IFACE(check_alive), ip_item, .max = PROXY_CONF_MAX_CHECK_ALIVE,
+     .count = IFACE(n_check_alive)},
     {"CheckAliveInterval", parse_number, IFACE(check_alive_interval), .min = 1, .max = UINT16_MAX,
      .hint = "(seconds, 1..65535)"},
 #define OBFS(n)                                                                                    \
