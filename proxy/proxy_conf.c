@@ -126,7 +126,7 @@ static bool blank(const char *s, size_t len)
 	return len == 0;
 }
 
-static bool word_is(const char *s, size_t len, const char *word)
+bool proxy_word_is(const char *s, size_t len, const char *word)
 {
 	return strlen(word) == len && !strncasecmp(s, word, len);
 }
@@ -375,7 +375,7 @@ static int parse_obfs(struct parser *p, const struct key *k, void *field, const 
 static int parse_keepalive(struct parser *p, const struct key *k, void *field, const char *v,
 			   size_t len)
 {
-	if (!word_is(v, len, "off"))
+	if (!proxy_word_is(v, len, "off"))
 		return parse_number(p, k, field, v, len);
 	*(uint16_t *)field = 0;
 	return 0;
@@ -431,7 +431,7 @@ static int parse_bool(struct parser *p, const struct key *k, void *field, const 
 	static const char *const words[] = {"false", "true", "no", "yes", "off", "on", "0", "1"};
 
 	for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++) {
-		if (word_is(v, len, words[i])) {
+		if (proxy_word_is(v, len, words[i])) {
 			*(bool *)field = i % 2; /* the odd ones say yes */
 			return 0;
 		}
@@ -688,7 +688,7 @@ static int open_section(struct parser *p, const char *name, size_t len)
 	const struct section *sec = NULL;
 
 	for (size_t i = S_INTERFACE; i < sizeof(sections) / sizeof(sections[0]); i++)
-		if (word_is(name, len, sections[i].name))
+		if (proxy_word_is(name, len, sections[i].name))
 			sec = &sections[i];
 	if (!sec)
 		return fail(p, "unknown section [%.*s]", shown(len), name);
@@ -709,7 +709,7 @@ static int open_section(struct parser *p, const char *name, size_t len)
 static const struct key *find_key(const struct key *k, const char *s, size_t len)
 {
 	for (; k->name; k++)
-		if (word_is(s, len, k->name))
+		if (proxy_word_is(s, len, k->name))
 			return k;
 	return NULL;
 }
@@ -835,16 +835,10 @@ static int check_conf(struct parser *p, const char *file)
 		return fail_at(p, at, "no [Interface] section");
 	if (!c->n_peers)
 		return fail_at(p, at, "no [Peer] section");
-	if (c->n_peers == 1 && !c->peers[0].set.n_allowed_ips) {
-		struct uapi_peer *peer = &c->peers[0].set;
-
-		peer->allowed_ips = calloc(2, sizeof(*peer->allowed_ips));
-		if (!peer->allowed_ips)
-			return fail_at(p, at, "out of memory");
-		peer->allowed_ips[0].family = AF_INET;
-		peer->allowed_ips[1].family = AF_INET6;
-		peer->n_allowed_ips = peer->cap_allowed_ips = 2;
-	}
+	p->cur = c->peers;
+	if (c->n_peers == 1 && !c->peers[0].set.n_allowed_ips &&
+	    (allowed_item(p, NULL, "0.0.0.0/0", 9) || allowed_item(p, NULL, "::/0", 4)))
+		return -1;
 	for (size_t i = 0; i < c->n_peers; i++)
 		if (!c->peers[i].set.n_allowed_ips)
 			return fail_at(
