@@ -42,7 +42,7 @@ struct key {
 struct section {
 	const char *name;
 	const struct key *keys;
-	int (*open)(struct parser *p, const struct section *s);
+	int (*open)(struct parser *p); /* p->sec is the section */
 	int (*close)(struct parser *p);
 	enum proxy_kind kind; /* of a listener's section */
 	bool wg;	      /* [Interface] and [Peer]: the WGConfig file's, if any */
@@ -469,9 +469,8 @@ static void *grow_one(struct parser *p, void *arr, size_t *n, size_t size, size_
 	return a;
 }
 
-static int open_interface(struct parser *p, const struct section *s)
+static int open_interface(struct parser *p)
 {
-	(void)s;
 	if (p->iface_line)
 		return fail(p, "[Interface] given twice (first on line %u)", p->iface_line);
 	p->iface_line = p->line;
@@ -481,13 +480,12 @@ static int open_interface(struct parser *p, const struct section *s)
 	return 0;
 }
 
-static int open_peer(struct parser *p, const struct section *s)
+static int open_peer(struct parser *p)
 {
 	struct proxy_conf *c = p->conf;
 	struct proxy_peer *a =
 	    grow_one(p, c->peers, &c->n_peers, sizeof(*a), PROXY_CONF_MAX_PEERS, "[Peer] sections");
 
-	(void)s;
 	if (!a)
 		return -1;
 	c->peers = a;
@@ -507,7 +505,7 @@ static int close_peer(struct parser *p)
 	return 0;
 }
 
-static int open_listener(struct parser *p, const struct section *s)
+static int open_listener(struct parser *p)
 {
 	struct proxy_conf *c = p->conf;
 	struct proxy_listener *a = grow_one(p, c->listeners, &c->n_listeners, sizeof(*a),
@@ -516,8 +514,8 @@ static int open_listener(struct parser *p, const struct section *s)
 	if (!a)
 		return -1;
 	c->listeners = a;
-	a[c->n_listeners - 1].kind = s->kind;
-	a[c->n_listeners - 1].section = s->name;
+	a[c->n_listeners - 1].kind = p->sec->kind;
+	a[c->n_listeners - 1].section = p->sec->name;
 	a[c->n_listeners - 1].line = p->line;
 	return 0;
 }
@@ -698,9 +696,9 @@ static int open_section(struct parser *p, const char *name, size_t len)
 		return fail(p, "[%s] is not allowed in a WGConfig file", sec->name);
 	if (!p->included && p->wg_file && sec->wg)
 		return fail(p, "[%s] belongs in the WGConfig file, not here", sec->name);
-	if (sec->open(p, sec))
-		return -1;
 	p->sec = sec;
+	if (sec->open(p))
+		return -1;
 	p->sec_line = p->line;
 	p->seen = 0;
 	return 0;
