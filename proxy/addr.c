@@ -1,7 +1,11 @@
 /* Address conversions and refused destinations (see addr.h). */
 #include "addr.h"
 
+#include <errno.h>
 #include <string.h>
+#include <unistd.h>
+
+#include "proxy.h"
 
 void proxy_ip_to_lwip(const struct proxy_ip *in, ip_addr_t *out)
 {
@@ -15,23 +19,29 @@ void proxy_ip_to_lwip(const struct proxy_ip *in, ip_addr_t *out)
 	}
 }
 
-socklen_t proxy_sockaddr(const struct proxy_hostport *hp, struct sockaddr_storage *ss)
+int proxy_bind(const struct proxy_hostport *hp, int type)
 {
-	memset(ss, 0, sizeof(*ss));
-	if (hp->ip.family == AF_INET6) {
-		struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)ss;
+	bool v6 = hp->ip.family == AF_INET6, stream = type == SOCK_STREAM;
+	struct sockaddr_in6 s6 = {.sin6_family = AF_INET6, .sin6_port = htons(hp->port)};
+	struct sockaddr_in s4 = {.sin_family = AF_INET, .sin_port = htons(hp->port)};
+	int one = 1, fd = socket(v6 ? AF_INET6 : AF_INET, type | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 
-		s6->sin6_family = AF_INET6;
-		s6->sin6_addr = hp->ip.in6;
-		s6->sin6_port = htons(hp->port);
-		return sizeof(*s6);
+	if (fd < 0)
+		return -errno;
+	s6.sin6_addr = hp->ip.in6;
+	s4.sin_addr = hp->ip.in4;
+	if (stream) {
+		setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+		if (v6)
+			setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof(one));
 	}
-	struct sockaddr_in *s4 = (struct sockaddr_in *)ss;
-
-	s4->sin_family = AF_INET;
-	s4->sin_addr = hp->ip.in4;
-	s4->sin_port = htons(hp->port);
-	return sizeof(*s4);
+	if (!bind(fd, v6 ? (struct sockaddr *)&s6 : (struct sockaddr *)&s4,
+		  v6 ? sizeof(s6) : sizeof(s4)) &&
+	    (!stream || !listen(fd, PROXY_CONNECT_BACKLOG)))
+		return fd;
+	one = -errno;
+	close(fd);
+	return one;
 }
 
 void addr_from_sockaddr(const struct sockaddr_storage *ss, ip_addr_t *ip, uint16_t *port)

@@ -12,8 +12,9 @@
 #include "socks_proto.h"
 
 void proxy_ip_to_lwip(const struct proxy_ip *in, ip_addr_t *out);
-/* A numeric host:port as a socket address; returns its length. */
-socklen_t proxy_sockaddr(const struct proxy_hostport *hp, struct sockaddr_storage *ss);
+/* A socket of type (non-blocking) bound to a numeric host:port, a stream
+ * one listening: its descriptor, or -errno. */
+int proxy_bind(const struct proxy_hostport *hp, int type);
 /* An IPv4 or IPv6 socket address as lwIP's address and port. */
 void addr_from_sockaddr(const struct sockaddr_storage *ss, ip_addr_t *ip, uint16_t *port);
 /* A SOCKS5 address as lwIP's; a domain only if it is an address literal

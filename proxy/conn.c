@@ -176,6 +176,17 @@ static bool conn_flush(struct conn *c)
 	return conn_maybe_finish(c);
 }
 
+/* Keeps a copy of bytes for the tunnel (c->stash is NULL). */
+static bool conn_stash(struct conn *c, const void *data, size_t len)
+{
+	if (len && !(c->stash = malloc(len)))
+		return false;
+	if (len)
+		memcpy(c->stash, data, len);
+	c->stash_len = len;
+	return true;
+}
+
 /* Hands bytes to lwIP; what it cannot take now waits in the stash and the
  * host is not read until the pcb's sent callback. */
 static bool conn_to_tunnel(struct conn *c, const uint8_t *data, size_t len)
@@ -187,17 +198,8 @@ static bool conn_to_tunnel(struct conn *c, const uint8_t *data, size_t len)
 		if (n > tcp_sndbuf(c->pcb))
 			n = (u16_t)tcp_sndbuf(c->pcb);
 		err = n ? tcp_write(c->pcb, data, n, TCP_WRITE_FLAG_COPY) : ERR_MEM;
-		if (err == ERR_MEM) {
-			uint8_t *s = malloc(len);
-
-			if (!s)
-				return false;
-			memmove(s, data, len);
-			free(c->stash);
-			c->stash = s;
-			c->stash_len = len;
-			return true;
-		}
+		if (err == ERR_MEM)
+			return conn_stash(c, data, len);
 		if (err != ERR_OK)
 			return false;
 		data += n;
@@ -301,11 +303,9 @@ static err_t conn_on_recv(void *arg, struct tcp_pcb *pcb, struct pbuf *p, err_t 
 
 	(void)pcb;
 	(void)err;
-	if (!p) {
+	if (!p)
 		c->tun_eof = true;
-		return conn_tunnel_data(c);
-	}
-	if (c->pending)
+	else if (c->pending)
 		pbuf_cat(c->pending, p);
 	else
 		c->pending = p;
@@ -411,15 +411,8 @@ void conn_connect(struct conn *c, const ip_addr_t *addr, uint16_t port)
 		c->state = CONN_CONNECTING;
 		err = tcp_connect(c->pcb, addr, port, conn_on_connected);
 	}
-	if (err != ERR_OK) {
-		if (c->pcb) {
-			tcp_arg(c->pcb, NULL);
-			tcp_err(c->pcb, NULL);
-			tcp_abort(c->pcb);
-			c->pcb = NULL;
-		}
-		conn_fail(c, err);
-	}
+	if (err != ERR_OK)
+		conn_fail(c, err); /* a pcb tcp_connect refused is CLOSED: tcp_close frees it */
 }
 
 static void conn_resolved(void *arg, const ip_addr_t *addr)
@@ -444,16 +437,15 @@ void conn_connect_host(struct conn *c, const char *host, uint16_t port)
 		conn_fail(c, ERR_VAL);
 }
 
-int conn_set_early(struct conn *c, const void *data, size_t len)
+bool conn_admit(struct conn *c, const void *data, size_t len)
 {
-	if (!len)
-		return 0;
-	c->stash = malloc(len);
-	if (!c->stash)
-		return -1;
-	memcpy(c->stash, data, len);
-	c->stash_len = len;
-	return 0;
+	c->admitted = true;
+	if (!conn_stash(c, data, len)) {
+		conn_close(c, true);
+		return false;
+	}
+	conn_want(c, 0);
+	return true;
 }
 
 bool conn_send_host(struct conn *c, const void *data, size_t len)

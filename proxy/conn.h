@@ -98,8 +98,9 @@ struct conn *conn_new_accepted(struct proxy *px, struct tcp_pcb *pcb, int fd);
 void conn_connect(struct conn *c, const ip_addr_t *addr, uint16_t port);
 /* The same for a host name (DNS through the tunnel) or address literal. */
 void conn_connect_host(struct conn *c, const char *host, uint16_t port);
-/* Bytes for the tunnel once connected (copied). */
-int conn_set_early(struct conn *c, const void *data, size_t len);
+/* The client's request is in (admitted): data (copied) goes to the tunnel
+ * once connected, the host is not read until then. False: c is closed. */
+bool conn_admit(struct conn *c, const void *data, size_t len);
 /* Starts splicing (after connected()). */
 void conn_relay(struct conn *c);
 /* Which host events the conn wants. */

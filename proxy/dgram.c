@@ -21,14 +21,16 @@ void dgram_read(struct proxy *px, int fd,
 	}
 }
 
-void dgram_send(struct udp_pcb *pcb, const void *data, size_t len, const ip_addr_t *to,
-		uint16_t port)
+err_t dgram_send(struct udp_pcb *pcb, const void *data, size_t len, const ip_addr_t *to,
+		 uint16_t port)
 {
 	struct pbuf *p = pbuf_alloc(PBUF_TRANSPORT, (u16_t)len, PBUF_RAM);
+	err_t err;
 
 	if (!p)
-		return;
+		return ERR_BUF;
 	memcpy(p->payload, data, len);
-	udp_sendto(pcb, p, to, port);
+	err = udp_sendto(pcb, p, to, port);
 	pbuf_free(p);
+	return err;
 }

@@ -15,8 +15,9 @@ void dgram_read(struct proxy *px, int fd,
 		void (*fn)(void *ctx, const struct sockaddr_storage *from, socklen_t len, size_t n),
 		void *ctx);
 
-/* A copy of data[0..len) sent from pcb to to:port (dropped if no pbuf). */
-void dgram_send(struct udp_pcb *pcb, const void *data, size_t len, const ip_addr_t *to,
-		uint16_t port);
+/* A copy of data[0..len) sent from pcb to to:port: udp_sendto's result,
+ * ERR_BUF if there was no pbuf. */
+err_t dgram_send(struct udp_pcb *pcb, const void *data, size_t len, const ip_addr_t *to,
+		 uint16_t port);
 
 #endif

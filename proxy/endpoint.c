@@ -186,10 +186,8 @@ size_t endpoint_pollfds(struct host *h, struct pollfd *pfd)
 
 static bool same_addr(const union uapi_sockaddr *a, const struct sockaddr *b)
 {
-	if (a->sa.sa_family != b->sa_family)
-		return false;
-	return a->sa.sa_family == AF_INET ? !memcmp(&a->in4, b, sizeof(a->in4))
-					  : !memcmp(&a->in6, b, sizeof(a->in6));
+	return a->sa.sa_family == b->sa_family &&
+	       !memcmp(a, b, a->sa.sa_family == AF_INET ? sizeof(a->in4) : sizeof(a->in6));
 }
 
 /* After the address at (e->n: none of the list), another family first. */

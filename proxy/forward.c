@@ -2,16 +2,13 @@
 #include "forward.h"
 
 #include <errno.h>
-#include <netdb.h>
-#include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
 #include "lwip/tcpip.h"
 
-#include "addr.h"
+#include "endpoint.h"
 #include "log.h"
 #include "proxy.h"
 
@@ -29,14 +26,14 @@ static void forward_connected(struct conn *c, bool ok, err_t err)
 		log_debug("proxy: tunnel connection failed (lwIP error %d)", err);
 }
 
-/* admitted at once: a forward waits for no request */
+/* admitted at once: a forward waits for no request (the client's bytes
+ * wait in its socket until the splice) */
 static void forward_opened(struct conn *c)
 {
 	const struct proxy_listener *svc = c->svc;
 
-	c->admitted = true;
-	conn_want(c, 0); /* the client's bytes wait in its socket until the splice */
-	conn_connect_host(c, svc->target.host, svc->target.port);
+	if (conn_admit(c, NULL, 0))
+		conn_connect_host(c, svc->target.host, svc->target.port);
 }
 
 const struct conn_front forward_front = {
@@ -50,8 +47,7 @@ const struct conn_front forward_front = {
 struct tcp_server {
 	struct conn_owner owner;
 	struct proxy *px;
-	struct sockaddr_storage target;
-	socklen_t target_len;
+	union uapi_sockaddr target; /* an address literal or its first address */
 };
 
 static err_t tcp_server_accept(void *arg, struct tcp_pcb *pcb, err_t err)
@@ -63,8 +59,8 @@ static err_t tcp_server_accept(void *arg, struct tcp_pcb *pcb, err_t err)
 	if (err != ERR_OK || !pcb)
 		return ERR_VAL;
 	if (ts->owner.n < ts->owner.cap)
-		fd = socket(ts->target.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-	if (fd >= 0 && connect(fd, (struct sockaddr *)&ts->target, ts->target_len) < 0 &&
+		fd = socket(ts->target.sa.sa_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fd >= 0 && connect(fd, &ts->target.sa, sizeof(ts->target)) < 0 &&
 	    errno != EINPROGRESS) {
 		close(fd);
 		fd = -1;
@@ -81,25 +77,6 @@ static err_t tcp_server_accept(void *arg, struct tcp_pcb *pcb, err_t err)
 	return ERR_OK;
 }
 
-static int resolve_local(const struct proxy_hostport *hp, struct sockaddr_storage *ss,
-			 socklen_t *len)
-{
-	struct addrinfo hints = {.ai_socktype = SOCK_STREAM}, *ai;
-	char port[8];
-
-	if (hp->is_ip) {
-		*len = proxy_sockaddr(hp, ss);
-		return 0;
-	}
-	snprintf(port, sizeof(port), "%u", hp->port);
-	if (getaddrinfo(hp->host, port, &hints, &ai))
-		return -EHOSTUNREACH;
-	memcpy(ss, ai->ai_addr, ai->ai_addrlen);
-	*len = ai->ai_addrlen;
-	freeaddrinfo(ai);
-	return 0;
-}
-
 int tcp_server_open(struct proxy *px, const struct proxy_listener *svc, size_t cap)
 {
 	struct tcp_server *ts = calloc(1, sizeof(*ts));
@@ -110,10 +87,9 @@ int tcp_server_open(struct proxy *px, const struct proxy_listener *svc, size_t c
 		return -ENOMEM;
 	ts->px = px;
 	ts->owner.cap = cap;
-	ret = resolve_local(&svc->target, &ts->target, &ts->target_len);
-	if (ret) {
+	if (endpoint_lookup(svc->target.host, svc->target.port, &ts->target, 1) <= 0) {
 		free(ts);
-		return ret;
+		return -EHOSTUNREACH;
 	}
 	LOCK_TCPIP_CORE();
 	pcb = tcp_new_ip_type(IPADDR_TYPE_ANY);

@@ -98,7 +98,6 @@ static void http_request(struct conn *c, struct http_fe *fe, size_t end)
 	} else {
 		const char *early = fe->head + end;
 
-		c->admitted = true;
 		fe->tunnel = req.action == HTTPP_TUNNEL;
 		memcpy(fe->host, req.host, sizeof(fe->host));
 		if (!fe->tunnel) { /* the rewritten head, then what followed */
@@ -106,13 +105,9 @@ static void http_request(struct conn *c, struct http_fe *fe, size_t end)
 			early = out;
 			rest += req.out_len;
 		}
-		ok = !conn_set_early(c, early, rest);
-		http_fe_free(c);
-		if (ok) {
-			conn_want(c, 0);
+		if (conn_admit(c, early, rest)) {
+			http_fe_free(c);
 			conn_connect_host(c, req.host, req.port);
-		} else {
-			conn_close(c, true);
 		}
 	}
 	free(out);

@@ -49,11 +49,6 @@ static bool is_token(const char *s, size_t len)
 	return true;
 }
 
-static bool eq_nocase(const char *s, size_t len, const char *word)
-{
-	return strlen(word) == len && !strncasecmp(s, word, len);
-}
-
 static bool prefix_nocase(const char *s, size_t len, const char *word)
 {
 	size_t n = strlen(word);
@@ -142,11 +137,11 @@ static bool scan_headers(const char *buf, struct headers *h)
 			continue; /* the blank line that ends the head */
 		if (!split_header(&l, &name, &value))
 			return false;
-		if (eq_nocase(name.s, name.len, "Host"))
+		if (proxy_word_is(name.s, name.len, "Host"))
 			h->host = true;
-		if (eq_nocase(name.s, name.len, "Connection"))
+		if (proxy_word_is(name.s, name.len, "Connection"))
 			conn_tokens_add(&h->conn, &value);
-		if (eq_nocase(name.s, name.len, "Proxy-Authorization")) {
+		if (proxy_word_is(name.s, name.len, "Proxy-Authorization")) {
 			if (h->auth.s) /* two: ambiguous */
 				return false;
 			h->auth = value;
@@ -208,10 +203,9 @@ static bool parse_authority(const char *s, size_t len, uint16_t default_port,
 
 static enum http_proxy_action reject(struct http_proxy_req *req, int status)
 {
-	req->action = HTTPP_REJECT;
 	req->status = status;
 	req->out_len = 0;
-	return HTTPP_REJECT;
+	return req->action = HTTPP_REJECT;
 }
 
 struct writer {
@@ -253,10 +247,11 @@ static bool rewrite(const char *buf, const struct headers *h, const struct line 
 	for (size_t pos = h->start; pos < h->end;) {
 		pos = next_line(buf, pos, h->end, &l);
 		if (!l.len || !split_header(&l, &name, &value) ||
-		    eq_nocase(name.s, name.len, "Proxy-Connection") ||
-		    eq_nocase(name.s, name.len, "Proxy-Authorization") ||
-		    eq_nocase(name.s, name.len, "Connection") ||
-		    eq_nocase(name.s, name.len, "Keep-Alive") || conn_tokens_has(&h->conn, &name))
+		    proxy_word_is(name.s, name.len, "Proxy-Connection") ||
+		    proxy_word_is(name.s, name.len, "Proxy-Authorization") ||
+		    proxy_word_is(name.s, name.len, "Connection") ||
+		    proxy_word_is(name.s, name.len, "Keep-Alive") ||
+		    conn_tokens_has(&h->conn, &name))
 			continue;
 		put(&w, l.s, l.len);
 		PUT(&w, "\r\n");
@@ -313,8 +308,7 @@ enum http_proxy_action http_proxy_parse(const char *buf, size_t len, const char 
 	if (!end) {
 		if (len >= HTTPP_HEAD_MAX)
 			return reject(req, 431);
-		req->action = HTTPP_MORE;
-		return HTTPP_MORE;
+		return req->action = HTTPP_MORE;
 	}
 	req->used = end;
 	if (memchr(buf, '\0', end))
@@ -330,8 +324,8 @@ enum http_proxy_action http_proxy_parse(const char *buf, size_t len, const char 
 	target = (struct line){sp1 + 1, (size_t)(sp2 - sp1 - 1)};
 	version = (struct line){sp2 + 1, rl.len - (size_t)(sp2 + 1 - rl.s)};
 	if (method.len > METHOD_MAX || !is_token(method.s, method.len) || !target.len ||
-	    (!eq_nocase(version.s, version.len, "HTTP/1.1") &&
-	     !eq_nocase(version.s, version.len, "HTTP/1.0")))
+	    (!proxy_word_is(version.s, version.len, "HTTP/1.1") &&
+	     !proxy_word_is(version.s, version.len, "HTTP/1.0")))
 		return reject(req, 400);
 	for (size_t i = 0; i < target.len; i++)
 		if ((unsigned char)target.s[i] <= ' ' || target.s[i] == 0x7f)
@@ -341,11 +335,10 @@ enum http_proxy_action http_proxy_parse(const char *buf, size_t len, const char 
 	if (user && !authorized(&h.auth, user, pass ? pass : ""))
 		return reject(req, 407);
 
-	if (eq_nocase(method.s, method.len, "CONNECT")) {
+	if (proxy_word_is(method.s, method.len, "CONNECT")) {
 		if (!parse_authority(target.s, target.len, 0, req))
 			return reject(req, 400);
-		req->action = HTTPP_TUNNEL;
-		return HTTPP_TUNNEL;
+		return req->action = HTTPP_TUNNEL;
 	}
 	if (!prefix_nocase(target.s, target.len, "http://"))
 		return reject(req, 400); /* origin form, or a scheme we do not proxy */
@@ -366,8 +359,7 @@ enum http_proxy_action http_proxy_parse(const char *buf, size_t len, const char 
 		path.len = (size_t)(hash - path.s);
 	if (!rewrite(buf, &h, &method, &auth, &path, &version, out, out_cap, &req->out_len))
 		return reject(req, 431);
-	req->action = HTTPP_FORWARD;
-	return HTTPP_FORWARD;
+	return req->action = HTTPP_FORWARD;
 }
 
 const char *http_proxy_response(int status)

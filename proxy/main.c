@@ -39,7 +39,6 @@ struct proxy_main {
 	struct host h; /* first: the steps' struct host * is this */
 	struct zt_options opt;
 	struct proxy px;
-	const char *name; /* opt.name */
 	struct zt_sandbox_config sandbox;
 	char sock_path[108];
 	pthread_t loop_thread;
@@ -188,7 +187,7 @@ static int open_proxy(struct host *h)
 	if (load(m))
 		return 1;
 	raise_fd_limit();
-	snprintf(h->ifname, sizeof(h->ifname), "%s", m->name);
+	snprintf(h->ifname, sizeof(h->ifname), "%s", m->opt.name);
 	h->sink = &m->px.stack.sink; /* stack_init fills it in (configure) */
 	return 0;
 }
@@ -218,7 +217,7 @@ static int configure(struct host *h)
 	ret = endpoint_start(h);
 	if (ret)
 		log_err("Endpoint names are not followed: no lookup helper (%s)", strerror(-ret));
-	ret = rundir_socket_path(m->sock_path, sizeof(m->sock_path), m->name, m->opt.socket);
+	ret = rundir_socket_path(m->sock_path, sizeof(m->sock_path), m->opt.name, m->opt.socket);
 	if (ret)
 		return host_fail(h, "cannot open the configuration socket %s: %s", m->sock_path,
 				 strerror(-ret));
@@ -302,7 +301,7 @@ static int start(struct host *h)
 		ret = -health_start(&m->health, &h->zt);
 	if (ret)
 		return host_fail(h, "cannot start threads: %s", strerror(ret));
-	log_info("Proxy started (%s, configuration socket %s%s%s%s%s)", m->name, m->sock_path,
+	log_info("Proxy started (%s, configuration socket %s%s%s%s%s)", m->opt.name, m->sock_path,
 		 h->opt->info ? ", health endpoint " : "", h->opt->info ? h->opt->info : "",
 		 h->opt->metrics ? ", metrics " : "", h->opt->metrics ? h->opt->metrics : "");
 	if (m->ready_fd >= 0 && write(m->ready_fd, "", 1) != 1)
@@ -348,7 +347,6 @@ int main(int argc, char **argv)
 		_exit(endpoint_helper());
 	m.h.ops = &proxy_ops;
 	m.h.opt = &m.opt;
-	m.name = m.opt.name;
 	m.ready_fd = -1;
 
 	zt_cli_parse_proxy(argc, argv, env_get, NULL, &m.opt);
@@ -357,7 +355,7 @@ int main(int argc, char **argv)
 		return ret;
 	if (m.opt.check)
 		return load(&m) ? 1 : puts("Config OK") < 0;
-	log_init(m.name, m.opt.log_level);
+	log_init(m.opt.name, m.opt.log_level);
 	/* lwIP's threads never stop: the process ends without waiting */
 	_exit(host_run(&m.h));
 }

@@ -28,11 +28,12 @@ struct key {
 	const char *name;
 	int (*parse)(struct parser *p, const struct key *k, void *field, const char *v, size_t len);
 	size_t off;
-	int (*item)(struct parser *p, const char *s, size_t len); /* a list's elements */
-	uint64_t min, max;					  /* a number's range */
-	const char *hint; /* what a good value is, after "bad KEY 'VALUE' " */
-	bool required;	  /* said missing in table order */
-	size_t given;	  /* not 0: a bool at this offset says it was given */
+	int (*item)(struct parser *p, const struct key *k, const char *s, size_t len);
+	uint64_t min, max; /* a number's range, a list's length */
+	size_t count;	   /* ip_item: the list's length is at this offset */
+	const char *hint;  /* what a good value is, after "bad KEY 'VALUE' " */
+	bool required;	   /* said missing in table order */
+	size_t given;	   /* not 0: a bool at this offset says it was given */
 };
 
 /* A section: its keys (at most 32, a bit each in parser.seen; the table
@@ -41,7 +42,7 @@ struct key {
 struct section {
 	const char *name;
 	const struct key *keys;
-	int (*open)(struct parser *p, const struct section *s);
+	int (*open)(struct parser *p); /* p->sec is the section */
 	int (*close)(struct parser *p);
 	enum proxy_kind kind; /* of a listener's section */
 	bool wg;	      /* [Interface] and [Peer]: the WGConfig file's, if any */
@@ -125,7 +126,7 @@ static bool blank(const char *s, size_t len)
 	return len == 0;
 }
 
-static bool word_is(const char *s, size_t len, const char *word)
+bool proxy_word_is(const char *s, size_t len, const char *word)
 {
 	return strlen(word) == len && !strncasecmp(s, word, len);
 }
@@ -203,8 +204,8 @@ static int shown(size_t len)
 	return len > 64 ? 64 : (int)len;
 }
 
-/* Address, DNS, AllowedIPs: comma-separated, repeatable; k->item() takes
- * each trimmed element. */
+/* Address, DNS, CheckAlive, AllowedIPs: comma-separated, repeatable;
+ * k->item() takes each trimmed element. */
 static int parse_list(struct parser *p, const struct key *k, void *field, const char *v, size_t len)
 {
 	(void)field;
@@ -215,7 +216,7 @@ static int parse_list(struct parser *p, const struct key *k, void *field, const 
 		size_t sl = n;
 
 		trim(&s, &sl);
-		if (k->item(p, s, sl))
+		if (k->item(p, k, s, sl))
 			return -1;
 		if (!comma)
 			return 0;
@@ -224,11 +225,12 @@ static int parse_list(struct parser *p, const struct key *k, void *field, const 
 	}
 }
 
-static int address_item(struct parser *p, const char *s, size_t len)
+static int address_item(struct parser *p, const struct key *k, const char *s, size_t len)
 {
 	struct proxy_interface *ifc = &p->conf->iface;
 	struct proxy_prefix *a = &ifc->addrs[ifc->n_addrs];
 
+	(void)k;
 	if (ifc->n_addrs == PROXY_CONF_MAX_ADDRS)
 		return fail(p, "too many Address entries (at most %d)", PROXY_CONF_MAX_ADDRS);
 	if (!uapi_parse_prefix(s, len, true, &a->ip.family, &a->ip.in4, &a->cidr))
@@ -238,39 +240,27 @@ static int address_item(struct parser *p, const char *s, size_t len)
 	return 0;
 }
 
-/* An IP address more in arr (*n of max), the key named in messages. */
-static int ip_item(struct parser *p, struct proxy_ip *arr, size_t *n, size_t max, const char *key,
-		   const char *s, size_t len)
+/* An IP address more in the array at k->off (its length at k->count). */
+static int ip_item(struct parser *p, const struct key *k, const char *s, size_t len)
 {
-	if (*n == max)
-		return fail(p, "too many %s entries (at most %zu)", key, max);
+	struct proxy_ip *arr = (struct proxy_ip *)((char *)p->cur + k->off);
+	size_t *n = (size_t *)((char *)p->cur + k->count);
+
+	if (*n == k->max)
+		return fail(p, "too many %s entries (at most %zu)", k->name, (size_t)k->max);
 	if (!uapi_parse_ip(s, len, &arr[*n].family, &arr[*n].in4))
-		return fail(p, "bad %s '%.*s' (an IP address)", key, shown(len), s);
+		return fail(p, "bad %s '%.*s' (an IP address)", k->name, shown(len), s);
 	++*n;
 	return 0;
 }
 
-static int dns_item(struct parser *p, const char *s, size_t len)
-{
-	struct proxy_interface *ifc = &p->conf->iface;
-
-	return ip_item(p, ifc->dns, &ifc->n_dns, PROXY_CONF_MAX_DNS, "DNS", s, len);
-}
-
-static int check_alive_item(struct parser *p, const char *s, size_t len)
-{
-	struct proxy_interface *ifc = &p->conf->iface;
-
-	return ip_item(p, ifc->check_alive, &ifc->n_check_alive, PROXY_CONF_MAX_CHECK_ALIVE,
-		       "CheckAlive", s, len);
-}
-
-static int allowed_item(struct parser *p, const char *s, size_t len)
+static int allowed_item(struct parser *p, const struct key *k, const char *s, size_t len)
 {
 	struct uapi_peer *peer = &((struct proxy_peer *)p->cur)->set;
 	struct uapi_allowed_ip a = {0};
 	sa_family_t family;
 
+	(void)k;
 	if (!uapi_parse_prefix(s, len, true, &family, a.addr, &a.cidr))
 		return fail(p, "bad AllowedIPs '%.*s' (IP/prefix)", shown(len), s);
 	if (peer->n_allowed_ips == PROXY_CONF_MAX_ALLOWED)
@@ -385,7 +375,7 @@ static int parse_obfs(struct parser *p, const struct key *k, void *field, const 
 static int parse_keepalive(struct parser *p, const struct key *k, void *field, const char *v,
 			   size_t len)
 {
-	if (!word_is(v, len, "off"))
+	if (!proxy_word_is(v, len, "off"))
 		return parse_number(p, k, field, v, len);
 	*(uint16_t *)field = 0;
 	return 0;
@@ -441,7 +431,7 @@ static int parse_bool(struct parser *p, const struct key *k, void *field, const 
 	static const char *const words[] = {"false", "true", "no", "yes", "off", "on", "0", "1"};
 
 	for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++) {
-		if (word_is(v, len, words[i])) {
+		if (proxy_word_is(v, len, words[i])) {
 			*(bool *)field = i % 2; /* the odd ones say yes */
 			return 0;
 		}
@@ -479,9 +469,8 @@ static void *grow_one(struct parser *p, void *arr, size_t *n, size_t size, size_
 	return a;
 }
 
-static int open_interface(struct parser *p, const struct section *s)
+static int open_interface(struct parser *p)
 {
-	(void)s;
 	if (p->iface_line)
 		return fail(p, "[Interface] given twice (first on line %u)", p->iface_line);
 	p->iface_line = p->line;
@@ -491,13 +480,12 @@ static int open_interface(struct parser *p, const struct section *s)
 	return 0;
 }
 
-static int open_peer(struct parser *p, const struct section *s)
+static int open_peer(struct parser *p)
 {
 	struct proxy_conf *c = p->conf;
 	struct proxy_peer *a =
 	    grow_one(p, c->peers, &c->n_peers, sizeof(*a), PROXY_CONF_MAX_PEERS, "[Peer] sections");
 
-	(void)s;
 	if (!a)
 		return -1;
 	c->peers = a;
@@ -517,7 +505,7 @@ static int close_peer(struct parser *p)
 	return 0;
 }
 
-static int open_listener(struct parser *p, const struct section *s)
+static int open_listener(struct parser *p)
 {
 	struct proxy_conf *c = p->conf;
 	struct proxy_listener *a = grow_one(p, c->listeners, &c->n_listeners, sizeof(*a),
@@ -526,8 +514,8 @@ static int open_listener(struct parser *p, const struct section *s)
 	if (!a)
 		return -1;
 	c->listeners = a;
-	a[c->n_listeners - 1].kind = s->kind;
-	a[c->n_listeners - 1].section = s->name;
+	a[c->n_listeners - 1].kind = p->sec->kind;
+	a[c->n_listeners - 1].section = p->sec->name;
 	a[c->n_listeners - 1].line = p->line;
 	return 0;
 }
@@ -603,10 +591,11 @@ static const struct key top_keys[] = {{"WGConfig", .parse = include_wgconfig}, {
 static const struct key interface_keys[] = {
     {"PrivateKey", parse_key, IFACE(private_key), .required = true},
     {"Address", parse_list, .item = address_item, .required = true},
-    {"DNS", parse_list, .item = dns_item},
+    {"DNS", parse_list, IFACE(dns), ip_item, .max = PROXY_CONF_MAX_DNS, .count = IFACE(n_dns)},
     {"MTU", parse_number, IFACE(mtu), .min = PROXY_MIN_MTU, .max = PROXY_MAX_MTU},
     {"ListenPort", parse_number, IFACE(listen_port), .max = UINT16_MAX},
-    {"CheckAlive", parse_list, .item = check_alive_item},
+    {"CheckAlive", parse_list, IFACE(check_alive), ip_item, .max = PROXY_CONF_MAX_CHECK_ALIVE,
+     .count = IFACE(n_check_alive)},
     {"CheckAliveInterval", parse_number, IFACE(check_alive_interval), .min = 1, .max = UINT16_MAX,
      .hint = "(seconds, 1..65535)"},
 #define OBFS(n)                                                                                    \
@@ -697,7 +686,7 @@ static int open_section(struct parser *p, const char *name, size_t len)
 	const struct section *sec = NULL;
 
 	for (size_t i = S_INTERFACE; i < sizeof(sections) / sizeof(sections[0]); i++)
-		if (word_is(name, len, sections[i].name))
+		if (proxy_word_is(name, len, sections[i].name))
 			sec = &sections[i];
 	if (!sec)
 		return fail(p, "unknown section [%.*s]", shown(len), name);
@@ -707,9 +696,9 @@ static int open_section(struct parser *p, const char *name, size_t len)
 		return fail(p, "[%s] is not allowed in a WGConfig file", sec->name);
 	if (!p->included && p->wg_file && sec->wg)
 		return fail(p, "[%s] belongs in the WGConfig file, not here", sec->name);
-	if (sec->open(p, sec))
-		return -1;
 	p->sec = sec;
+	if (sec->open(p))
+		return -1;
 	p->sec_line = p->line;
 	p->seen = 0;
 	return 0;
@@ -718,7 +707,7 @@ static int open_section(struct parser *p, const char *name, size_t len)
 static const struct key *find_key(const struct key *k, const char *s, size_t len)
 {
 	for (; k->name; k++)
-		if (word_is(s, len, k->name))
+		if (proxy_word_is(s, len, k->name))
 			return k;
 	return NULL;
 }
@@ -844,16 +833,10 @@ static int check_conf(struct parser *p, const char *file)
 		return fail_at(p, at, "no [Interface] section");
 	if (!c->n_peers)
 		return fail_at(p, at, "no [Peer] section");
-	if (c->n_peers == 1 && !c->peers[0].set.n_allowed_ips) {
-		struct uapi_peer *peer = &c->peers[0].set;
-
-		peer->allowed_ips = calloc(2, sizeof(*peer->allowed_ips));
-		if (!peer->allowed_ips)
-			return fail_at(p, at, "out of memory");
-		peer->allowed_ips[0].family = AF_INET;
-		peer->allowed_ips[1].family = AF_INET6;
-		peer->n_allowed_ips = peer->cap_allowed_ips = 2;
-	}
+	p->cur = c->peers;
+	if (c->n_peers == 1 && !c->peers[0].set.n_allowed_ips &&
+	    (allowed_item(p, NULL, "0.0.0.0/0", 9) || allowed_item(p, NULL, "::/0", 4)))
+		return -1;
 	for (size_t i = 0; i < c->n_peers; i++)
 		if (!c->peers[i].set.n_allowed_ips)
 			return fail_at(

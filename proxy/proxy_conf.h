@@ -129,6 +129,8 @@ int proxy_conf_take_set(struct proxy_conf *c, proxy_conf_resolve_fn resolve, voi
 /* True for 127.0.0.0/8 and ::1 (and ::ffff:127.0.0.0/104). */
 bool proxy_ip_is_loopback(const struct proxy_ip *ip);
 bool proxy_ip_equal(const struct proxy_ip *a, const struct proxy_ip *b);
+/* s[0..len) is word, whatever the case. */
+bool proxy_word_is(const char *s, size_t len, const char *word);
 
 /* "host:port" / "[v6]:port": host an address literal or 1..255 bytes of
  * letters, digits, '-', '.', '_'; port 1..65535. Also HTTP CONNECT's. */

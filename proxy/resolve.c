@@ -12,6 +12,7 @@
 #include "lwip/udp.h"
 
 #include "addr.h"
+#include "dgram.h"
 #include "dns.h"
 #include "proxy.h"
 #include "stack.h"
@@ -41,7 +42,6 @@ static bool resolve_send(struct resolve *r)
 {
 	uint8_t q[DNS_QUERY_MAX];
 	size_t len;
-	struct pbuf *p;
 	err_t err;
 
 	if (!zinc_get_random_bytes(&r->id, sizeof(r->id)))
@@ -49,12 +49,7 @@ static bool resolve_send(struct resolve *r)
 	len = dns_build_query(q, sizeof(q), r->id, r->name, r->qtype);
 	if (!len)
 		return false;
-	p = pbuf_alloc(PBUF_TRANSPORT, (u16_t)len, PBUF_RAM);
-	if (!p)
-		return false;
-	memcpy(p->payload, q, len);
-	err = udp_sendto(r->pcb, p, &r->s->dns, PROXY_DNS_PORT);
-	pbuf_free(p);
+	err = dgram_send(r->pcb, q, len, &r->s->dns, PROXY_DNS_PORT);
 	sys_timeout(PROXY_DNS_TIMEOUT_MS, resolve_timeout, r);
 	return err == ERR_OK || err == ERR_MEM || err == ERR_RTE;
 }

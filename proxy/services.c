@@ -113,27 +113,12 @@ static void listener_accept(struct loop *l, struct loop_handler *h, uint32_t eve
 
 static int listener_open(struct proxy *px, const struct proxy_listener *svc, size_t cap)
 {
-	struct sockaddr_storage ss;
-	socklen_t len = proxy_sockaddr(&svc->bind, &ss);
 	struct listener *ls = calloc(1, sizeof(*ls));
-	int one = 1, fd;
+	int fd = ls ? proxy_bind(&svc->bind, SOCK_STREAM) : -ENOMEM;
 
-	if (!ls)
-		return -ENOMEM;
-	fd = socket(ss.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (fd < 0) {
 		free(ls);
-		return -errno;
-	}
-	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-	if (ss.ss_family == AF_INET6)
-		setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof(one));
-	if (bind(fd, (struct sockaddr *)&ss, len) < 0 || listen(fd, PROXY_CONNECT_BACKLOG) < 0) {
-		int ret = -errno;
-
-		close(fd);
-		free(ls);
-		return ret;
+		return fd;
 	}
 	ls->h.fn = listener_accept;
 	ls->owner.ended = listener_ended;

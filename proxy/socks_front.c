@@ -94,14 +94,9 @@ static void socks_readable(struct conn *c)
 		conn_close(c, false);
 		break;
 	case SOCKS5_CONNECT:
-		c->admitted = true;
 		socks5_wipe(&fe->s);
-		if (conn_set_early(c, buf + step.used, (size_t)r - step.used)) {
-			conn_close(c, true);
-			return;
-		}
-		conn_want(c, 0);
-		socks_connect(c, &step.dst);
+		if (conn_admit(c, buf + step.used, (size_t)r - step.used))
+			socks_connect(c, &step.dst);
 		break;
 	case SOCKS5_UDP_ASSOCIATE:
 		c->admitted = true;

@@ -84,11 +84,7 @@ static size_t need(const struct socks5 *s)
 		if (n < 4)
 			return 4;
 		a = addr_len(b[3], b + 4, n - 4);
-		if (!a)
-			return n;
-		if (b[3] == SOCKS5_ATYP_DOMAIN && n < 5)
-			return 5;
-		return 4 + a;
+		return a ? 4 + a : n; /* a domain's is 1 until its length byte is in */
 	}
 	default:
 		return n;

@@ -146,21 +146,14 @@ static void udp_tunnel_event(struct loop *l, struct loop_handler *h, uint32_t ev
 
 int udp_tunnel_open(struct proxy *px, const struct proxy_listener *svc)
 {
-	struct sockaddr_storage ss;
-	socklen_t len = proxy_sockaddr(&svc->bind, &ss);
 	struct udp_tunnel *t = calloc(1, sizeof(*t));
-	int ret;
+	int fd = t ? proxy_bind(&svc->bind, SOCK_DGRAM) : -ENOMEM;
 
-	if (!t)
-		return -ENOMEM;
-	t->fd = socket(ss.ss_family, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-	if (t->fd < 0 || bind(t->fd, (struct sockaddr *)&ss, len) < 0) {
-		ret = -errno;
-		if (t->fd >= 0)
-			close(t->fd);
+	if (fd < 0) {
 		free(t);
-		return ret;
+		return fd;
 	}
+	t->fd = fd;
 	t->h.fn = udp_tunnel_event;
 	t->px = px;
 	t->svc = svc;
