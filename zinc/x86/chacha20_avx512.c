@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /* ChaCha20, sixteen blocks at a time in AVX-512 registers; the 8- and
  * 4-block tails use the AVX-512VL forms, whose vprold replaces the
- * shift-shift-or rotates. */
+ * shift-shift-or rotates. Partial 16- and 8-block tails read and write
+ * only their bytes with AVX-512BW masks instead of going through a copy. */
 #if defined(__x86_64__)
 #include <immintrin.h>
 #include <string.h>
@@ -10,8 +11,9 @@
 
 #include "../cpu.h"
 
-#define CH_TARGET __attribute__((target("avx2,avx512f,avx512vl")))
+#define CH_TARGET __attribute__((target("avx2,avx512f,avx512vl,avx512bw")))
 #define CH_WITH_8X
+#define CH_MASKED
 #define CH_ROT128(x, n) _mm_rol_epi32(x, n)
 #define CH_ROT256(x, n) _mm256_rol_epi32(x, n)
 
@@ -21,9 +23,18 @@
 #define CH_XOR512(a, b) _mm512_xor_si512(a, b)
 #define CH_ROT512(x, n) _mm512_rol_epi32(x, n)
 
-#define CH_XOR64(d, s, k)                                                                          \
-	_mm512_storeu_si512((void *)(d),                                                           \
-			    _mm512_xor_si512(_mm512_loadu_si512((const void *)(s)), (k)))
+/* The 64 bytes at offset pos, or those of them below len. */
+#define CH_XOR64(pos, k)                                                                           \
+	do {                                                                                       \
+		if (len >= (pos) + 64) {                                                           \
+			const __m512i s_ = _mm512_loadu_si512((const void *)(src + (pos)));        \
+			_mm512_storeu_si512((void *)(dst + (pos)), _mm512_xor_si512(s_, (k)));     \
+		} else if (len > (pos)) {                                                          \
+			const __mmask64 m_ = ((__mmask64)1 << (len - (pos))) - 1;                  \
+			const __m512i s_ = _mm512_maskz_loadu_epi8(m_, src + (pos));               \
+			_mm512_mask_storeu_epi8(dst + (pos), m_, _mm512_xor_si512(s_, (k)));       \
+		}                                                                                  \
+	} while (0)
 
 /* Words 4g..4g+3 of 16 blocks -> o[j] holds, in 128-bit lane k, those words
  * of block 4k + j. */
@@ -44,12 +55,13 @@
 		if (k0 && (b) == 0)                                                                \
 			_mm512_storeu_si512((void *)k0, (ks));                                     \
 		else                                                                               \
-			CH_XOR64(dst + 64 * ((b) - !!k0), src + 64 * ((b) - !!k0), (ks));          \
+			CH_XOR64(64 * (size_t)((b) - !!k0), (ks));                                 \
 	} while (0)
 
-/* 1024 bytes: blocks st[12] .. st[12] + 15 (with k0: 64 + 960). */
+/* 1024 bytes: blocks st[12] .. st[12] + 15 (with k0: 64 + 960), of which
+ * len bytes of data are read and written. */
 static CH_TARGET inline void chacha20_16x_k0(const uint32_t st[16], uint8_t *k0, uint8_t *dst,
-					     const uint8_t *src)
+					     const uint8_t *src, size_t len)
 {
 	const __m512i ctr = _mm512_add_epi32(
 	    _mm512_set1_epi32((int)st[12]),
@@ -105,15 +117,15 @@ static CH_TARGET inline void chacha20_16x_k0(const uint32_t st[16], uint8_t *k0,
 
 static CH_TARGET inline void chacha20_16x(const uint32_t st[16], uint8_t *dst, const uint8_t *src)
 {
-	chacha20_16x_k0(st, NULL, dst, src);
+	chacha20_16x_k0(st, NULL, dst, src, 1024);
 }
 
-/* The AEAD's first 16 blocks without a copy: block 0 into k0, 960 bytes
- * of data from src to dst. */
+/* The AEAD's first 16 blocks without a copy: block 0 into k0, len (at
+ * most 960) bytes of data from src to dst. */
 CH_TARGET void zinc_chacha20_avx512_first(uint32_t st[16], uint8_t k0[64], uint8_t *dst,
-					  const uint8_t *src)
+					  const uint8_t *src, size_t len)
 {
-	chacha20_16x_k0(st, k0, dst, src);
+	chacha20_16x_k0(st, k0, dst, src, len);
 	st[12] += 16;
 }
 
@@ -133,7 +145,8 @@ CH_TARGET void zinc_chacha20_avx512(uint32_t st[16], uint8_t *dst, const uint8_t
 		len -= 1024;
 	}
 	if (len > 512) {
-		CH_TAIL(chacha20_16x, 1024, st, dst, src, len);
+		chacha20_16x_k0(st, NULL, dst, src, len);
+		st[12] += (uint32_t)((len + 63) / 64);
 		return;
 	}
 	if (len == 512) {
@@ -142,7 +155,8 @@ CH_TARGET void zinc_chacha20_avx512(uint32_t st[16], uint8_t *dst, const uint8_t
 		return;
 	}
 	if (len > 256) {
-		CH_TAIL(chacha20_8x, 512, st, dst, src, len);
+		chacha20_8x_len(st, dst, src, len);
+		st[12] += (uint32_t)((len + 63) / 64);
 		return;
 	}
 	if (len)

@@ -27,8 +27,9 @@ struct aead_kit {
 	size_t vgroup;
 	size_t vmin; /* shorter messages: scalar only (the vector set-up costs) */
 	void (*wipe)(uint8_t *dst, size_t len, bool ok);
-	/* seal's first chunk straight to dst when it is whole (NULL: copied) */
-	void (*first)(uint32_t st[16], uint8_t k0[64], uint8_t *dst, const uint8_t *src);
+	/* A first chunk of more than half a chunk without a copy (NULL: copied) */
+	void (*first)(uint32_t st[16], uint8_t k0[64], uint8_t *dst, const uint8_t *src,
+		      size_t len);
 };
 
 /* Ciphertext authentication that may run behind (seal) or ahead (open) of
@@ -102,16 +103,24 @@ static ALWAYS_INLINE void auth_tag(struct auth *a, size_t ad_len, uint8_t tag[16
 	poly64_final(&a->p, tag);
 }
 
-/* The first kernel call: 64 zero bytes for block 0, then the first data. */
+/* The first kernel call: block 0 into buf, then the first data from src
+ * to dst, through buf (64 zero bytes, then the data) unless k->first does
+ * it directly; shorter chunks take the narrower kernels that way. */
 static ALWAYS_INLINE size_t first_chunk(const struct aead_kit *k, uint32_t st[16], uint8_t *buf,
-					const uint8_t *src, size_t len)
+					uint8_t *dst, const uint8_t *src, size_t len)
 {
 	size_t n = len < k->chunk - 64 ? len : k->chunk - 64;
 
+	if (k->first && 2 * (64 + n) > k->chunk) {
+		k->first(st, buf, dst, src, n);
+		return n;
+	}
 	memset(buf, 0, 64);
 	if (n) /* src may be NULL when len is 0 */
 		memcpy(buf + 64, src, n);
 	k->chacha(st, buf, buf, 64 + n);
+	if (dst != buf + 64)
+		memcpy(dst, buf + 64, n);
 	return n;
 }
 
@@ -125,13 +134,7 @@ static ALWAYS_INLINE void aead_seal(const struct aead_kit *k, uint8_t *dst, cons
 	size_t off;
 
 	state_init(st, key, nonce);
-	if (k->first && len >= k->chunk - 64) {
-		k->first(st, buf, dst, src);
-		off = k->chunk - 64;
-	} else {
-		off = first_chunk(k, st, buf, src, len);
-		memcpy(dst, buf + 64, off);
-	}
+	off = first_chunk(k, st, buf, dst, src, len);
 	poly64_init(&a.p, buf);
 	poly64_padded(&a.p, ad, ad_len);
 	/* Only block 0 (the Poly1305 key) is secret; the rest is ciphertext. */
@@ -224,7 +227,8 @@ static ALWAYS_INLINE bool aead_open(const struct aead_kit *k, uint8_t *dst, cons
 		return false;
 	len = src_len - 16;
 	state_init(st, key, nonce);
-	off = first_chunk(k, st, buf, src, len);
+	/* dst may be src: the first plaintext waits in buf. */
+	off = first_chunk(k, st, buf, buf + 64, src, len);
 	poly64_init(&a.p, buf);
 	poly64_padded(&a.p, ad, ad_len);
 	auth_setup(k, &a, src, len);
