@@ -123,6 +123,10 @@ void zinc_chacha20_avx512(uint32_t state[16], uint8_t *dst, const uint8_t *src, 
  * AEAD's first call). */
 void zinc_chacha20_avx512_first(uint32_t st[16], uint8_t k0[64], uint8_t *dst, const uint8_t *src,
 				size_t len);
+/* dst = (src XOR keystream) AND keep: keep is all ones, or zero for the
+ * AEAD's forged messages (chacha20_avx512.c). */
+void zinc_chacha20_avx512_keep(uint32_t st[16], uint8_t *dst, const uint8_t *src, size_t len,
+			       uint64_t keep);
 void zinc_aead_seal_ssse3(uint8_t *dst, const uint8_t *src, size_t len, const uint8_t *ad,
 			  size_t ad_len, const uint8_t key[32], const uint8_t nonce[12]);
 bool zinc_aead_open_ssse3(uint8_t *dst, const uint8_t *src, size_t src_len, const uint8_t *ad,

@@ -30,6 +30,10 @@ struct aead_kit {
 	/* A first chunk of more than half a chunk without a copy (NULL: copied) */
 	void (*first)(uint32_t st[16], uint8_t k0[64], uint8_t *dst, const uint8_t *src,
 		      size_t len);
+	/* chacha with its output ANDed with a mask, which spares open the
+	 * wipe pass (NULL: chacha, then wipe) */
+	void (*chacha_keep)(uint32_t st[16], uint8_t *dst, const uint8_t *src, size_t len,
+			    uint64_t keep);
 };
 
 /* Ciphertext authentication that may run behind (seal) or ahead (open) of
@@ -227,28 +231,25 @@ static ALWAYS_INLINE bool aead_open(const struct aead_kit *k, uint8_t *dst, cons
 		return false;
 	len = src_len - 16;
 	state_init(st, key, nonce);
-	/* dst may be src: the first plaintext waits in buf. */
+	/* All of the ciphertext is authenticated before any plaintext is
+	 * written (dst may be src; the first plaintext waits in buf), so the
+	 * verdict can mask the output as it is written. */
 	off = first_chunk(k, st, buf, buf + 64, src, len);
 	poly64_init(&a.p, buf);
 	poly64_padded(&a.p, ad, ad_len);
 	auth_setup(k, &a, src, len);
-	/* Ciphertext is authenticated before it is overwritten (dst may be
-	 * src): always up to the next group boundary past the chunk. */
-	auth_to(k, &a, off + a.group - 1 < len ? off + a.group - 1 : len);
-	memcpy(dst, buf + 64, off);
-	zinc_memzero(buf, 64 + off);
-	while (off < len) {
-		size_t m = len - off < k->chunk ? len - off : k->chunk;
-		size_t ahead = off + m + a.group - 1;
-
-		auth_to(k, &a, ahead < len ? ahead : len);
-		k->chacha(st, dst + off, src + off, m);
-		off += m;
-	}
 	auth_to(k, &a, len);
 	auth_tag(&a, ad_len, tag);
 	ok = zinc_memeq(tag, src + len, 16);
-	k->wipe(dst, len, ok);
+	k->wipe(buf + 64, off, ok);
+	memcpy(dst, buf + 64, off);
+	zinc_memzero(buf, 64 + off);
+	if (k->chacha_keep) {
+		k->chacha_keep(st, dst + off, src + off, len - off, verdict_mask(ok));
+	} else {
+		k->chacha(st, dst + off, src + off, len - off);
+		k->wipe(dst + off, len - off, ok);
+	}
 	zinc_memzero(st, sizeof(st));
 	zinc_memzero(&a, sizeof(a));
 	zinc_memzero(tag, sizeof(tag));
@@ -257,11 +258,18 @@ static ALWAYS_INLINE bool aead_open(const struct aead_kit *k, uint8_t *dst, cons
 
 /* The vector thresholds are where the vector Poly1305 (with its key powers
  * and final fold) starts to beat the scalar one, measured on Zen 5. */
-static const struct aead_kit kit_ssse3 = {zinc_chacha20_ssse3, 256, NULL, NULL, NULL, 0, 0,
-					  wipe_unless_64,      NULL};
-static const struct aead_kit kit_avx2 = {
-    zinc_chacha20_avx2, 512, zinc_poly1305_avx2_blocks, zinc_poly1305_avx2_finish, NULL, 64, 512,
-    wipe_unless_avx2,	NULL};
+static const struct aead_kit kit_ssse3 = {zinc_chacha20_ssse3, 256,  NULL, NULL, NULL, 0, 0,
+					  wipe_unless_64,      NULL, NULL};
+static const struct aead_kit kit_avx2 = {zinc_chacha20_avx2,
+					 512,
+					 zinc_poly1305_avx2_blocks,
+					 zinc_poly1305_avx2_finish,
+					 NULL,
+					 64,
+					 512,
+					 wipe_unless_avx2,
+					 NULL,
+					 NULL};
 static const struct aead_kit kit_avx512 = {zinc_chacha20_avx512,
 					   1024,
 					   zinc_poly1305_avx512_blocks,
@@ -270,7 +278,8 @@ static const struct aead_kit kit_avx512 = {zinc_chacha20_avx512,
 					   256,
 					   1024,
 					   wipe_unless_avx512,
-					   NULL};
+					   NULL,
+					   zinc_chacha20_avx512_keep};
 static const struct aead_kit kit_avx512_ifma = {zinc_chacha20_avx512,
 						1024,
 						zinc_poly1305_ifma_blocks,
@@ -279,7 +288,8 @@ static const struct aead_kit kit_avx512_ifma = {zinc_chacha20_avx512,
 						256,
 						512,
 						wipe_unless_avx512,
-						zinc_chacha20_avx512_first};
+						zinc_chacha20_avx512_first,
+						zinc_chacha20_avx512_keep};
 
 void zinc_aead_seal_ssse3(uint8_t *dst, const uint8_t *src, size_t len, const uint8_t *ad,
 			  size_t ad_len, const uint8_t key[32], const uint8_t nonce[12])
