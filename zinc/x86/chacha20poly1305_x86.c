@@ -26,7 +26,7 @@ struct aead_kit {
 	void (*vtail)(struct poly1305_x86 *p, const uint8_t *m, size_t len);
 	size_t vgroup;
 	size_t vmin; /* shorter messages: scalar only (the vector set-up costs) */
-	void (*wipe)(uint8_t *dst, size_t len, bool ok);
+	void (*wipe)(uint8_t *dst, const uint8_t *src, size_t len, bool ok);
 	/* A first chunk of more than half a chunk without a copy (NULL: copied) */
 	void (*first)(uint32_t st[16], uint8_t k0[64], uint8_t *dst, const uint8_t *src,
 		      size_t len);
@@ -107,13 +107,14 @@ static ALWAYS_INLINE void auth_tag(struct auth *a, size_t ad_len, uint8_t tag[16
 	poly64_final(&a->p, tag);
 }
 
-/* The first kernel call: block 0 into buf, then the first data from src
- * to dst, through buf (64 zero bytes, then the data) unless k->first does
- * it directly; shorter chunks take the narrower kernels that way. */
+/* The first kernel call: block 0 into buf, then up to max bytes of data
+ * from src to dst, through buf (64 zero bytes, then the data) unless
+ * k->first does it directly; shorter chunks take the narrower kernels that
+ * way. */
 static ALWAYS_INLINE size_t first_chunk(const struct aead_kit *k, uint32_t st[16], uint8_t *buf,
-					uint8_t *dst, const uint8_t *src, size_t len)
+					uint8_t *dst, const uint8_t *src, size_t len, size_t max)
 {
-	size_t n = len < k->chunk - 64 ? len : k->chunk - 64;
+	size_t n = len < max ? len : max;
 
 	if (k->first && 2 * (64 + n) > k->chunk) {
 		k->first(st, buf, dst, src, n);
@@ -138,7 +139,7 @@ static ALWAYS_INLINE void aead_seal(const struct aead_kit *k, uint8_t *dst, cons
 	size_t off;
 
 	state_init(st, key, nonce);
-	off = first_chunk(k, st, buf, dst, src, len);
+	off = first_chunk(k, st, buf, dst, src, len, k->chunk - 64);
 	poly64_init(&a.p, buf);
 	poly64_padded(&a.p, ad, ad_len);
 	/* Only block 0 (the Poly1305 key) is secret; the rest is ciphertext. */
@@ -158,21 +159,21 @@ static ALWAYS_INLINE void aead_seal(const struct aead_kit *k, uint8_t *dst, cons
 	zinc_memzero(&a, sizeof(a));
 }
 
-/* Zeroes dst unless ok, without a branch on ok: the verdict is computed
- * from secrets and only becomes public when the caller receives it. The
- * vector widths keep this extra pass cheap on long messages. */
-static ALWAYS_INLINE void wipe_tail(uint8_t *dst, size_t len, uint64_t mask)
+/* dst = src (dst may be src), or zeros unless ok, without a branch on ok:
+ * the verdict is computed from secrets and only becomes public when the
+ * caller receives it. The vector widths keep this pass cheap. */
+static ALWAYS_INLINE void wipe_tail(uint8_t *dst, const uint8_t *src, size_t len, uint64_t mask)
 {
 	uint64_t w;
 	size_t i;
 
 	for (i = 0; i + 8 <= len; i += 8) {
-		memcpy(&w, dst + i, 8);
+		memcpy(&w, src + i, 8);
 		w &= mask;
 		memcpy(dst + i, &w, 8);
 	}
 	for (; i < len; i++)
-		dst[i] &= (uint8_t)mask;
+		dst[i] = src[i] & (uint8_t)mask;
 }
 
 static uint64_t verdict_mask(bool ok)
@@ -184,37 +185,39 @@ static uint64_t verdict_mask(bool ok)
 	return mask;
 }
 
-static void wipe_unless_64(uint8_t *dst, size_t len, bool ok)
+static void wipe_unless_64(uint8_t *dst, const uint8_t *src, size_t len, bool ok)
 {
-	wipe_tail(dst, len, verdict_mask(ok));
+	wipe_tail(dst, src, len, verdict_mask(ok));
 }
 
-__attribute__((target("avx2"))) static void wipe_unless_avx2(uint8_t *dst, size_t len, bool ok)
+__attribute__((target("avx2"))) static void wipe_unless_avx2(uint8_t *dst, const uint8_t *src,
+							     size_t len, bool ok)
 {
 	const uint64_t mask = verdict_mask(ok);
 	const __m256i m = _mm256_set1_epi64x((long long)mask);
 	size_t i;
 
 	for (i = 0; i + 32 <= len; i += 32) {
-		__m256i *p = (__m256i *)(void *)(dst + i);
+		const __m256i v = _mm256_loadu_si256((const __m256i *)(const void *)(src + i));
 
-		_mm256_storeu_si256(p, _mm256_and_si256(_mm256_loadu_si256(p), m));
+		_mm256_storeu_si256((__m256i *)(void *)(dst + i), _mm256_and_si256(v, m));
 	}
-	wipe_tail(dst + i, len - i, mask);
+	wipe_tail(dst + i, src + i, len - i, mask);
 }
 
-__attribute__((target("avx512f"))) static void wipe_unless_avx512(uint8_t *dst, size_t len, bool ok)
+__attribute__((target("avx512f"))) static void wipe_unless_avx512(uint8_t *dst, const uint8_t *src,
+								  size_t len, bool ok)
 {
 	const uint64_t mask = verdict_mask(ok);
 	const __m512i m = _mm512_set1_epi64((long long)mask);
 	size_t i;
 
 	for (i = 0; i + 64 <= len; i += 64) {
-		void *p = dst + i;
+		const __m512i v = _mm512_loadu_si512((const void *)(src + i));
 
-		_mm512_storeu_si512(p, _mm512_and_si512(_mm512_loadu_si512(p), m));
+		_mm512_storeu_si512((void *)(dst + i), _mm512_and_si512(v, m));
 	}
-	wipe_tail(dst + i, len - i, mask);
+	wipe_tail(dst + i, src + i, len - i, mask);
 }
 
 static ALWAYS_INLINE bool aead_open(const struct aead_kit *k, uint8_t *dst, const uint8_t *src,
@@ -233,22 +236,24 @@ static ALWAYS_INLINE bool aead_open(const struct aead_kit *k, uint8_t *dst, cons
 	state_init(st, key, nonce);
 	/* All of the ciphertext is authenticated before any plaintext is
 	 * written (dst may be src; the first plaintext waits in buf), so the
-	 * verdict can mask the output as it is written. */
-	off = first_chunk(k, st, buf, buf + 64, src, len);
+	 * verdict can mask the output as it is written. When the masked
+	 * kernels do more than one call, the first is only half a chunk:
+	 * less to copy, and as many blocks per kernel call. */
+	off = first_chunk(k, st, buf, buf + 64, src, len,
+			  (k->chacha_keep && len > k->chunk - 64 ? k->chunk / 2 : k->chunk) - 64);
 	poly64_init(&a.p, buf);
 	poly64_padded(&a.p, ad, ad_len);
 	auth_setup(k, &a, src, len);
 	auth_to(k, &a, len);
 	auth_tag(&a, ad_len, tag);
 	ok = zinc_memeq(tag, src + len, 16);
-	k->wipe(buf + 64, off, ok);
-	memcpy(dst, buf + 64, off);
+	k->wipe(dst, buf + 64, off, ok);
 	zinc_memzero(buf, 64 + off);
 	if (k->chacha_keep) {
 		k->chacha_keep(st, dst + off, src + off, len - off, verdict_mask(ok));
 	} else {
 		k->chacha(st, dst + off, src + off, len - off);
-		k->wipe(dst + off, len - off, ok);
+		k->wipe(dst + off, dst + off, len - off, ok);
 	}
 	zinc_memzero(st, sizeof(st));
 	zinc_memzero(&a, sizeof(a));
