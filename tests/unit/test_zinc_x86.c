@@ -154,6 +154,9 @@ static void aead_one(const struct aead_path *p, size_t len, size_t ad_len, size_
 		memset(out, 0xaa, len);
 		CHECK(!p->open(out, ct, len + 16, ad, ad_len, key, nonce));
 		CHECK_MEM(out, zero, len, "forged open zeroes dst");
+		memcpy(out, ct, len + 16);
+		CHECK(!p->open(out, out, len + 16, ad, ad_len, key, nonce));
+		CHECK_MEM(out, zero, len, "forged open in place zeroes dst");
 		if (ad_len) {
 			ad[0] ^= 1;
 			CHECK(!p->open(out, ref, len + 16, ad, ad_len, key, nonce));
