@@ -99,6 +99,10 @@ struct zinc_impl {
 const struct zinc_impl *zinc_impl(void);
 
 /* Portable entries (defined next to the portable code). */
+/* The initial state: constants, key, counter, nonce (chacha20.c; the one
+ * copy the AEAD paths share). */
+void zinc_chacha20_state(uint32_t state[16], const uint8_t key[32], const uint8_t nonce[12],
+			 uint32_t counter);
 void zinc_chacha20_generic(uint32_t state[16], uint8_t *dst, const uint8_t *src, size_t len);
 void zinc_aead_seal_generic(uint8_t *dst, const uint8_t *src, size_t len, const uint8_t *ad,
 			    size_t ad_len, const uint8_t key[32], const uint8_t nonce[12]);

@@ -45,18 +45,6 @@ struct auth {
 	int vec;
 };
 
-static ALWAYS_INLINE void state_init(uint32_t st[16], const uint8_t key[32],
-				     const uint8_t nonce[12])
-{
-	st[0] = 0x61707865;
-	st[1] = 0x3320646e;
-	st[2] = 0x79622d32;
-	st[3] = 0x6b206574;
-	memcpy(st + 4, key, 32);
-	st[12] = 0;
-	memcpy(st + 13, nonce, 12);
-}
-
 static ALWAYS_INLINE void auth_setup(const struct aead_kit *k, struct auth *a, const uint8_t *ct,
 				     size_t len)
 {
@@ -138,7 +126,7 @@ static ALWAYS_INLINE void aead_seal(const struct aead_kit *k, uint8_t *dst, cons
 	uint32_t st[16];
 	size_t off;
 
-	state_init(st, key, nonce);
+	zinc_chacha20_state(st, key, nonce, 0);
 	off = first_chunk(k, st, buf, dst, src, len, k->chunk - 64);
 	poly64_init(&a.p, buf);
 	poly64_padded(&a.p, ad, ad_len);
@@ -233,7 +221,7 @@ static ALWAYS_INLINE bool aead_open(const struct aead_kit *k, uint8_t *dst, cons
 	if (src_len < 16)
 		return false;
 	len = src_len - 16;
-	state_init(st, key, nonce);
+	zinc_chacha20_state(st, key, nonce, 0);
 	/* All of the ciphertext is authenticated before any plaintext is
 	 * written (dst may be src; the first plaintext waits in buf), so the
 	 * verdict can mask the output as it is written. When the masked
