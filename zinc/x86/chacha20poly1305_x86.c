@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: MIT
-/* ChaCha20-Poly1305 in one pass: each chunk of a few hundred bytes is
- * encrypted and then authenticated (or authenticated and then decrypted)
- * while it is still in L1, instead of two passes over the whole message.
- * Block 0 (the Poly1305 key) is computed in the same kernel call as the
- * first data blocks, which matters for short packets. */
+/* ChaCha20-Poly1305. Seal is one pass: each chunk of a few hundred bytes
+ * is encrypted and then authenticated while it is still in L1. Open
+ * authenticates the whole ciphertext first, then decrypts with the output
+ * masked by the verdict (AVX-512), or decrypts and wipes (SSSE3, AVX2); a
+ * packet stays in L1 between the two passes. Block 0 (the Poly1305 key)
+ * is computed in the same kernel call as the first data blocks, which
+ * matters for short packets. */
 #if defined(__x86_64__)
 #include <immintrin.h>
 #include <string.h>
