@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: MIT
 /* ChaCha20-Poly1305. Seal is one pass: each chunk of a few hundred bytes
- * is encrypted and then authenticated while it is still in L1. Open
- * authenticates the whole ciphertext first, then decrypts with the output
- * masked by the verdict (AVX-512), or decrypts and wipes (SSSE3, AVX2); a
- * packet stays in L1 between the two passes. Block 0 (the Poly1305 key)
- * is computed in the same kernel call as the first data blocks, which
- * matters for short packets. */
+ * is encrypted and then authenticated while it is still in L1. Open on
+ * AVX-512 authenticates the whole ciphertext first (a packet stays in L1),
+ * then decrypts with the output masked by the verdict; on SSSE3 and AVX2
+ * it authenticates each chunk just before decrypting it, then wipes.
+ * Block 0 (the Poly1305 key) is computed in the same kernel call as the
+ * first data blocks, which matters for short packets. */
 #if defined(__x86_64__)
 #include <immintrin.h>
 #include <string.h>
@@ -210,6 +210,21 @@ __attribute__((target("avx512f"))) static void wipe_unless_avx512(uint8_t *dst, 
 	wipe_tail(dst + i, src + i, len - i, mask);
 }
 
+/* The rest after the first chunk, each chunk's ciphertext authenticated
+ * just before it is decrypted (dst may be src), while it is in L1. */
+static ALWAYS_INLINE void open_rest(const struct aead_kit *k, struct auth *a, uint32_t st[16],
+				    uint8_t *dst, const uint8_t *src, size_t off, size_t len)
+{
+	while (off < len) {
+		size_t m = len - off < k->chunk ? len - off : k->chunk;
+		size_t ahead = off + m + a->group - 1;
+
+		auth_to(k, a, ahead < len ? ahead : len);
+		k->chacha(st, dst + off, src + off, m);
+		off += m;
+	}
+}
+
 static ALWAYS_INLINE bool aead_open(const struct aead_kit *k, uint8_t *dst, const uint8_t *src,
 				    size_t src_len, const uint8_t *ad, size_t ad_len,
 				    const uint8_t key[32], const uint8_t nonce[12])
@@ -224,27 +239,32 @@ static ALWAYS_INLINE bool aead_open(const struct aead_kit *k, uint8_t *dst, cons
 		return false;
 	len = src_len - 16;
 	zinc_chacha20_state(st, key, nonce, 0);
-	/* All of the ciphertext is authenticated before any plaintext is
-	 * written (dst may be src; the first plaintext waits in buf), so the
-	 * verdict can mask the output as it is written. When the masked
-	 * kernels do more than one call, the first is only half a chunk:
-	 * less to copy, and as many blocks per kernel call. */
+	/* The first plaintext waits in buf until its ciphertext is
+	 * authenticated (dst may be src). With the masked kernels all of the
+	 * ciphertext is, before any plaintext is written, and the verdict
+	 * masks the output as it is written; when they make more than one
+	 * call, the first is only half a chunk: less to copy, and as many
+	 * blocks per call. Without them, open_rest, then a wipe. */
 	off = first_chunk(k, st, buf, buf + 64, src, len,
 			  (k->chacha_keep && len > k->chunk - 64 ? k->chunk / 2 : k->chunk) - 64);
 	poly64_init(&a.p, buf);
 	poly64_padded(&a.p, ad, ad_len);
 	auth_setup(k, &a, src, len);
+	if (!k->chacha_keep) {
+		auth_to(k, &a, off + a.group - 1 < len ? off + a.group - 1 : len);
+		memcpy(dst, buf + 64, off);
+		open_rest(k, &a, st, dst, src, off, len);
+	}
 	auth_to(k, &a, len);
 	auth_tag(&a, ad_len, tag);
 	ok = zinc_memeq(tag, src + len, 16);
-	k->wipe(dst, buf + 64, off, ok);
-	zinc_memzero(buf, 64 + off);
 	if (k->chacha_keep) {
+		k->wipe(dst, buf + 64, off, ok);
 		k->chacha_keep(st, dst + off, src + off, len - off, verdict_mask(ok));
 	} else {
-		k->chacha(st, dst + off, src + off, len - off);
-		k->wipe(dst + off, dst + off, len - off, ok);
+		k->wipe(dst, dst, len, ok);
 	}
+	zinc_memzero(buf, 64 + off);
 	zinc_memzero(st, sizeof(st));
 	zinc_memzero(&a, sizeof(a));
 	zinc_memzero(tag, sizeof(tag));
