@@ -78,6 +78,8 @@ static const size_t sizes[] = {64, 576, 1420, 16384};
 #define TRIALS 101
 #define TRIAL_TICKS 600000u
 #define BATCH 8 /* X25519 batch row: eight independent operations per call */
+/* a child's zinc_impl_describe() line, which names up to eight paths */
+#define DESC_LEN 256
 
 enum lib { L_ZINC, L_OPENSSL, L_SODIUM, L_COUNT };
 
@@ -436,7 +438,7 @@ static void print_num(double v, int width)
 		printf("  %*.2f", width, v);
 }
 
-static void run_extra_impls(double extra[][NROWS], const char *names[], char descs[][160],
+static void run_extra_impls(double extra[][NROWS], const char *names[], char descs[][DESC_LEN],
 			    int *nextra, int max, int *failures)
 {
 	const char *impls = getenv("ZINC_BENCH_IMPLS");
@@ -462,7 +464,7 @@ int main(void)
 	static double res[L_COUNT][NROWS];
 	double extra[4][NROWS];
 	const char *extra_name[4];
-	char extra_desc[4][160];
+	char extra_desc[4][DESC_LEN];
 	int nextra = 0;
 	struct ctx c;
 	uint64_t t_start = ticks();

@@ -108,7 +108,8 @@ static void chacha20_crypt(uint32_t state[16], uint8_t *dst, const uint8_t *src,
 	zinc_impl()->chacha20(state, dst, src, len);
 }
 
-static void chacha20_init_state(uint32_t state[16], const uint8_t key[32])
+void zinc_chacha20_state(uint32_t state[16], const uint8_t key[32], const uint8_t nonce[12],
+			 uint32_t counter)
 {
 	state[0] = CHACHA_C0;
 	state[1] = CHACHA_C1;
@@ -116,6 +117,9 @@ static void chacha20_init_state(uint32_t state[16], const uint8_t key[32])
 	state[3] = CHACHA_C3;
 	for (int i = 0; i < 8; i++)
 		state[4 + i] = load_le32(key + 4 * i);
+	state[12] = counter;
+	for (int i = 0; i < 3; i++)
+		state[13 + i] = load_le32(nonce + 4 * i);
 }
 
 void zinc_chacha20(uint8_t *dst, const uint8_t *src, size_t len, const uint8_t key[32],
@@ -123,11 +127,7 @@ void zinc_chacha20(uint8_t *dst, const uint8_t *src, size_t len, const uint8_t k
 {
 	uint32_t state[16];
 
-	chacha20_init_state(state, key);
-	state[12] = counter;
-	state[13] = load_le32(nonce);
-	state[14] = load_le32(nonce + 4);
-	state[15] = load_le32(nonce + 8);
+	zinc_chacha20_state(state, key, nonce, counter);
 	chacha20_crypt(state, dst, src, len);
 	zinc_memzero(state, sizeof(state));
 }
@@ -136,9 +136,8 @@ void zinc_hchacha20(uint8_t out[32], const uint8_t nonce[16], const uint8_t key[
 {
 	uint32_t x[16];
 
-	chacha20_init_state(x, key);
-	for (int i = 0; i < 4; i++)
-		x[12 + i] = load_le32(nonce + 4 * i);
+	/* words 12..15: the 16-byte nonce */
+	zinc_chacha20_state(x, key, nonce + 4, load_le32(nonce));
 	chacha20_permute(x);
 	/* No feed-forward: the first and last rows are the subkey. */
 	for (int i = 0; i < 4; i++) {

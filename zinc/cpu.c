@@ -65,8 +65,10 @@ static void probe(struct cpu_features *f)
 	cpuid(7, 0, r);
 	f->bmi2_adx = (r[1] & (1u << 8)) && (r[1] & (1u << 19));
 	f->avx2 = ymm_os && (r[1] & (1u << 5));
-	/* AVX-512 F and VL (the 128/256-bit forms of vprold). */
-	f->avx512 = f->avx2 && zmm_os && (r[1] & (1u << 16)) && (r[1] & (1u << 31));
+	/* AVX-512 F, VL (the 128/256-bit forms of vprold) and BW (byte masks
+	 * for ChaCha20 tails); every CPU with VL has BW. */
+	f->avx512 =
+	    f->avx2 && zmm_os && (r[1] & (1u << 16)) && (r[1] & (1u << 30)) && (r[1] & (1u << 31));
 	f->avx512_ifma = f->avx512 && (r[1] & (1u << 21));
 }
 #else

@@ -99,6 +99,10 @@ struct zinc_impl {
 const struct zinc_impl *zinc_impl(void);
 
 /* Portable entries (defined next to the portable code). */
+/* The initial state: constants, key, counter, nonce (chacha20.c; the one
+ * copy the AEAD paths share). */
+void zinc_chacha20_state(uint32_t state[16], const uint8_t key[32], const uint8_t nonce[12],
+			 uint32_t counter);
 void zinc_chacha20_generic(uint32_t state[16], uint8_t *dst, const uint8_t *src, size_t len);
 void zinc_aead_seal_generic(uint8_t *dst, const uint8_t *src, size_t len, const uint8_t *ad,
 			    size_t ad_len, const uint8_t key[32], const uint8_t nonce[12]);
@@ -118,9 +122,15 @@ void zinc_poly1305_blocks_generic(struct zinc_poly1305_ctx *ctx, const uint8_t *
 void zinc_chacha20_ssse3(uint32_t state[16], uint8_t *dst, const uint8_t *src, size_t len);
 void zinc_chacha20_avx2(uint32_t state[16], uint8_t *dst, const uint8_t *src, size_t len);
 void zinc_chacha20_avx512(uint32_t state[16], uint8_t *dst, const uint8_t *src, size_t len);
-/* ChaCha20 blocks 0..15: block 0 (the Poly1305 key) into k0, the other
- * 960 bytes from src to dst (chacha20_avx512.c; the AEAD's first call). */
-void zinc_chacha20_avx512_first(uint32_t st[16], uint8_t k0[64], uint8_t *dst, const uint8_t *src);
+/* ChaCha20 blocks 0..15: block 0 (the Poly1305 key) into k0, the first len
+ * (<= 960) bytes of the rest from src to dst (chacha20_avx512.c; the
+ * AEAD's first call). */
+void zinc_chacha20_avx512_first(uint32_t st[16], uint8_t k0[64], uint8_t *dst, const uint8_t *src,
+				size_t len);
+/* dst = (src XOR keystream) AND keep: keep is all ones, or zero for the
+ * AEAD's forged messages (chacha20_avx512.c). */
+void zinc_chacha20_avx512_keep(uint32_t st[16], uint8_t *dst, const uint8_t *src, size_t len,
+			       uint64_t keep);
 void zinc_aead_seal_ssse3(uint8_t *dst, const uint8_t *src, size_t len, const uint8_t *ad,
 			  size_t ad_len, const uint8_t key[32], const uint8_t nonce[12]);
 bool zinc_aead_open_ssse3(uint8_t *dst, const uint8_t *src, size_t src_len, const uint8_t *ad,

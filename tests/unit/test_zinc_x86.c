@@ -49,7 +49,8 @@ static bool cpu_has(const char *f)
 	if (!strcmp(f, "avx2"))
 		return __builtin_cpu_supports("avx2");
 	if (!strcmp(f, "avx512"))
-		return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl");
+		return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl") &&
+		       __builtin_cpu_supports("avx512bw");
 	if (!strcmp(f, "avx512ifma"))
 		return cpu_has("avx512") && __builtin_cpu_supports("avx512ifma");
 	if (!strcmp(f, "bmi2+adx"))
@@ -72,7 +73,7 @@ static void state_from(uint32_t st[16], const uint8_t key[32], const uint8_t non
 /* One length at the given misalignments, out of place and in place. */
 static void chacha_one(const struct chacha_path *p, size_t len, size_t soff, size_t doff)
 {
-	static uint8_t src[70000 + 64], dst[70000 + 64], ref[70000 + 64], gen[70000 + 64];
+	static uint8_t src[70000 + 64], dst[70000 + 128], ref[70000 + 64], gen[70000 + 64];
 	uint8_t key[32], nonce[12];
 	uint32_t st[16], ctr = (uint32_t)(test_rand64(&seed) & 0xffff);
 	uint32_t want_ctr = ctr + (uint32_t)((len + 63) / 64);
@@ -82,10 +83,14 @@ static void chacha_one(const struct chacha_path *p, size_t len, size_t soff, siz
 	test_randbytes(&seed, src + soff, len);
 	crypto_stream_chacha20_ietf_xor_ic(ref, src + soff, len, nonce, ctr, key);
 
+	/* Masked tails must not touch a byte past len. */
+	memset(dst + doff + len, 0x5a, 64);
 	state_from(st, key, nonce, ctr);
 	p->fn(st, dst + doff, src + soff, len);
 	CHECK_MEM(dst + doff, ref, len, p->name);
 	CHECK(st[12] == want_ctr);
+	for (size_t i = 0; i < 64; i++)
+		CHECK(dst[doff + len + i] == 0x5a);
 
 	state_from(st, key, nonce, ctr);
 	zinc_chacha20_generic(st, gen, src + soff, len);
@@ -108,7 +113,7 @@ static void test_chacha(const struct chacha_path *p)
 /* Seal and open one message; checks both against libsodium and tamper. */
 static void aead_one(const struct aead_path *p, size_t len, size_t ad_len, size_t off)
 {
-	static uint8_t pt[70000 + 64], ct[70000 + 64], ref[70000 + 64], out[70000 + 64];
+	static uint8_t pt[70000 + 64], ct[70000 + 128], ref[70000 + 64], out[70000 + 128];
 	static uint8_t gen[70000 + 64];
 	uint8_t key[32], nonce[12], ad[64];
 	unsigned long long rlen;
@@ -120,14 +125,17 @@ static void aead_one(const struct aead_path *p, size_t len, size_t ad_len, size_
 	crypto_aead_chacha20poly1305_ietf_encrypt(ref, &rlen, pt + off, len, ad, ad_len, NULL,
 						  nonce, key);
 
+	memset(ct + off + len + 16, 0x5a, 32);
 	p->seal(ct + off, pt + off, len, ad, ad_len, key, nonce);
 	CHECK_MEM(ct + off, ref, len + 16, p->name);
+	CHECK(ct[off + len + 16] == 0x5a && ct[off + len + 47] == 0x5a);
 	zinc_aead_seal_generic(gen, pt + off, len, ad, ad_len, key, nonce);
 	CHECK_MEM(gen, ref, len + 16, "generic seal vs libsodium");
 
-	memset(out, 0xaa, len + 1);
+	memset(out, 0xaa, len + 64);
 	CHECK(p->open(out + (off ^ 1), ref, len + 16, ad, ad_len, key, nonce));
 	CHECK_MEM(out + (off ^ 1), pt + off, len, "open");
+	CHECK(out[(off ^ 1) + len] == 0xaa && out[(off ^ 1) + len + 47] == 0xaa);
 
 	/* In place both ways. */
 	memcpy(out + off, pt + off, len);
@@ -146,6 +154,9 @@ static void aead_one(const struct aead_path *p, size_t len, size_t ad_len, size_
 		memset(out, 0xaa, len);
 		CHECK(!p->open(out, ct, len + 16, ad, ad_len, key, nonce));
 		CHECK_MEM(out, zero, len, "forged open zeroes dst");
+		memcpy(out, ct, len + 16);
+		CHECK(!p->open(out, out, len + 16, ad, ad_len, key, nonce));
+		CHECK_MEM(out, zero, len, "forged open in place zeroes dst");
 		if (ad_len) {
 			ad[0] ^= 1;
 			CHECK(!p->open(out, ref, len + 16, ad, ad_len, key, nonce));

@@ -21,17 +21,6 @@
 /* h0..h2, r0, r1, s1, pad0, pad1: the only fields this file uses */
 #define POLY_WIPE (8 * sizeof(uint64_t))
 
-static void state_init(uint32_t st[16], const uint8_t key[32], const uint8_t nonce[12])
-{
-	st[0] = 0x61707865;
-	st[1] = 0x3320646e;
-	st[2] = 0x79622d32;
-	st[3] = 0x6b206574;
-	memcpy(st + 4, key, 32);
-	st[12] = 0;
-	memcpy(st + 13, nonce, 12);
-}
-
 /* Block 0 and the first data in one kernel call into buf (block 0 is the
  * Poly1305 key); returns the data bytes, which follow it in buf. */
 static size_t first_chunk(uint32_t st[16], struct poly1305_x86 *p, uint8_t buf[CHUNK],
@@ -76,7 +65,7 @@ void zinc_aead_seal_neon(uint8_t *dst, const uint8_t *src, size_t len, const uin
 	uint32_t st[16];
 	size_t off, m, done = 0;
 
-	state_init(st, key, nonce);
+	zinc_chacha20_state(st, key, nonce, 0);
 	off = first_chunk(st, &p, buf, src, len, ad, ad_len);
 	memcpy(dst, buf + 64, off);
 	zinc_memzero(buf, 64);
@@ -133,7 +122,7 @@ bool zinc_aead_open_neon(uint8_t *dst, const uint8_t *src, size_t src_len, const
 	if (src_len < 16)
 		return false;
 	len = src_len - 16;
-	state_init(st, key, nonce);
+	zinc_chacha20_state(st, key, nonce, 0);
 	off = first_chunk(st, &p, buf, src, len, ad, ad_len);
 	auth_to(&p, src, &done, off, len);
 	memcpy(dst, buf + 64, off);
@@ -157,23 +146,11 @@ bool zinc_aead_open_neon(uint8_t *dst, const uint8_t *src, size_t src_len, const
 void zinc_poly1305_blocks_arm64(struct zinc_poly1305_ctx *ctx, const uint8_t *src, size_t nblocks,
 				uint64_t hibit)
 {
-	const uint64_t m44 = 0xfffffffffffULL;
 	struct poly1305_x86 p;
-	poly_u128 t;
 
-	p.r0 = ctx->r[0] | (ctx->r[1] << 44);
-	p.r1 = (ctx->r[1] >> 20) | (ctx->r[2] << 24);
-	p.s1 = p.r1 + (p.r1 >> 2);
-	/* The limbs may run a little over 44 bits: add, do not OR. */
-	t = (poly_u128)ctx->h[0] + ((poly_u128)ctx->h[1] << 44);
-	p.h0 = (uint64_t)t;
-	t = (t >> 64) + ((poly_u128)ctx->h[2] << 24);
-	p.h1 = (uint64_t)t;
-	p.h2 = (uint64_t)(t >> 64);
+	poly64_from_ctx(&p, ctx);
 	poly64_blocks_hb(&p, src, nblocks, hibit ? 1 : 0);
-	ctx->h[0] = p.h0 & m44;
-	ctx->h[1] = ((p.h0 >> 44) | (p.h1 << 20)) & m44;
-	ctx->h[2] = (p.h1 >> 24) | (p.h2 << 40);
+	poly64_to_ctx(ctx, &p);
 	zinc_memzero(&p.h0, 6 * sizeof(uint64_t));
 }
 #endif

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /* ChaCha20, sixteen blocks at a time in AVX-512 registers; the 8- and
  * 4-block tails use the AVX-512VL forms, whose vprold replaces the
- * shift-shift-or rotates. */
+ * shift-shift-or rotates. Partial 16- and 8-block tails read and write
+ * only their bytes with AVX-512BW masks instead of going through a copy. */
 #if defined(__x86_64__)
 #include <immintrin.h>
 #include <string.h>
@@ -10,8 +11,9 @@
 
 #include "../cpu.h"
 
-#define CH_TARGET __attribute__((target("avx2,avx512f,avx512vl")))
+#define CH_TARGET __attribute__((target("avx2,avx512f,avx512vl,avx512bw")))
 #define CH_WITH_8X
+#define CH_MASKED
 #define CH_ROT128(x, n) _mm_rol_epi32(x, n)
 #define CH_ROT256(x, n) _mm256_rol_epi32(x, n)
 
@@ -21,9 +23,21 @@
 #define CH_XOR512(a, b) _mm512_xor_si512(a, b)
 #define CH_ROT512(x, n) _mm512_rol_epi32(x, n)
 
-#define CH_XOR64(d, s, k)                                                                          \
-	_mm512_storeu_si512((void *)(d),                                                           \
-			    _mm512_xor_si512(_mm512_loadu_si512((const void *)(s)), (k)))
+/* The 64 bytes at offset pos, or those of them below len, ANDed with keep. */
+#define CH_XOR64(pos, k)                                                                           \
+	do {                                                                                       \
+		const __m512i k_ = _mm512_set1_epi64((long long)keep);                             \
+		if (len >= (pos) + 64) {                                                           \
+			const __m512i s_ = _mm512_loadu_si512((const void *)(src + (pos)));        \
+			_mm512_storeu_si512((void *)(dst + (pos)),                                 \
+					    _mm512_and_si512(_mm512_xor_si512(s_, (k)), k_));      \
+		} else if (len > (pos)) {                                                          \
+			const __mmask64 m_ = ((__mmask64)1 << (len - (pos))) - 1;                  \
+			const __m512i s_ = _mm512_maskz_loadu_epi8(m_, src + (pos));               \
+			_mm512_mask_storeu_epi8(dst + (pos), m_,                                   \
+						_mm512_and_si512(_mm512_xor_si512(s_, (k)), k_));  \
+		}                                                                                  \
+	} while (0)
 
 /* Words 4g..4g+3 of 16 blocks -> o[j] holds, in 128-bit lane k, those words
  * of block 4k + j. */
@@ -44,12 +58,13 @@
 		if (k0 && (b) == 0)                                                                \
 			_mm512_storeu_si512((void *)k0, (ks));                                     \
 		else                                                                               \
-			CH_XOR64(dst + 64 * ((b) - !!k0), src + 64 * ((b) - !!k0), (ks));          \
+			CH_XOR64(64 * (size_t)((b) - !!k0), (ks));                                 \
 	} while (0)
 
-/* 1024 bytes: blocks st[12] .. st[12] + 15 (with k0: 64 + 960). */
+/* 1024 bytes: blocks st[12] .. st[12] + 15 (with k0: 64 + 960), of which
+ * len bytes of data are read and written, ANDed with keep. */
 static CH_TARGET inline void chacha20_16x_k0(const uint32_t st[16], uint8_t *k0, uint8_t *dst,
-					     const uint8_t *src)
+					     const uint8_t *src, size_t len, uint64_t keep)
 {
 	const __m512i ctr = _mm512_add_epi32(
 	    _mm512_set1_epi32((int)st[12]),
@@ -103,49 +118,52 @@ static CH_TARGET inline void chacha20_16x_k0(const uint32_t st[16], uint8_t *k0,
 	}
 }
 
-static CH_TARGET inline void chacha20_16x(const uint32_t st[16], uint8_t *dst, const uint8_t *src)
-{
-	chacha20_16x_k0(st, NULL, dst, src);
-}
-
-/* The AEAD's first 16 blocks without a copy: block 0 into k0, 960 bytes
- * of data from src to dst. */
+/* The AEAD's first 16 blocks without a copy: block 0 into k0, len (at
+ * most 960) bytes of data from src to dst. */
 CH_TARGET void zinc_chacha20_avx512_first(uint32_t st[16], uint8_t k0[64], uint8_t *dst,
-					  const uint8_t *src)
+					  const uint8_t *src, size_t len)
 {
-	chacha20_16x_k0(st, k0, dst, src);
+	chacha20_16x_k0(st, k0, dst, src, len, ~(uint64_t)0);
 	st[12] += 16;
 }
 
-CH_TARGET void zinc_chacha20_avx512(uint32_t st[16], uint8_t *dst, const uint8_t *src, size_t len)
+/* With masked, every tail goes through the masked kernels, which AND the
+ * output with keep; otherwise short ones take the cheaper scalar and
+ * 4-block code. */
+static CH_TARGET inline void chacha20_any(uint32_t st[16], uint8_t *dst, const uint8_t *src,
+					  size_t len, uint64_t keep, bool masked)
 {
 	/* One block: the scalar code (four independent quarter rounds, 1-cycle
 	 * integer ops) beats computing four blocks in vectors and using one. */
-	if (len <= 64) {
+	if (!masked && len <= 64) {
 		zinc_chacha20_generic(st, dst, src, len);
 		return;
 	}
 	while (len >= 1024) {
-		chacha20_16x(st, dst, src);
+		chacha20_16x_k0(st, NULL, dst, src, 1024, keep);
 		st[12] += 16;
 		dst += 1024;
 		src += 1024;
 		len -= 1024;
 	}
-	if (len > 512) {
-		CH_TAIL(chacha20_16x, 1024, st, dst, src, len);
-		return;
-	}
-	if (len == 512) {
-		chacha20_8x(st, dst, src);
-		st[12] += 8;
-		return;
-	}
-	if (len > 256) {
-		CH_TAIL(chacha20_8x, 512, st, dst, src, len);
-		return;
-	}
-	if (len)
+	if (len > 512)
+		chacha20_16x_k0(st, NULL, dst, src, len, keep);
+	else if (len > 256 || (masked && len))
+		chacha20_8x_len(st, dst, src, len, keep);
+	else if (len)
 		CH_TAIL(chacha20_4x, 256, st, dst, src, len);
+	if (len > 256 || masked)
+		st[12] += (uint32_t)((len + 63) / 64);
+}
+
+CH_TARGET void zinc_chacha20_avx512(uint32_t st[16], uint8_t *dst, const uint8_t *src, size_t len)
+{
+	chacha20_any(st, dst, src, len, ~(uint64_t)0, false);
+}
+
+CH_TARGET void zinc_chacha20_avx512_keep(uint32_t st[16], uint8_t *dst, const uint8_t *src,
+					 size_t len, uint64_t keep)
+{
+	chacha20_any(st, dst, src, len, keep, true);
 }
 #endif

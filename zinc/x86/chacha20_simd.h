@@ -102,10 +102,38 @@ static CH_TARGET inline void chacha20_4x(const uint32_t st[16], uint8_t *dst, co
 #define CH_ADD256(a, b) _mm256_add_epi32(a, b)
 #define CH_XOR256(a, b) _mm256_xor_si256(a, b)
 
-#define CH_XOR32(d, s, k)                                                                          \
+/* The 32 bytes at offset pos; with CH_MASKED (AVX-512BW) only
+ * those below len, by masked loads and stores, so a partial tail needs no
+ * copy, and ANDed with keep (all ones, or zero for a forged message). */
+#ifdef CH_MASKED
+static CH_TARGET inline __mmask32 ch_mask32(size_t len, size_t pos)
+{
+	if (len <= pos)
+		return 0;
+	return len - pos >= 32 ? ~(__mmask32)0 : ((__mmask32)1 << (len - pos)) - 1;
+}
+
+#define CH_XOR32(pos, k)                                                                           \
+	do {                                                                                       \
+		const __m256i k_ = _mm256_set1_epi64x((long long)keep);                            \
+		if (len >= (pos) + 32) {                                                           \
+			const __m256i s_ = _mm256_loadu_si256((const __m256i *)(src + (pos)));     \
+			_mm256_storeu_si256((__m256i *)(dst + (pos)),                              \
+					    _mm256_and_si256(_mm256_xor_si256(s_, (k)), k_));      \
+		} else {                                                                           \
+			const __mmask32 m_ = ch_mask32(len, pos);                                  \
+			const __m256i s_ = _mm256_maskz_loadu_epi8(m_, src + (pos));               \
+			_mm256_mask_storeu_epi8(dst + (pos), m_,                                   \
+						_mm256_and_si256(_mm256_xor_si256(s_, (k)), k_));  \
+		}                                                                                  \
+	} while (0)
+#else
+#define CH_XOR32(pos, k)                                                                           \
 	_mm256_storeu_si256(                                                                       \
-	    (__m256i *)(void *)(d),                                                                \
-	    _mm256_xor_si256(_mm256_loadu_si256((const __m256i *)(const void *)(s)), (k)))
+	    (__m256i *)(void *)(dst + (pos)),                                                      \
+	    _mm256_xor_si256(_mm256_loadu_si256((const __m256i *)(const void *)(src + (pos))),     \
+			     (k)))
+#endif
 
 /* Eight words i..i+7 of eight blocks -> 32 bytes (at off) of each block. */
 #define CH_OUT8(a, b, c, d, e, f, g, h, off)                                                       \
@@ -118,26 +146,20 @@ static CH_TARGET inline void chacha20_4x(const uint32_t st[16], uint8_t *dst, co
 		__m256i u2 = _mm256_unpacklo_epi64(t1, t3), u3 = _mm256_unpackhi_epi64(t1, t3);    \
 		__m256i u4 = _mm256_unpacklo_epi64(t4, t6), u5 = _mm256_unpackhi_epi64(t4, t6);    \
 		__m256i u6 = _mm256_unpacklo_epi64(t5, t7), u7 = _mm256_unpackhi_epi64(t5, t7);    \
-		CH_XOR32(dst + 0 * 64 + (off), src + 0 * 64 + (off),                               \
-			 _mm256_permute2x128_si256(u0, u4, 0x20));                                 \
-		CH_XOR32(dst + 1 * 64 + (off), src + 1 * 64 + (off),                               \
-			 _mm256_permute2x128_si256(u1, u5, 0x20));                                 \
-		CH_XOR32(dst + 2 * 64 + (off), src + 2 * 64 + (off),                               \
-			 _mm256_permute2x128_si256(u2, u6, 0x20));                                 \
-		CH_XOR32(dst + 3 * 64 + (off), src + 3 * 64 + (off),                               \
-			 _mm256_permute2x128_si256(u3, u7, 0x20));                                 \
-		CH_XOR32(dst + 4 * 64 + (off), src + 4 * 64 + (off),                               \
-			 _mm256_permute2x128_si256(u0, u4, 0x31));                                 \
-		CH_XOR32(dst + 5 * 64 + (off), src + 5 * 64 + (off),                               \
-			 _mm256_permute2x128_si256(u1, u5, 0x31));                                 \
-		CH_XOR32(dst + 6 * 64 + (off), src + 6 * 64 + (off),                               \
-			 _mm256_permute2x128_si256(u2, u6, 0x31));                                 \
-		CH_XOR32(dst + 7 * 64 + (off), src + 7 * 64 + (off),                               \
-			 _mm256_permute2x128_si256(u3, u7, 0x31));                                 \
+		CH_XOR32(0 * 64 + (off), _mm256_permute2x128_si256(u0, u4, 0x20));                 \
+		CH_XOR32(1 * 64 + (off), _mm256_permute2x128_si256(u1, u5, 0x20));                 \
+		CH_XOR32(2 * 64 + (off), _mm256_permute2x128_si256(u2, u6, 0x20));                 \
+		CH_XOR32(3 * 64 + (off), _mm256_permute2x128_si256(u3, u7, 0x20));                 \
+		CH_XOR32(4 * 64 + (off), _mm256_permute2x128_si256(u0, u4, 0x31));                 \
+		CH_XOR32(5 * 64 + (off), _mm256_permute2x128_si256(u1, u5, 0x31));                 \
+		CH_XOR32(6 * 64 + (off), _mm256_permute2x128_si256(u2, u6, 0x31));                 \
+		CH_XOR32(7 * 64 + (off), _mm256_permute2x128_si256(u3, u7, 0x31));                 \
 	} while (0)
 
-/* 512 bytes: blocks st[12] .. st[12] + 7. */
-static CH_TARGET inline void chacha20_8x(const uint32_t st[16], uint8_t *dst, const uint8_t *src)
+/* 512 bytes: blocks st[12] .. st[12] + 7 (with CH_MASKED: the first len,
+ * ANDed with keep). */
+static CH_TARGET inline void chacha20_8x_len(const uint32_t st[16], uint8_t *dst,
+					     const uint8_t *src, size_t len, uint64_t keep)
 {
 	const __m256i s0 = _mm256_set1_epi32((int)st[0]), s1 = _mm256_set1_epi32((int)st[1]);
 	const __m256i s2 = _mm256_set1_epi32((int)st[2]), s3 = _mm256_set1_epi32((int)st[3]);
@@ -173,6 +195,13 @@ static CH_TARGET inline void chacha20_8x(const uint32_t st[16], uint8_t *dst, co
 	x14 = _mm256_add_epi32(x14, s14);
 	x15 = _mm256_add_epi32(x15, s15);
 	CH_OUT8(x8, x9, x10, x11, x12, x13, x14, x15, 32);
+	(void)len;
+	(void)keep;
+}
+
+static CH_TARGET inline void chacha20_8x(const uint32_t st[16], uint8_t *dst, const uint8_t *src)
+{
+	chacha20_8x_len(st, dst, src, 512, ~(uint64_t)0);
 }
 #endif
 

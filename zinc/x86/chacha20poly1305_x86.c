@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: MIT
-/* ChaCha20-Poly1305 in one pass: each chunk of a few hundred bytes is
- * encrypted and then authenticated (or authenticated and then decrypted)
- * while it is still in L1, instead of two passes over the whole message.
+/* ChaCha20-Poly1305. Seal is one pass: each chunk of a few hundred bytes
+ * is encrypted and then authenticated while it is still in L1. Open on
+ * AVX-512 authenticates the whole ciphertext first (a packet stays in L1),
+ * then decrypts with the output masked by the verdict; on SSSE3 and AVX2
+ * it authenticates each chunk just before decrypting it, then wipes.
  * Block 0 (the Poly1305 key) is computed in the same kernel call as the
  * first data blocks, which matters for short packets. */
 #if defined(__x86_64__)
@@ -26,9 +28,14 @@ struct aead_kit {
 	void (*vtail)(struct poly1305_x86 *p, const uint8_t *m, size_t len);
 	size_t vgroup;
 	size_t vmin; /* shorter messages: scalar only (the vector set-up costs) */
-	void (*wipe)(uint8_t *dst, size_t len, bool ok);
-	/* seal's first chunk straight to dst when it is whole (NULL: copied) */
-	void (*first)(uint32_t st[16], uint8_t k0[64], uint8_t *dst, const uint8_t *src);
+	void (*wipe)(uint8_t *dst, const uint8_t *src, size_t len, bool ok);
+	/* A first chunk of more than half a chunk without a copy (NULL: copied) */
+	void (*first)(uint32_t st[16], uint8_t k0[64], uint8_t *dst, const uint8_t *src,
+		      size_t len);
+	/* chacha with its output ANDed with a mask, which spares open the
+	 * wipe pass (NULL: chacha, then wipe) */
+	void (*chacha_keep)(uint32_t st[16], uint8_t *dst, const uint8_t *src, size_t len,
+			    uint64_t keep);
 };
 
 /* Ciphertext authentication that may run behind (seal) or ahead (open) of
@@ -39,18 +46,6 @@ struct auth {
 	size_t done, len, group;
 	int vec;
 };
-
-static ALWAYS_INLINE void state_init(uint32_t st[16], const uint8_t key[32],
-				     const uint8_t nonce[12])
-{
-	st[0] = 0x61707865;
-	st[1] = 0x3320646e;
-	st[2] = 0x79622d32;
-	st[3] = 0x6b206574;
-	memcpy(st + 4, key, 32);
-	st[12] = 0;
-	memcpy(st + 13, nonce, 12);
-}
 
 static ALWAYS_INLINE void auth_setup(const struct aead_kit *k, struct auth *a, const uint8_t *ct,
 				     size_t len)
@@ -102,16 +97,25 @@ static ALWAYS_INLINE void auth_tag(struct auth *a, size_t ad_len, uint8_t tag[16
 	poly64_final(&a->p, tag);
 }
 
-/* The first kernel call: 64 zero bytes for block 0, then the first data. */
+/* The first kernel call: block 0 into buf, then up to max bytes of data
+ * from src to dst, through buf (64 zero bytes, then the data) unless
+ * k->first does it directly; shorter chunks take the narrower kernels that
+ * way. */
 static ALWAYS_INLINE size_t first_chunk(const struct aead_kit *k, uint32_t st[16], uint8_t *buf,
-					const uint8_t *src, size_t len)
+					uint8_t *dst, const uint8_t *src, size_t len, size_t max)
 {
-	size_t n = len < k->chunk - 64 ? len : k->chunk - 64;
+	size_t n = len < max ? len : max;
 
+	if (k->first && 2 * (64 + n) > k->chunk) {
+		k->first(st, buf, dst, src, n);
+		return n;
+	}
 	memset(buf, 0, 64);
 	if (n) /* src may be NULL when len is 0 */
 		memcpy(buf + 64, src, n);
 	k->chacha(st, buf, buf, 64 + n);
+	if (dst != buf + 64)
+		memcpy(dst, buf + 64, n);
 	return n;
 }
 
@@ -124,14 +128,8 @@ static ALWAYS_INLINE void aead_seal(const struct aead_kit *k, uint8_t *dst, cons
 	uint32_t st[16];
 	size_t off;
 
-	state_init(st, key, nonce);
-	if (k->first && len >= k->chunk - 64) {
-		k->first(st, buf, dst, src);
-		off = k->chunk - 64;
-	} else {
-		off = first_chunk(k, st, buf, src, len);
-		memcpy(dst, buf + 64, off);
-	}
+	zinc_chacha20_state(st, key, nonce, 0);
+	off = first_chunk(k, st, buf, dst, src, len, k->chunk - 64);
 	poly64_init(&a.p, buf);
 	poly64_padded(&a.p, ad, ad_len);
 	/* Only block 0 (the Poly1305 key) is secret; the rest is ciphertext. */
@@ -151,21 +149,21 @@ static ALWAYS_INLINE void aead_seal(const struct aead_kit *k, uint8_t *dst, cons
 	zinc_memzero(&a, sizeof(a));
 }
 
-/* Zeroes dst unless ok, without a branch on ok: the verdict is computed
- * from secrets and only becomes public when the caller receives it. The
- * vector widths keep this extra pass cheap on long messages. */
-static ALWAYS_INLINE void wipe_tail(uint8_t *dst, size_t len, uint64_t mask)
+/* dst = src (dst may be src), or zeros unless ok, without a branch on ok:
+ * the verdict is computed from secrets and only becomes public when the
+ * caller receives it. The vector widths keep this pass cheap. */
+static ALWAYS_INLINE void wipe_tail(uint8_t *dst, const uint8_t *src, size_t len, uint64_t mask)
 {
 	uint64_t w;
 	size_t i;
 
 	for (i = 0; i + 8 <= len; i += 8) {
-		memcpy(&w, dst + i, 8);
+		memcpy(&w, src + i, 8);
 		w &= mask;
 		memcpy(dst + i, &w, 8);
 	}
 	for (; i < len; i++)
-		dst[i] &= (uint8_t)mask;
+		dst[i] = src[i] & (uint8_t)mask;
 }
 
 static uint64_t verdict_mask(bool ok)
@@ -177,37 +175,54 @@ static uint64_t verdict_mask(bool ok)
 	return mask;
 }
 
-static void wipe_unless_64(uint8_t *dst, size_t len, bool ok)
+static void wipe_unless_64(uint8_t *dst, const uint8_t *src, size_t len, bool ok)
 {
-	wipe_tail(dst, len, verdict_mask(ok));
+	wipe_tail(dst, src, len, verdict_mask(ok));
 }
 
-__attribute__((target("avx2"))) static void wipe_unless_avx2(uint8_t *dst, size_t len, bool ok)
+__attribute__((target("avx2"))) static void wipe_unless_avx2(uint8_t *dst, const uint8_t *src,
+							     size_t len, bool ok)
 {
 	const uint64_t mask = verdict_mask(ok);
 	const __m256i m = _mm256_set1_epi64x((long long)mask);
 	size_t i;
 
 	for (i = 0; i + 32 <= len; i += 32) {
-		__m256i *p = (__m256i *)(void *)(dst + i);
+		const __m256i v = _mm256_loadu_si256((const __m256i *)(const void *)(src + i));
 
-		_mm256_storeu_si256(p, _mm256_and_si256(_mm256_loadu_si256(p), m));
+		_mm256_storeu_si256((__m256i *)(void *)(dst + i), _mm256_and_si256(v, m));
 	}
-	wipe_tail(dst + i, len - i, mask);
+	wipe_tail(dst + i, src + i, len - i, mask);
 }
 
-__attribute__((target("avx512f"))) static void wipe_unless_avx512(uint8_t *dst, size_t len, bool ok)
+__attribute__((target("avx512f"))) static void wipe_unless_avx512(uint8_t *dst, const uint8_t *src,
+								  size_t len, bool ok)
 {
 	const uint64_t mask = verdict_mask(ok);
 	const __m512i m = _mm512_set1_epi64((long long)mask);
 	size_t i;
 
 	for (i = 0; i + 64 <= len; i += 64) {
-		void *p = dst + i;
+		const __m512i v = _mm512_loadu_si512((const void *)(src + i));
 
-		_mm512_storeu_si512(p, _mm512_and_si512(_mm512_loadu_si512(p), m));
+		_mm512_storeu_si512((void *)(dst + i), _mm512_and_si512(v, m));
 	}
-	wipe_tail(dst + i, len - i, mask);
+	wipe_tail(dst + i, src + i, len - i, mask);
+}
+
+/* The rest after the first chunk, each chunk's ciphertext authenticated
+ * just before it is decrypted (dst may be src), while it is in L1. */
+static ALWAYS_INLINE void open_rest(const struct aead_kit *k, struct auth *a, uint32_t st[16],
+				    uint8_t *dst, const uint8_t *src, size_t off, size_t len)
+{
+	while (off < len) {
+		size_t m = len - off < k->chunk ? len - off : k->chunk;
+		size_t ahead = off + m + a->group - 1;
+
+		auth_to(k, a, ahead < len ? ahead : len);
+		k->chacha(st, dst + off, src + off, m);
+		off += m;
+	}
 }
 
 static ALWAYS_INLINE bool aead_open(const struct aead_kit *k, uint8_t *dst, const uint8_t *src,
@@ -223,28 +238,33 @@ static ALWAYS_INLINE bool aead_open(const struct aead_kit *k, uint8_t *dst, cons
 	if (src_len < 16)
 		return false;
 	len = src_len - 16;
-	state_init(st, key, nonce);
-	off = first_chunk(k, st, buf, src, len);
+	zinc_chacha20_state(st, key, nonce, 0);
+	/* The first plaintext waits in buf until its ciphertext is
+	 * authenticated (dst may be src). With the masked kernels all of the
+	 * ciphertext is, before any plaintext is written, and the verdict
+	 * masks the output as it is written; when they make more than one
+	 * call, the first is only half a chunk: less to copy, and as many
+	 * blocks per call. Without them, open_rest, then a wipe. */
+	off = first_chunk(k, st, buf, buf + 64, src, len,
+			  (k->chacha_keep && len > k->chunk - 64 ? k->chunk / 2 : k->chunk) - 64);
 	poly64_init(&a.p, buf);
 	poly64_padded(&a.p, ad, ad_len);
 	auth_setup(k, &a, src, len);
-	/* Ciphertext is authenticated before it is overwritten (dst may be
-	 * src): always up to the next group boundary past the chunk. */
-	auth_to(k, &a, off + a.group - 1 < len ? off + a.group - 1 : len);
-	memcpy(dst, buf + 64, off);
-	zinc_memzero(buf, 64 + off);
-	while (off < len) {
-		size_t m = len - off < k->chunk ? len - off : k->chunk;
-		size_t ahead = off + m + a.group - 1;
-
-		auth_to(k, &a, ahead < len ? ahead : len);
-		k->chacha(st, dst + off, src + off, m);
-		off += m;
+	if (!k->chacha_keep) {
+		auth_to(k, &a, off + a.group - 1 < len ? off + a.group - 1 : len);
+		memcpy(dst, buf + 64, off);
+		open_rest(k, &a, st, dst, src, off, len);
 	}
 	auth_to(k, &a, len);
 	auth_tag(&a, ad_len, tag);
 	ok = zinc_memeq(tag, src + len, 16);
-	k->wipe(dst, len, ok);
+	if (k->chacha_keep) {
+		k->wipe(dst, buf + 64, off, ok);
+		k->chacha_keep(st, dst + off, src + off, len - off, verdict_mask(ok));
+	} else {
+		k->wipe(dst, dst, len, ok);
+	}
+	zinc_memzero(buf, 64 + off);
 	zinc_memzero(st, sizeof(st));
 	zinc_memzero(&a, sizeof(a));
 	zinc_memzero(tag, sizeof(tag));
@@ -253,11 +273,18 @@ static ALWAYS_INLINE bool aead_open(const struct aead_kit *k, uint8_t *dst, cons
 
 /* The vector thresholds are where the vector Poly1305 (with its key powers
  * and final fold) starts to beat the scalar one, measured on Zen 5. */
-static const struct aead_kit kit_ssse3 = {zinc_chacha20_ssse3, 256, NULL, NULL, NULL, 0, 0,
-					  wipe_unless_64,      NULL};
-static const struct aead_kit kit_avx2 = {
-    zinc_chacha20_avx2, 512, zinc_poly1305_avx2_blocks, zinc_poly1305_avx2_finish, NULL, 64, 512,
-    wipe_unless_avx2,	NULL};
+static const struct aead_kit kit_ssse3 = {zinc_chacha20_ssse3, 256,  NULL, NULL, NULL, 0, 0,
+					  wipe_unless_64,      NULL, NULL};
+static const struct aead_kit kit_avx2 = {zinc_chacha20_avx2,
+					 512,
+					 zinc_poly1305_avx2_blocks,
+					 zinc_poly1305_avx2_finish,
+					 NULL,
+					 64,
+					 512,
+					 wipe_unless_avx2,
+					 NULL,
+					 NULL};
 static const struct aead_kit kit_avx512 = {zinc_chacha20_avx512,
 					   1024,
 					   zinc_poly1305_avx512_blocks,
@@ -266,7 +293,8 @@ static const struct aead_kit kit_avx512 = {zinc_chacha20_avx512,
 					   256,
 					   1024,
 					   wipe_unless_avx512,
-					   NULL};
+					   NULL,
+					   zinc_chacha20_avx512_keep};
 static const struct aead_kit kit_avx512_ifma = {zinc_chacha20_avx512,
 						1024,
 						zinc_poly1305_ifma_blocks,
@@ -275,7 +303,8 @@ static const struct aead_kit kit_avx512_ifma = {zinc_chacha20_avx512,
 						256,
 						512,
 						wipe_unless_avx512,
-						zinc_chacha20_avx512_first};
+						zinc_chacha20_avx512_first,
+						zinc_chacha20_avx512_keep};
 
 void zinc_aead_seal_ssse3(uint8_t *dst, const uint8_t *src, size_t len, const uint8_t *ad,
 			  size_t ad_len, const uint8_t key[32], const uint8_t nonce[12])

@@ -10,7 +10,6 @@
 #include "../cpu.h"
 #include "poly1305_x86.h"
 
-#define M44 0xfffffffffffULL
 #define ALWAYS_INLINE inline __attribute__((always_inline))
 
 typedef void (*vblocks_fn)(struct poly1305_x86 *p, const uint8_t *m, size_t nblocks);
@@ -21,18 +20,8 @@ static ALWAYS_INLINE void blocks(struct zinc_poly1305_ctx *ctx, const uint8_t *s
 				 size_t group, size_t vmin)
 {
 	struct poly1305_x86 p;
-	poly_u128 t;
 
-	p.r0 = ctx->r[0] | (ctx->r[1] << 44);
-	p.r1 = (ctx->r[1] >> 20) | (ctx->r[2] << 24);
-	p.s1 = p.r1 + (p.r1 >> 2);
-	/* The limbs may run a little over 44 bits: add, do not OR. */
-	t = (poly_u128)ctx->h[0] + ((poly_u128)ctx->h[1] << 44);
-	p.h0 = (uint64_t)t;
-	t = (t >> 64) + ((poly_u128)ctx->h[2] << 24);
-	p.h1 = (uint64_t)t;
-	p.h2 = (uint64_t)(t >> 64);
-	p.vec_started = 0;
+	poly64_from_ctx(&p, ctx);
 	if (vblocks && hibit && nblocks >= vmin) {
 		const size_t v = nblocks - nblocks % group;
 
@@ -42,9 +31,7 @@ static ALWAYS_INLINE void blocks(struct zinc_poly1305_ctx *ctx, const uint8_t *s
 		nblocks -= v;
 	}
 	poly64_blocks_hb(&p, src, nblocks, hibit ? 1 : 0);
-	ctx->h[0] = p.h0 & M44;
-	ctx->h[1] = ((p.h0 >> 44) | (p.h1 << 20)) & M44;
-	ctx->h[2] = (p.h1 >> 24) | (p.h2 << 40);
+	poly64_to_ctx(ctx, &p);
 	zinc_memzero(&p.h0, 6 * sizeof(uint64_t)); /* h0..h2, r0, r1, s1 */
 }
 

@@ -12,6 +12,8 @@
 #include <stdint.h>
 #include <string.h>
 
+#include <zinc/poly1305.h>
+
 typedef unsigned __int128 poly_u128;
 
 struct poly1305_x86 {
@@ -101,6 +103,34 @@ static inline void poly64_padded(struct poly1305_x86 *p, const uint8_t *m, size_
 		memcpy(b, m + (len & ~(size_t)15), len & 15);
 		poly64_blocks(p, b, 1);
 	}
+}
+
+/* The streaming API's state (zinc/poly1305.c: 44-bit limbs, which may run
+ * a little over) to radix 2^64 and back, around the scalar and vector
+ * blocks of the x86-64 and arm64 entries. */
+static inline void poly64_from_ctx(struct poly1305_x86 *p, const struct zinc_poly1305_ctx *ctx)
+{
+	poly_u128 t;
+
+	p->r0 = ctx->r[0] | (ctx->r[1] << 44);
+	p->r1 = (ctx->r[1] >> 20) | (ctx->r[2] << 24);
+	p->s1 = p->r1 + (p->r1 >> 2);
+	/* add, do not OR: the limbs may overlap */
+	t = (poly_u128)ctx->h[0] + ((poly_u128)ctx->h[1] << 44);
+	p->h0 = (uint64_t)t;
+	t = (t >> 64) + ((poly_u128)ctx->h[2] << 24);
+	p->h1 = (uint64_t)t;
+	p->h2 = (uint64_t)(t >> 64);
+	p->vec_started = 0;
+}
+
+static inline void poly64_to_ctx(struct zinc_poly1305_ctx *ctx, const struct poly1305_x86 *p)
+{
+	const uint64_t m44 = 0xfffffffffffULL;
+
+	ctx->h[0] = p->h0 & m44;
+	ctx->h[1] = ((p->h0 >> 44) | (p->h1 << 20)) & m44;
+	ctx->h[2] = (p->h1 >> 24) | (p->h2 << 40);
 }
 
 /* Full reduction mod 2^130 - 5, plus the pad; branch free. */
