@@ -302,12 +302,110 @@ static ALWAYS_INLINE void fe_mul_a24_add(fe r, const fe a, const fe b)
 
 // clang-format on
 
+// clang-format off
+/* r = a^(2^n), n >= 1: the inversion's squarings one after another, each
+ * waiting for the last, so the element stays in registers (a0..a3 in r8,
+ * rbx, rsi, rdi; the 512-bit square in r8..r14 and rcx) and no square
+ * waits for a store and a reload. The last fold takes bit 255 along
+ * (2^255 = 19): one carry chain, r8 ready early for the next square, and
+ * r < 2^255 + 2^11. Thirteen registers and the pointer: frame-pointer
+ * builds have fourteen. */
 static ALWAYS_INLINE void fe_sq_n(fe r, const fe a, int n)
 {
-	fe_sq(r, a);
-	while (--n)
-		fe_sq(r, r);
+	if (r != a)
+		memcpy(r, a, sizeof(fe));
+	__asm__ __volatile__(
+		"movq 0(%[r]), %%r8\n\t"
+		"movq 8(%[r]), %%rbx\n\t"
+		"movq 16(%[r]), %%rsi\n\t"
+		"movq 24(%[r]), %%rdi\n\t"
+		"1:\n\t"
+		/* Cross products into r9..r14. */
+		"movq %%r8, %%rdx\n\t"
+		"mulxq %%rbx, %%r9, %%r10\n\t"
+		"mulxq %%rsi, %%rax, %%r11\n\t"
+		"addq %%rax, %%r10\n\t"
+		"mulxq %%rdi, %%rax, %%r12\n\t"
+		"adcq %%rax, %%r11\n\t"
+		"adcq $0, %%r12\n\t"
+		"xorl %%ecx, %%ecx\n\t"
+		"movq %%rbx, %%rdx\n\t"
+		"mulxq %%rsi, %%rax, %%r13\n\t"
+		"adcxq %%rax, %%r11\n\t"
+		"adoxq %%r13, %%r12\n\t"
+		"mulxq %%rdi, %%rax, %%r13\n\t"
+		"adcxq %%rax, %%r12\n\t"
+		"adoxq %%rcx, %%r13\n\t"
+		"movq %%rsi, %%rdx\n\t"
+		"mulxq %%rdi, %%rax, %%r14\n\t"
+		"adcxq %%rax, %%r13\n\t"
+		"adcxq %%rcx, %%r14\n\t"
+		/* Doubled (CF chain, rcx takes the bit shifted out) plus the
+		 * squares (OF chain) word by word; both flags are clear here.
+		 * a0^2's low half replaces a0 in r8. */
+		"movq %%r8, %%rdx\n\t"
+		"mulxq %%rdx, %%r8, %%rax\n\t"
+		"adcxq %%r9, %%r9\n\t"
+		"adoxq %%rax, %%r9\n\t"
+		"movq %%rbx, %%rdx\n\t"
+		"mulxq %%rdx, %%rax, %%rdx\n\t"
+		"adcxq %%r10, %%r10\n\t"
+		"adoxq %%rax, %%r10\n\t"
+		"adcxq %%r11, %%r11\n\t"
+		"adoxq %%rdx, %%r11\n\t"
+		"movq %%rsi, %%rdx\n\t"
+		"mulxq %%rdx, %%rax, %%rdx\n\t"
+		"adcxq %%r12, %%r12\n\t"
+		"adoxq %%rax, %%r12\n\t"
+		"adcxq %%r13, %%r13\n\t"
+		"adoxq %%rdx, %%r13\n\t"
+		"movq %%rdi, %%rdx\n\t"
+		"mulxq %%rdx, %%rax, %%rdx\n\t"
+		"adcxq %%r14, %%r14\n\t"
+		"adoxq %%rax, %%r14\n\t"
+		"adcxq %%rcx, %%rcx\n\t"
+		"adoxq %%rdx, %%rcx\n\t"
+		/* 38 * (r12, r13, r14, rcx) into r8..r11, the top word in r12. */
+		"movl $38, %%edx\n\t"
+		"xorl %%eax, %%eax\n\t"
+		"mulxq %%r12, %%rax, %%rbx\n\t"
+		"adcxq %%rax, %%r8\n\t"
+		"adoxq %%rbx, %%r9\n\t"
+		"mulxq %%r13, %%rax, %%rbx\n\t"
+		"adcxq %%rax, %%r9\n\t"
+		"adoxq %%rbx, %%r10\n\t"
+		"mulxq %%r14, %%rax, %%rbx\n\t"
+		"adcxq %%rax, %%r10\n\t"
+		"adoxq %%rbx, %%r11\n\t"
+		"mulxq %%rcx, %%rax, %%r12\n\t"
+		"adcxq %%rax, %%r11\n\t"
+		"movl $0, %%esi\n\t"
+		"adoxq %%rsi, %%r12\n\t"
+		"adcxq %%rsi, %%r12\n\t"
+		/* (2 r12 + bit 255) * 19 into the low 255 bits: no carry out. */
+		"addq %%r11, %%r11\n\t"
+		"adcq %%r12, %%r12\n\t"
+		"shrq $1, %%r11\n\t"
+		"imulq $19, %%r12, %%r12\n\t"
+		"addq %%r12, %%r8\n\t"
+		"adcq $0, %%r9\n\t"
+		"adcq $0, %%r10\n\t"
+		"adcq $0, %%r11\n\t"
+		"movq %%r9, %%rbx\n\t"
+		"movq %%r10, %%rsi\n\t"
+		"movq %%r11, %%rdi\n\t"
+		"decl %[n]\n\t"
+		"jnz 1b\n\t"
+		"movq %%r8, 0(%[r])\n\t"
+		"movq %%rbx, 8(%[r])\n\t"
+		"movq %%rsi, 16(%[r])\n\t"
+		"movq %%rdi, 24(%[r])\n\t"
+		: [n] "+m"(n)
+		: [r] "r"(r)
+		: "rax", "rbx", "rcx", "rdx", "rsi", "rdi", "r8", "r9", "r10", "r11", "r12", "r13",
+		  "r14", "cc", "memory");
 }
+// clang-format on
 
 /* z^(p - 2) = z^(2^255 - 21): the usual chain of 254 squarings, 11 mults. */
 static inline void fe_invert(fe out, const fe z)
