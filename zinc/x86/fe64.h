@@ -19,33 +19,102 @@ typedef unsigned __int128 u128;
 
 #define ALWAYS_INLINE inline __attribute__((always_inline))
 
-/* The inline assembly below is laid out one instruction per line. */
+/* The inline assembly below is laid out one instruction per line. Field
+ * elements are named by an offset and a base register: word i of (O, B)
+ * is O+8i(B), so one macro serves a pointer per element (fe_mul) and a
+ * whole ladder state behind one pointer (curve25519_adx.c). */
 // clang-format off
+#define W(O, B, i) O "+" #i "(" B ")"
+
 /* One row i >= 1 of the product: t[i..i+3] sit in w0..w3 and w4 becomes
  * t[i+4]; low halves ride the CF chain (ADCX), high halves the OF chain
- * (ADOX). xor clears both flags; mov $0 does not touch them. */
-#define ROW(ai, w0, w1, w2, w3, w4)                                                                \
+ * (ADOX). xor clears both flags; ZSET (mov $0) puts 0 in register Z
+ * without touching them, or is empty where Z holds 0 all along. */
+#define ROW(ai, BO, BB, w0, w1, w2, w3, w4, ZSET, Z)                                               \
 	"movq " ai ", %%rdx\n\t"                                                                   \
 	"xorl %%eax, %%eax\n\t"                                                                    \
-	"mulxq 0(%[b]), %%rax, %%rcx\n\t"                                                          \
+	"mulxq " W(BO, BB, 0) ", %%rax, %%rcx\n\t"                                                 \
 	"adcxq %%rax, " w0 "\n\t"                                                                  \
 	"adoxq %%rcx, " w1 "\n\t"                                                                  \
-	"mulxq 8(%[b]), %%rax, %%rcx\n\t"                                                          \
+	"mulxq " W(BO, BB, 8) ", %%rax, %%rcx\n\t"                                                 \
 	"adcxq %%rax, " w1 "\n\t"                                                                  \
 	"adoxq %%rcx, " w2 "\n\t"                                                                  \
-	"mulxq 16(%[b]), %%rax, %%rcx\n\t"                                                         \
+	"mulxq " W(BO, BB, 16) ", %%rax, %%rcx\n\t"                                                \
 	"adcxq %%rax, " w2 "\n\t"                                                                  \
 	"adoxq %%rcx, " w3 "\n\t"                                                                  \
-	"mulxq 24(%[b]), %%rax, " w4 "\n\t"                                                        \
+	"mulxq " W(BO, BB, 24) ", %%rax, " w4 "\n\t"                                               \
 	"adcxq %%rax, " w3 "\n\t"                                                                  \
-	"movl $0, %%eax\n\t"                                                                       \
-	"adoxq %%rax, " w4 "\n\t"                                                                  \
-	"adcxq %%rax, " w4 "\n\t"
+	ZSET                                                                                       \
+	"adoxq " Z ", " w4 "\n\t"                                                                  \
+	"adcxq " Z ", " w4 "\n\t"
 
-/* 38 * r12..r15 into r8..r11 (2^256 = 38), then the last small carry;
- * stores r. Shared by the multiply and the square. */
-#define REDUCE_STORE                                                                               \
-	"movl $38, %%edx\n\t"                                                                      \
+/* The 512-bit product (AO, AB) * (BO, BB) into r8..r15. */
+#define MUL512(AO, AB, BO, BB, ZSET, Z)                                                            \
+	"movq " W(AO, AB, 0) ", %%rdx\n\t"                                                         \
+	"mulxq " W(BO, BB, 0) ", %%r8, %%r9\n\t"                                                   \
+	"mulxq " W(BO, BB, 8) ", %%rax, %%r10\n\t"                                                 \
+	"addq %%rax, %%r9\n\t"                                                                     \
+	"mulxq " W(BO, BB, 16) ", %%rax, %%r11\n\t"                                                \
+	"adcq %%rax, %%r10\n\t"                                                                    \
+	"mulxq " W(BO, BB, 24) ", %%rax, %%r12\n\t"                                                \
+	"adcq %%rax, %%r11\n\t"                                                                    \
+	"adcq $0, %%r12\n\t"                                                                       \
+	ROW(W(AO, AB, 8), BO, BB, "%%r9", "%%r10", "%%r11", "%%r12", "%%r13", ZSET, Z)             \
+	ROW(W(AO, AB, 16), BO, BB, "%%r10", "%%r11", "%%r12", "%%r13", "%%r14", ZSET, Z)           \
+	ROW(W(AO, AB, 24), BO, BB, "%%r11", "%%r12", "%%r13", "%%r14", "%%r15", ZSET, Z)
+
+/* The 512-bit square of (AO, AB) into r8..r15: six cross products,
+ * doubled (CF chain, r15 takes the bit shifted out) while the four
+ * squares a_i^2 at 2^(128 i) are added (OF chain). */
+#define SQR512(AO, AB)                                                                             \
+	"movq " W(AO, AB, 0) ", %%rdx\n\t"                                                         \
+	"mulxq " W(AO, AB, 8) ", %%r9, %%r10\n\t"                                                  \
+	"mulxq " W(AO, AB, 16) ", %%rax, %%r11\n\t"                                                \
+	"addq %%rax, %%r10\n\t"                                                                    \
+	"mulxq " W(AO, AB, 24) ", %%rax, %%r12\n\t"                                                \
+	"adcq %%rax, %%r11\n\t"                                                                    \
+	"adcq $0, %%r12\n\t"                                                                       \
+	"xorl %%r15d, %%r15d\n\t"                                                                  \
+	"movq " W(AO, AB, 8) ", %%rdx\n\t"                                                         \
+	"mulxq " W(AO, AB, 16) ", %%rax, %%rcx\n\t"                                                \
+	"adcxq %%rax, %%r11\n\t"                                                                   \
+	"adoxq %%rcx, %%r12\n\t"                                                                   \
+	"mulxq " W(AO, AB, 24) ", %%rax, %%r13\n\t"                                                \
+	"adcxq %%rax, %%r12\n\t"                                                                   \
+	"adoxq %%r15, %%r13\n\t"                                                                   \
+	"movq " W(AO, AB, 16) ", %%rdx\n\t"                                                        \
+	"mulxq " W(AO, AB, 24) ", %%rax, %%r14\n\t"                                                \
+	"adcxq %%rax, %%r13\n\t"                                                                   \
+	"adcxq %%r15, %%r14\n\t"                                                                   \
+	"movq " W(AO, AB, 0) ", %%rdx\n\t"                                                         \
+	"mulxq %%rdx, %%r8, %%rax\n\t"                                                             \
+	"adcxq %%r9, %%r9\n\t"                                                                     \
+	"adoxq %%rax, %%r9\n\t"                                                                    \
+	"movq " W(AO, AB, 8) ", %%rdx\n\t"                                                         \
+	"mulxq %%rdx, %%rax, %%rcx\n\t"                                                            \
+	"adcxq %%r10, %%r10\n\t"                                                                   \
+	"adoxq %%rax, %%r10\n\t"                                                                   \
+	"adcxq %%r11, %%r11\n\t"                                                                   \
+	"adoxq %%rcx, %%r11\n\t"                                                                   \
+	"movq " W(AO, AB, 16) ", %%rdx\n\t"                                                        \
+	"mulxq %%rdx, %%rax, %%rcx\n\t"                                                            \
+	"adcxq %%r12, %%r12\n\t"                                                                   \
+	"adoxq %%rax, %%r12\n\t"                                                                   \
+	"adcxq %%r13, %%r13\n\t"                                                                   \
+	"adoxq %%rcx, %%r13\n\t"                                                                   \
+	"movq " W(AO, AB, 24) ", %%rdx\n\t"                                                        \
+	"mulxq %%rdx, %%rax, %%rcx\n\t"                                                            \
+	"adcxq %%r14, %%r14\n\t"                                                                   \
+	"adoxq %%rax, %%r14\n\t"                                                                   \
+	"adcxq %%r15, %%r15\n\t"                                                                   \
+	"adoxq %%rcx, %%r15\n\t"
+
+/* r8..r15 reduced and stored at (RO, RB): 38 * r12..r15 into r8..r11
+ * (2^256 = 38), then the word above and bit 255 times 19 (2^255 = 19)
+ * in one carry chain that cannot carry out: the result is below
+ * 2^255 + 2^11. K38 puts 38 in rdx; ZSET and Z as in ROW. */
+#define REDUCE_STORE(RO, RB, K38, ZSET, Z)                                                         \
+	K38                                                                                        \
 	"xorl %%eax, %%eax\n\t"                                                                    \
 	"mulxq %%r12, %%rax, %%rcx\n\t"                                                            \
 	"adcxq %%rax, %%r8\n\t"                                                                    \
@@ -58,97 +127,45 @@ typedef unsigned __int128 u128;
 	"adoxq %%rcx, %%r11\n\t"                                                                   \
 	"mulxq %%r15, %%rax, %%r12\n\t"                                                            \
 	"adcxq %%rax, %%r11\n\t"                                                                   \
-	"movl $0, %%r13d\n\t"                                                                      \
-	"adoxq %%r13, %%r12\n\t"                                                                   \
-	"adcxq %%r13, %%r12\n\t"                                                                   \
-	"imulq $38, %%r12, %%r12\n\t"                                                              \
+	ZSET                                                                                       \
+	"adoxq " Z ", %%r12\n\t"                                                                   \
+	"adcxq " Z ", %%r12\n\t"                                                                   \
+	"addq %%r11, %%r11\n\t"                                                                    \
+	"adcq %%r12, %%r12\n\t"                                                                    \
+	"shrq $1, %%r11\n\t"                                                                       \
+	"imulq $19, %%r12, %%r12\n\t"                                                              \
 	"addq %%r12, %%r8\n\t"                                                                     \
 	"adcq $0, %%r9\n\t"                                                                        \
 	"adcq $0, %%r10\n\t"                                                                       \
 	"adcq $0, %%r11\n\t"                                                                       \
-	"sbbq %%rax, %%rax\n\t"                                                                    \
-	"andq $38, %%rax\n\t"                                                                      \
-	"addq %%rax, %%r8\n\t"                                                                     \
-	"movq %%r8, 0(%[r])\n\t"                                                                   \
-	"movq %%r9, 8(%[r])\n\t"                                                                   \
-	"movq %%r10, 16(%[r])\n\t"                                                                 \
-	"movq %%r11, 24(%[r])\n\t"
+	"movq %%r8, " W(RO, RB, 0) "\n\t"                                                          \
+	"movq %%r9, " W(RO, RB, 8) "\n\t"                                                          \
+	"movq %%r10, " W(RO, RB, 16) "\n\t"                                                        \
+	"movq %%r11, " W(RO, RB, 24) "\n\t"
 
-/* r = a * b mod 2^255 - 19, r < 2^256. r may alias a or b: r is written
- * last. The 512-bit product stays in r8..r15. */
+/* Without spare registers: 38 and 0 from immediates. */
+#define K38_IMM "movl $38, %%edx\n\t"
+#define ZSET_RAX "movl $0, %%eax\n\t"
+#define ZSET_R13 "movl $0, %%r13d\n\t"
+
+/* r = a * b mod 2^255 - 19. r may alias a or b: r is written last. */
 static ALWAYS_INLINE void fe_mul(fe r, const fe a, const fe b)
 {
 	__asm__ __volatile__(
-		/* Row 0: t[0..4] = a0 * b in r8..r12. */
-		"movq 0(%[a]), %%rdx\n\t"
-		"mulxq 0(%[b]), %%r8, %%r9\n\t"
-		"mulxq 8(%[b]), %%rax, %%r10\n\t"
-		"addq %%rax, %%r9\n\t"
-		"mulxq 16(%[b]), %%rax, %%r11\n\t"
-		"adcq %%rax, %%r10\n\t"
-		"mulxq 24(%[b]), %%rax, %%r12\n\t"
-		"adcq %%rax, %%r11\n\t"
-		"adcq $0, %%r12\n\t"
-		ROW("8(%[a])", "%%r9", "%%r10", "%%r11", "%%r12", "%%r13")
-		ROW("16(%[a])", "%%r10", "%%r11", "%%r12", "%%r13", "%%r14")
-		ROW("24(%[a])", "%%r11", "%%r12", "%%r13", "%%r14", "%%r15")
-		REDUCE_STORE
+		MUL512("0", "%[a]", "0", "%[b]", ZSET_RAX, "%%rax")
+		REDUCE_STORE("0", "%[r]", K38_IMM, ZSET_R13, "%%r13")
 		:
 		: [r] "r"(r), [a] "r"(a), [b] "r"(b)
 		: "rax", "rcx", "rdx", "r8", "r9", "r10", "r11", "r12", "r13", "r14", "r15", "cc",
 		  "memory");
 }
 
-/* r = a^2: six cross products, doubled, plus the four squares; the whole
- * 512-bit square stays in r8..r15. */
+/* r = a^2. */
 static ALWAYS_INLINE void fe_sq(fe r, const fe a)
 {
 	__asm__ __volatile__(
-		/* Cross products a_i a_j (i < j) into r9..r14. */
-		"movq 0(%[a]), %%rdx\n\t"
-		"mulxq 8(%[a]), %%r9, %%r10\n\t"
-		"mulxq 16(%[a]), %%rax, %%r11\n\t"
-		"addq %%rax, %%r10\n\t"
-		"mulxq 24(%[a]), %%rax, %%r12\n\t"
-		"adcq %%rax, %%r11\n\t"
-		"adcq $0, %%r12\n\t"
-		"xorq %%r15, %%r15\n\t"
-		"movq 8(%[a]), %%rdx\n\t"
-		"mulxq 16(%[a]), %%rax, %%rcx\n\t"
-		"adcxq %%rax, %%r11\n\t"
-		"adoxq %%rcx, %%r12\n\t"
-		"mulxq 24(%[a]), %%rax, %%r13\n\t"
-		"adcxq %%rax, %%r12\n\t"
-		"adoxq %%r15, %%r13\n\t"
-		"movq 16(%[a]), %%rdx\n\t"
-		"mulxq 24(%[a]), %%rax, %%r14\n\t"
-		"adcxq %%rax, %%r13\n\t"
-		"adcxq %%r15, %%r14\n\t"
-		/* Double them; r15 takes the bit shifted out. */
-		"addq %%r9, %%r9\n\t"
-		"adcq %%r10, %%r10\n\t"
-		"adcq %%r11, %%r11\n\t"
-		"adcq %%r12, %%r12\n\t"
-		"adcq %%r13, %%r13\n\t"
-		"adcq %%r14, %%r14\n\t"
-		"adcq %%r15, %%r15\n\t"
-		/* Plus the squares a_i^2 at 2^(128 i). */
-		"movq 0(%[a]), %%rdx\n\t"
-		"mulxq %%rdx, %%r8, %%rax\n\t"
-		"addq %%rax, %%r9\n\t"
-		"movq 8(%[a]), %%rdx\n\t"
-		"mulxq %%rdx, %%rax, %%rcx\n\t"
-		"adcq %%rax, %%r10\n\t"
-		"adcq %%rcx, %%r11\n\t"
-		"movq 16(%[a]), %%rdx\n\t"
-		"mulxq %%rdx, %%rax, %%rcx\n\t"
-		"adcq %%rax, %%r12\n\t"
-		"adcq %%rcx, %%r13\n\t"
-		"movq 24(%[a]), %%rdx\n\t"
-		"mulxq %%rdx, %%rax, %%rcx\n\t"
-		"adcq %%rax, %%r14\n\t"
-		"adcq %%rcx, %%r15\n\t"
-		REDUCE_STORE
+		SQR512("0", "%[a]")
+		REDUCE_STORE("0", "%[r]", K38_IMM, ZSET_R13, "%%r13")
 		:
 		: [r] "r"(r), [a] "r"(a)
 		: "rax", "rcx", "rdx", "r8", "r9", "r10", "r11", "r12", "r13", "r14", "r15", "cc",
