@@ -172,149 +172,117 @@ static ALWAYS_INLINE void fe_sq(fe r, const fe a)
 		  "memory");
 }
 
-/* r = a + b, folded below 2^256. */
+/* The carry (borrow) out of r8..r11 is worth 38 (2^256 = 38): added
+ * (subtracted) back, then once more, since that can carry again. */
+#define FOLD(op, opc)                                                                              \
+	"sbbq %%rax, %%rax\n\t"                                                                    \
+	"andq $38, %%rax\n\t"                                                                      \
+	op " %%rax, %%r8\n\t"                                                                      \
+	opc " $0, %%r9\n\t"                                                                        \
+	opc " $0, %%r10\n\t"                                                                       \
+	opc " $0, %%r11\n\t"                                                                       \
+	"sbbq %%rax, %%rax\n\t"                                                                    \
+	"andq $38, %%rax\n\t"                                                                      \
+	op " %%rax, %%r8\n\t"
+#define LOAD4(AO, AB, r0, r1, r2, r3)                                                              \
+	"movq " W(AO, AB, 0) ", " r0 "\n\t"                                                        \
+	"movq " W(AO, AB, 8) ", " r1 "\n\t"                                                        \
+	"movq " W(AO, AB, 16) ", " r2 "\n\t"                                                       \
+	"movq " W(AO, AB, 24) ", " r3 "\n\t"
+#define STORE4(RO, RB, r0, r1, r2, r3)                                                             \
+	"movq " r0 ", " W(RO, RB, 0) "\n\t"                                                        \
+	"movq " r1 ", " W(RO, RB, 8) "\n\t"                                                        \
+	"movq " r2 ", " W(RO, RB, 16) "\n\t"                                                       \
+	"movq " r3 ", " W(RO, RB, 24) "\n\t"
+
+/* r8..r11 (op)= b, word by word through the carry: add/adc or sub/sbb. */
+#define ADDSUB4(op, opc, BO, BB)                                                                   \
+	op " " W(BO, BB, 0) ", %%r8\n\t"                                                           \
+	opc " " W(BO, BB, 8) ", %%r9\n\t"                                                          \
+	opc " " W(BO, BB, 16) ", %%r10\n\t"                                                        \
+	opc " " W(BO, BB, 24) ", %%r11\n\t"
+
+/* r = a + b, folded below 2^256; r = a - b the same way. */
+#define ADD(AO, AB, BO, BB, RO, RB)                                                                \
+	LOAD4(AO, AB, "%%r8", "%%r9", "%%r10", "%%r11") ADDSUB4("addq", "adcq", BO, BB) FOLD("addq", "adcq")                 \
+	STORE4(RO, RB, "%%r8", "%%r9", "%%r10", "%%r11")
+#define SUB(AO, AB, BO, BB, RO, RB)                                                                \
+	LOAD4(AO, AB, "%%r8", "%%r9", "%%r10", "%%r11") ADDSUB4("subq", "sbbq", BO, BB) FOLD("subq", "sbbq")                 \
+	STORE4(RO, RB, "%%r8", "%%r9", "%%r10", "%%r11")
+
+/* s = a + b, d = a - b from one load of a and b (the ladder needs both),
+ * stored last (s and d may alias a or b); s is left in r12..r15, d in
+ * r8..r11. */
+#define ADDSUB(AO, AB, BO, BB, SO, SB, DO, DB)                                                     \
+	LOAD4(AO, AB, "%%r8", "%%r9", "%%r10", "%%r11")                                                                       \
+	"movq %%r8, %%r12\n\t"                                                                     \
+	"movq %%r9, %%r13\n\t"                                                                     \
+	"movq %%r10, %%r14\n\t"                                                                    \
+	"movq %%r11, %%r15\n\t"                                                                    \
+	ADDSUB4("subq", "sbbq", BO, BB) FOLD("subq", "sbbq")                                      \
+	"addq " W(BO, BB, 0) ", %%r12\n\t"                                                         \
+	"adcq " W(BO, BB, 8) ", %%r13\n\t"                                                         \
+	"adcq " W(BO, BB, 16) ", %%r14\n\t"                                                        \
+	"adcq " W(BO, BB, 24) ", %%r15\n\t"                                                        \
+	"sbbq %%rax, %%rax\n\t"                                                                    \
+	"andq $38, %%rax\n\t"                                                                      \
+	"addq %%rax, %%r12\n\t"                                                                    \
+	"adcq $0, %%r13\n\t"                                                                       \
+	"adcq $0, %%r14\n\t"                                                                       \
+	"adcq $0, %%r15\n\t"                                                                       \
+	"sbbq %%rax, %%rax\n\t"                                                                    \
+	"andq $38, %%rax\n\t"                                                                      \
+	"addq %%rax, %%r12\n\t"                                                                    \
+	STORE4(DO, DB, "%%r8", "%%r9", "%%r10", "%%r11")                                          \
+	STORE4(SO, SB, "%%r12", "%%r13", "%%r14", "%%r15")
+
+/* r = a * 121665 + b (121665 is the curve's (A - 2) / 4; the ladder adds
+ * AA at once). */
+#define MUL_A24_ADD(AO, AB, BO, BB, RO, RB)                                                        \
+	"movl $121665, %%edx\n\t"                                                                  \
+	"mulxq " W(AO, AB, 0) ", %%r8, %%rax\n\t"                                                  \
+	"mulxq " W(AO, AB, 8) ", %%r9, %%rcx\n\t"                                                  \
+	"addq %%rax, %%r9\n\t"                                                                     \
+	"mulxq " W(AO, AB, 16) ", %%r10, %%rax\n\t"                                                \
+	"adcq %%rcx, %%r10\n\t"                                                                    \
+	"mulxq " W(AO, AB, 24) ", %%r11, %%rcx\n\t"                                                \
+	"adcq %%rax, %%r11\n\t"                                                                    \
+	"adcq $0, %%rcx\n\t"                                                                       \
+	ADDSUB4("addq", "adcq", BO, BB)                                                            \
+	"adcq $0, %%rcx\n\t"                                                                       \
+	"imulq $38, %%rcx, %%rcx\n\t"                                                              \
+	"addq %%rcx, %%r8\n\t"                                                                     \
+	"adcq $0, %%r9\n\t"                                                                        \
+	"adcq $0, %%r10\n\t"                                                                       \
+	"adcq $0, %%r11\n\t"                                                                       \
+	"sbbq %%rax, %%rax\n\t"                                                                    \
+	"andq $38, %%rax\n\t"                                                                      \
+	"addq %%rax, %%r8\n\t"                                                                     \
+	STORE4(RO, RB, "%%r8", "%%r9", "%%r10", "%%r11")
+
 static ALWAYS_INLINE void fe_add(fe r, const fe a, const fe b)
 {
-	__asm__ __volatile__("movq 0(%[a]), %%r8\n\t"
-			     "addq 0(%[b]), %%r8\n\t"
-			     "movq 8(%[a]), %%r9\n\t"
-			     "adcq 8(%[b]), %%r9\n\t"
-			     "movq 16(%[a]), %%r10\n\t"
-			     "adcq 16(%[b]), %%r10\n\t"
-			     "movq 24(%[a]), %%r11\n\t"
-			     "adcq 24(%[b]), %%r11\n\t"
-			     "sbbq %%rax, %%rax\n\t"
-			     "andq $38, %%rax\n\t"
-			     "addq %%rax, %%r8\n\t"
-			     "adcq $0, %%r9\n\t"
-			     "adcq $0, %%r10\n\t"
-			     "adcq $0, %%r11\n\t"
-			     "sbbq %%rax, %%rax\n\t"
-			     "andq $38, %%rax\n\t"
-			     "addq %%rax, %%r8\n\t"
-			     "movq %%r8, 0(%[r])\n\t"
-			     "movq %%r9, 8(%[r])\n\t"
-			     "movq %%r10, 16(%[r])\n\t"
-			     "movq %%r11, 24(%[r])\n\t"
+	__asm__ __volatile__(ADD("0", "%[a]", "0", "%[b]", "0", "%[r]")
 			     :
 			     : [r] "r"(r), [a] "r"(a), [b] "r"(b)
 			     : "rax", "r8", "r9", "r10", "r11", "cc", "memory");
 }
 
-/* r = a - b; a borrow of 2^256 is worth 38 too. */
-static ALWAYS_INLINE void fe_sub(fe r, const fe a, const fe b)
-{
-	__asm__ __volatile__("movq 0(%[a]), %%r8\n\t"
-			     "subq 0(%[b]), %%r8\n\t"
-			     "movq 8(%[a]), %%r9\n\t"
-			     "sbbq 8(%[b]), %%r9\n\t"
-			     "movq 16(%[a]), %%r10\n\t"
-			     "sbbq 16(%[b]), %%r10\n\t"
-			     "movq 24(%[a]), %%r11\n\t"
-			     "sbbq 24(%[b]), %%r11\n\t"
-			     "sbbq %%rax, %%rax\n\t"
-			     "andq $38, %%rax\n\t"
-			     "subq %%rax, %%r8\n\t"
-			     "sbbq $0, %%r9\n\t"
-			     "sbbq $0, %%r10\n\t"
-			     "sbbq $0, %%r11\n\t"
-			     "sbbq %%rax, %%rax\n\t"
-			     "andq $38, %%rax\n\t"
-			     "subq %%rax, %%r8\n\t"
-			     "movq %%r8, 0(%[r])\n\t"
-			     "movq %%r9, 8(%[r])\n\t"
-			     "movq %%r10, 16(%[r])\n\t"
-			     "movq %%r11, 24(%[r])\n\t"
-			     :
-			     : [r] "r"(r), [a] "r"(a), [b] "r"(b)
-			     : "rax", "r8", "r9", "r10", "r11", "cc", "memory");
-}
-
-/* s = a + b and d = a - b from one load of a and b (the ladder needs both
- * each time); the same folds as fe_add and fe_sub. */
 static ALWAYS_INLINE void fe_addsub(fe s, fe d, const fe a, const fe b)
 {
-	__asm__ __volatile__("movq 0(%[a]), %%r8\n\t"
-			     "movq 8(%[a]), %%r9\n\t"
-			     "movq 16(%[a]), %%r10\n\t"
-			     "movq 24(%[a]), %%r11\n\t"
-			     "movq %%r8, %%r12\n\t"
-			     "movq %%r9, %%r13\n\t"
-			     "movq %%r10, %%r14\n\t"
-			     "movq %%r11, %%r15\n\t"
-			     "addq 0(%[b]), %%r8\n\t"
-			     "adcq 8(%[b]), %%r9\n\t"
-			     "adcq 16(%[b]), %%r10\n\t"
-			     "adcq 24(%[b]), %%r11\n\t"
-			     "sbbq %%rax, %%rax\n\t"
-			     "andq $38, %%rax\n\t"
-			     "addq %%rax, %%r8\n\t"
-			     "adcq $0, %%r9\n\t"
-			     "adcq $0, %%r10\n\t"
-			     "adcq $0, %%r11\n\t"
-			     "sbbq %%rax, %%rax\n\t"
-			     "andq $38, %%rax\n\t"
-			     "addq %%rax, %%r8\n\t"
-			     "subq 0(%[b]), %%r12\n\t"
-			     "sbbq 8(%[b]), %%r13\n\t"
-			     "sbbq 16(%[b]), %%r14\n\t"
-			     "sbbq 24(%[b]), %%r15\n\t"
-			     "sbbq %%rax, %%rax\n\t"
-			     "andq $38, %%rax\n\t"
-			     "subq %%rax, %%r12\n\t"
-			     "sbbq $0, %%r13\n\t"
-			     "sbbq $0, %%r14\n\t"
-			     "sbbq $0, %%r15\n\t"
-			     "sbbq %%rax, %%rax\n\t"
-			     "andq $38, %%rax\n\t"
-			     "subq %%rax, %%r12\n\t"
-			     "movq %%r8, 0(%[s])\n\t"
-			     "movq %%r9, 8(%[s])\n\t"
-			     "movq %%r10, 16(%[s])\n\t"
-			     "movq %%r11, 24(%[s])\n\t"
-			     "movq %%r12, 0(%[d])\n\t"
-			     "movq %%r13, 8(%[d])\n\t"
-			     "movq %%r14, 16(%[d])\n\t"
-			     "movq %%r15, 24(%[d])\n\t"
+	__asm__ __volatile__(ADDSUB("0", "%[a]", "0", "%[b]", "0", "%[s]", "0", "%[d]")
 			     :
 			     : [s] "r"(s), [d] "r"(d), [a] "r"(a), [b] "r"(b)
 			     : "rax", "r8", "r9", "r10", "r11", "r12", "r13", "r14", "r15", "cc",
 			       "memory");
 }
 
-/* r = a * 121665 + b (121665 is the curve's (A - 2) / 4; the ladder adds
- * AA at once). */
-static ALWAYS_INLINE void fe_mul_a24_add(fe r, const fe a, const fe b)
+static ALWAYS_INLINE void fe_sub(fe r, const fe a, const fe b)
 {
-	__asm__ __volatile__("movl $121665, %%edx\n\t"
-			     "mulxq 0(%[a]), %%r8, %%rax\n\t"
-			     "mulxq 8(%[a]), %%r9, %%rcx\n\t"
-			     "addq %%rax, %%r9\n\t"
-			     "mulxq 16(%[a]), %%r10, %%rax\n\t"
-			     "adcq %%rcx, %%r10\n\t"
-			     "mulxq 24(%[a]), %%r11, %%rcx\n\t"
-			     "adcq %%rax, %%r11\n\t"
-			     "adcq $0, %%rcx\n\t"
-			     "addq 0(%[b]), %%r8\n\t"
-			     "adcq 8(%[b]), %%r9\n\t"
-			     "adcq 16(%[b]), %%r10\n\t"
-			     "adcq 24(%[b]), %%r11\n\t"
-			     "adcq $0, %%rcx\n\t"
-			     "imulq $38, %%rcx, %%rcx\n\t"
-			     "addq %%rcx, %%r8\n\t"
-			     "adcq $0, %%r9\n\t"
-			     "adcq $0, %%r10\n\t"
-			     "adcq $0, %%r11\n\t"
-			     "sbbq %%rax, %%rax\n\t"
-			     "andq $38, %%rax\n\t"
-			     "addq %%rax, %%r8\n\t"
-			     "movq %%r8, 0(%[r])\n\t"
-			     "movq %%r9, 8(%[r])\n\t"
-			     "movq %%r10, 16(%[r])\n\t"
-			     "movq %%r11, 24(%[r])\n\t"
+	__asm__ __volatile__(SUB("0", "%[a]", "0", "%[b]", "0", "%[r]")
 			     :
 			     : [r] "r"(r), [a] "r"(a), [b] "r"(b)
-			     : "rax", "rcx", "rdx", "r8", "r9", "r10", "r11", "cc", "memory");
+			     : "rax", "r8", "r9", "r10", "r11", "cc", "memory");
 }
 
 // clang-format on
@@ -325,17 +293,21 @@ static ALWAYS_INLINE void fe_mul_a24_add(fe r, const fe a, const fe b)
  * rbx, rsi, rdi; the 512-bit square in r8..r14 and rcx) and no square
  * waits for a store and a reload. The last fold takes bit 255 along
  * (2^255 = 19): one carry chain, r8 ready early for the next square, and
- * r < 2^255 + 2^11. Thirteen registers and the pointer: frame-pointer
- * builds have fourteen. */
+ * r < 2^255 + 2^11. Thirteen registers and one pointer, to the element
+ * and the count (a count of its own would need a register or a stack slot
+ * that ASan may address through one): frame-pointer builds have
+ * fourteen. */
 static ALWAYS_INLINE void fe_sq_n(fe r, const fe a, int n)
 {
-	if (r != a)
-		memcpy(r, a, sizeof(fe));
+	uint64_t w[5];
+
+	memcpy(w, a, sizeof(fe));
+	w[4] = (uint64_t)n;
 	__asm__ __volatile__(
-		"movq 0(%[r]), %%r8\n\t"
-		"movq 8(%[r]), %%rbx\n\t"
-		"movq 16(%[r]), %%rsi\n\t"
-		"movq 24(%[r]), %%rdi\n\t"
+		"movq 0(%[w]), %%r8\n\t"
+		"movq 8(%[w]), %%rbx\n\t"
+		"movq 16(%[w]), %%rsi\n\t"
+		"movq 24(%[w]), %%rdi\n\t"
 		"1:\n\t"
 		/* Cross products into r9..r14. */
 		"movq %%r8, %%rdx\n\t"
@@ -411,16 +383,18 @@ static ALWAYS_INLINE void fe_sq_n(fe r, const fe a, int n)
 		"movq %%r9, %%rbx\n\t"
 		"movq %%r10, %%rsi\n\t"
 		"movq %%r11, %%rdi\n\t"
-		"decl %[n]\n\t"
+		"decq 32(%[w])\n\t"
 		"jnz 1b\n\t"
-		"movq %%r8, 0(%[r])\n\t"
-		"movq %%rbx, 8(%[r])\n\t"
-		"movq %%rsi, 16(%[r])\n\t"
-		"movq %%rdi, 24(%[r])\n\t"
-		: [n] "+m"(n)
-		: [r] "r"(r)
+		"movq %%r8, 0(%[w])\n\t"
+		"movq %%rbx, 8(%[w])\n\t"
+		"movq %%rsi, 16(%[w])\n\t"
+		"movq %%rdi, 24(%[w])\n\t"
+		:
+		: [w] "r"(w)
 		: "rax", "rbx", "rcx", "rdx", "rsi", "rdi", "r8", "r9", "r10", "r11", "r12", "r13",
 		  "r14", "cc", "memory");
+	memcpy(r, w, sizeof(fe));
+	zinc_memzero(w, sizeof(w));
 }
 // clang-format on
 
