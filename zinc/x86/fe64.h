@@ -14,6 +14,8 @@
 
 #include <zinc/memzero.h>
 
+#include "../fe_invert.h"
+
 typedef uint64_t fe[4];
 typedef unsigned __int128 u128;
 
@@ -288,20 +290,19 @@ static ALWAYS_INLINE void fe_sub(fe r, const fe a, const fe b)
 // clang-format on
 
 // clang-format off
-/* r = a^(2^n), n >= 1: the inversion's squarings one after another, each
+/* w = a^(2^n), n >= 1, in w's first four words: the inversion's squarings one after another, each
  * waiting for the last, so the element stays in registers (a0..a3 in r8,
  * rbx, rsi, rdi; the 512-bit square in r8..r14 and rcx) and no square
  * waits for a store and a reload. The last fold takes bit 255 along
  * (2^255 = 19): one carry chain, r8 ready early for the next square, and
- * r < 2^255 + 2^11. Thirteen registers and one pointer, to the element
- * and the count (a count of its own would need a register or a stack slot
- * that ASan may address through one): frame-pointer builds have
- * fourteen. */
-static ALWAYS_INLINE void fe_sq_n(fe r, const fe a, int n)
+ * w < 2^255 + 2^11. Thirteen registers and one pointer, to the element
+ * and, in w[4], the count (a count of its own would need a register or a
+ * stack slot that ASan may address through one): frame-pointer builds
+ * have fourteen. */
+static ALWAYS_INLINE void fe_sq_n(uint64_t w[5], const fe a, int n)
 {
-	uint64_t w[5];
-
-	memcpy(w, a, sizeof(fe));
+	if (w != a)
+		memcpy(w, a, sizeof(fe));
 	w[4] = (uint64_t)n;
 	__asm__ __volatile__(
 		"movq 0(%[w]), %%r8\n\t"
@@ -393,42 +394,16 @@ static ALWAYS_INLINE void fe_sq_n(fe r, const fe a, int n)
 		: [w] "r"(w)
 		: "rax", "rbx", "rcx", "rdx", "rsi", "rdi", "r8", "r9", "r10", "r11", "r12", "r13",
 		  "r14", "cc", "memory");
-	memcpy(r, w, sizeof(fe));
-	zinc_memzero(w, sizeof(w));
 }
 // clang-format on
 
-/* z^(p - 2) = z^(2^255 - 21): the usual chain of 254 squarings, 11 mults. */
+/* out = 1 / z; each temporary has a fifth word for fe_sq_n's count. */
 static inline void fe_invert(fe out, const fe z)
 {
-	fe t0, t1, t2, t3;
+	uint64_t t[4][5];
 
-	fe_sq(t0, z);	    /* 2 */
-	fe_sq_n(t1, t0, 2); /* 8 */
-	fe_mul(t1, z, t1);  /* 9 */
-	fe_mul(t0, t0, t1); /* 11 */
-	fe_sq(t2, t0);	    /* 22 */
-	fe_mul(t1, t1, t2); /* 2^5 - 1 */
-	fe_sq_n(t2, t1, 5);
-	fe_mul(t1, t2, t1); /* 2^10 - 1 */
-	fe_sq_n(t2, t1, 10);
-	fe_mul(t2, t2, t1); /* 2^20 - 1 */
-	fe_sq_n(t3, t2, 20);
-	fe_mul(t2, t3, t2); /* 2^40 - 1 */
-	fe_sq_n(t2, t2, 10);
-	fe_mul(t1, t2, t1); /* 2^50 - 1 */
-	fe_sq_n(t2, t1, 50);
-	fe_mul(t2, t2, t1); /* 2^100 - 1 */
-	fe_sq_n(t3, t2, 100);
-	fe_mul(t2, t3, t2); /* 2^200 - 1 */
-	fe_sq_n(t2, t2, 50);
-	fe_mul(t1, t2, t1);  /* 2^250 - 1 */
-	fe_sq_n(t1, t1, 5);  /* 2^255 - 2^5 */
-	fe_mul(out, t1, t0); /* 2^255 - 21 */
-	zinc_memzero(t0, sizeof(fe));
-	zinc_memzero(t1, sizeof(fe));
-	zinc_memzero(t2, sizeof(fe));
-	zinc_memzero(t3, sizeof(fe));
+	FE_INVERT_CHAIN(fe_sq_n, fe_mul, out, z, t[0], t[1], t[2], t[3]);
+	zinc_memzero(t, sizeof(t));
 }
 
 /* Swaps f and g when swap is 1, with masks, in 64-bit registers: the
