@@ -34,7 +34,6 @@ struct ladder {
 #define L_AA "320"
 #define L_BB "352"
 #define L_DA "384"
-#define L_CB "416"
 #define L_E "448"
 #define L_X1 "480"
 #define L_NM "512"
@@ -58,6 +57,20 @@ _Static_assert(offsetof(struct ladder, x1) == 480 && offsetof(struct ladder, nm)
 #define MUL(A, B, R) MUL512(A, S, B, S, "", "%%rbx") REDUCE_STORE(R, S, "movq %%rsi, %%rdx\n\t", "", "%%rbx")
 #define SQR(A, R) SQR512(A, S) REDUCE_STORE(R, S, "movq %%rsi, %%rdx\n\t", "", "%%rbx")
 
+/* CB = c * b, kept in r8..r11, then x3 = DA + CB and z3 = CB - DA: z3 is
+ * squared next, so its sign does not matter, and CB is never stored. */
+#define CB_SUMS                                                                                    \
+	MUL512(L_C, S, L_B, S, "", "%%rbx") REDUCE("movq %%rsi, %%rdx\n\t", "", "%%rbx")          \
+	LOAD4(L_DA, S, "%%r12", "%%r13", "%%r14", "%%r15")                                         \
+	"addq %%r8, %%r12\n\t"                                                                     \
+	"adcq %%r9, %%r13\n\t"                                                                     \
+	"adcq %%r10, %%r14\n\t"                                                                    \
+	"adcq %%r11, %%r15\n\t"                                                                    \
+	FOLD4("addq", "adcq", "%%r12", "%%r13", "%%r14", "%%r15")                                 \
+	STORE4(L_X3, S, "%%r12", "%%r13", "%%r14", "%%r15")                                        \
+	ADDSUB4("subq", "sbbq", L_DA, S) FOLD("subq", "sbbq")                                     \
+	STORE4(L_Z3, S, "%%r8", "%%r9", "%%r10", "%%r11")
+
 /* One step, in one asm block behind one pointer, so that 0 and 38 stay in
  * registers and no pointer is reloaded. The conditional swap of (x2, z2)
  * with (x3, z3) only matters for the point doubled: the sum's
@@ -78,11 +91,10 @@ static ALWAYS_INLINE void ladder_step(struct ladder *s)
 		SELECT4(L_A, L_SA, "%%r12", "%%r13", "%%r14", "%%r15")
 		SELECT4(L_B, L_SB, "%%r8", "%%r9", "%%r10", "%%r11")
 		MUL(L_D, L_A, L_DA)
-		MUL(L_C, L_B, L_CB)
+		CB_SUMS
 		SQR(L_SA, L_AA)
 		SQR(L_SB, L_BB)
 		SUB(L_AA, S, L_BB, S, L_E, S)
-		ADDSUB(L_DA, S, L_CB, S, L_X3, S, L_Z3, S)
 		SQR(L_X3, L_X3)
 		SQR(L_Z3, L_Z3)
 		MUL_A24_ADD(L_E, S, L_AA, S, L_Z2, S)

@@ -27,6 +27,16 @@ typedef unsigned __int128 u128;
  * whole ladder state behind one pointer (curve25519_adx.c). */
 // clang-format off
 #define W(O, B, i) O "+" #i "(" B ")"
+#define LOAD4(AO, AB, r0, r1, r2, r3)                                                              \
+	"movq " W(AO, AB, 0) ", " r0 "\n\t"                                                        \
+	"movq " W(AO, AB, 8) ", " r1 "\n\t"                                                        \
+	"movq " W(AO, AB, 16) ", " r2 "\n\t"                                                       \
+	"movq " W(AO, AB, 24) ", " r3 "\n\t"
+#define STORE4(RO, RB, r0, r1, r2, r3)                                                             \
+	"movq " r0 ", " W(RO, RB, 0) "\n\t"                                                        \
+	"movq " r1 ", " W(RO, RB, 8) "\n\t"                                                        \
+	"movq " r2 ", " W(RO, RB, 16) "\n\t"                                                       \
+	"movq " r3 ", " W(RO, RB, 24) "\n\t"
 
 /* One row i >= 1 of the product: t[i..i+3] sit in w0..w3 and w4 becomes
  * t[i+4]; low halves ride the CF chain (ADCX), high halves the OF chain
@@ -111,11 +121,12 @@ typedef unsigned __int128 u128;
 	"adcxq %%r15, %%r15\n\t"                                                                   \
 	"adoxq %%rcx, %%r15\n\t"
 
-/* r8..r15 reduced and stored at (RO, RB): 38 * r12..r15 into r8..r11
+/* r8..r15 reduced into r8..r11 (REDUCE_STORE: and stored at (RO, RB)):
+ * 38 * r12..r15 into r8..r11
  * (2^256 = 38), then the word above and bit 255 times 19 (2^255 = 19)
  * in one carry chain that cannot carry out: the result is below
  * 2^255 + 2^11. K38 puts 38 in rdx; ZSET and Z as in ROW. */
-#define REDUCE_STORE(RO, RB, K38, ZSET, Z)                                                         \
+#define REDUCE(K38, ZSET, Z)                                                                       \
 	K38                                                                                        \
 	"xorl %%eax, %%eax\n\t"                                                                    \
 	"mulxq %%r12, %%rax, %%rcx\n\t"                                                            \
@@ -139,11 +150,9 @@ typedef unsigned __int128 u128;
 	"addq %%r12, %%r8\n\t"                                                                     \
 	"adcq $0, %%r9\n\t"                                                                        \
 	"adcq $0, %%r10\n\t"                                                                       \
-	"adcq $0, %%r11\n\t"                                                                       \
-	"movq %%r8, " W(RO, RB, 0) "\n\t"                                                          \
-	"movq %%r9, " W(RO, RB, 8) "\n\t"                                                          \
-	"movq %%r10, " W(RO, RB, 16) "\n\t"                                                        \
-	"movq %%r11, " W(RO, RB, 24) "\n\t"
+	"adcq $0, %%r11\n\t"
+#define REDUCE_STORE(RO, RB, K38, ZSET, Z)                                                         \
+	REDUCE(K38, ZSET, Z) STORE4(RO, RB, "%%r8", "%%r9", "%%r10", "%%r11")
 
 /* Without spare registers: 38 and 0 from immediates. */
 #define K38_IMM "movl $38, %%edx\n\t"
@@ -174,28 +183,19 @@ static ALWAYS_INLINE void fe_sq(fe r, const fe a)
 		  "memory");
 }
 
-/* The carry (borrow) out of r8..r11 is worth 38 (2^256 = 38): added
+/* The carry (borrow) out of r0..r3 is worth 38 (2^256 = 38): added
  * (subtracted) back, then once more, since that can carry again. */
-#define FOLD(op, opc)                                                                              \
+#define FOLD4(op, opc, r0, r1, r2, r3)                                                             \
 	"sbbq %%rax, %%rax\n\t"                                                                    \
 	"andq $38, %%rax\n\t"                                                                      \
-	op " %%rax, %%r8\n\t"                                                                      \
-	opc " $0, %%r9\n\t"                                                                        \
-	opc " $0, %%r10\n\t"                                                                       \
-	opc " $0, %%r11\n\t"                                                                       \
+	op " %%rax, " r0 "\n\t"                                                                    \
+	opc " $0, " r1 "\n\t"                                                                      \
+	opc " $0, " r2 "\n\t"                                                                      \
+	opc " $0, " r3 "\n\t"                                                                      \
 	"sbbq %%rax, %%rax\n\t"                                                                    \
 	"andq $38, %%rax\n\t"                                                                      \
-	op " %%rax, %%r8\n\t"
-#define LOAD4(AO, AB, r0, r1, r2, r3)                                                              \
-	"movq " W(AO, AB, 0) ", " r0 "\n\t"                                                        \
-	"movq " W(AO, AB, 8) ", " r1 "\n\t"                                                        \
-	"movq " W(AO, AB, 16) ", " r2 "\n\t"                                                       \
-	"movq " W(AO, AB, 24) ", " r3 "\n\t"
-#define STORE4(RO, RB, r0, r1, r2, r3)                                                             \
-	"movq " r0 ", " W(RO, RB, 0) "\n\t"                                                        \
-	"movq " r1 ", " W(RO, RB, 8) "\n\t"                                                        \
-	"movq " r2 ", " W(RO, RB, 16) "\n\t"                                                       \
-	"movq " r3 ", " W(RO, RB, 24) "\n\t"
+	op " %%rax, " r0 "\n\t"
+#define FOLD(op, opc) FOLD4(op, opc, "%%r8", "%%r9", "%%r10", "%%r11")
 
 /* r8..r11 (op)= b, word by word through the carry: add/adc or sub/sbb. */
 #define ADDSUB4(op, opc, BO, BB)                                                                   \
@@ -226,15 +226,7 @@ static ALWAYS_INLINE void fe_sq(fe r, const fe a)
 	"adcq " W(BO, BB, 8) ", %%r13\n\t"                                                         \
 	"adcq " W(BO, BB, 16) ", %%r14\n\t"                                                        \
 	"adcq " W(BO, BB, 24) ", %%r15\n\t"                                                        \
-	"sbbq %%rax, %%rax\n\t"                                                                    \
-	"andq $38, %%rax\n\t"                                                                      \
-	"addq %%rax, %%r12\n\t"                                                                    \
-	"adcq $0, %%r13\n\t"                                                                       \
-	"adcq $0, %%r14\n\t"                                                                       \
-	"adcq $0, %%r15\n\t"                                                                       \
-	"sbbq %%rax, %%rax\n\t"                                                                    \
-	"andq $38, %%rax\n\t"                                                                      \
-	"addq %%rax, %%r12\n\t"                                                                    \
+	FOLD4("addq", "adcq", "%%r12", "%%r13", "%%r14", "%%r15")                                 \
 	STORE4(DO, DB, "%%r8", "%%r9", "%%r10", "%%r11")                                          \
 	STORE4(SO, SB, "%%r12", "%%r13", "%%r14", "%%r15")
 
