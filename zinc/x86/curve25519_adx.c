@@ -54,13 +54,17 @@ _Static_assert(offsetof(struct ladder, x1) == 480 && offsetof(struct ladder, nm)
 
 /* Inside the step rbx holds 0 and rsi 38 throughout. */
 #define S "%[s]"
-#define MUL(A, B, R) MUL512(A, S, B, S, "", "%%rbx") REDUCE_STORE(R, S, "movq %%rsi, %%rdx\n\t", "", "%%rbx")
-#define SQR(A, R) SQR512(A, S) REDUCE_STORE(R, S, "movq %%rsi, %%rdx\n\t", "", "%%rbx")
+#define MUL(A, B, R)                                                                               \
+	MUL512(A, S, B, S, "", "%%rbx")                                                            \
+	REDUCE_STORE(R, S, "movq %%rsi, %%rdx\n\t", "", "%%rbx")
+#define SQR(A, R)                                                                                  \
+	SQR512_MEM(A, S) REDUCE_STORE(R, S, "movq %%rsi, %%rdx\n\t", "", "%%rbx")
 
 /* CB = c * b, kept in r8..r11, then x3 = DA + CB and z3 = CB - DA: z3 is
  * squared next, so its sign does not matter, and CB is never stored. */
 #define CB_SUMS                                                                                    \
-	MUL512(L_C, S, L_B, S, "", "%%rbx") REDUCE("movq %%rsi, %%rdx\n\t", "", "%%rbx")          \
+	MUL512(L_C, S, L_B, S, "", "%%rbx")                                                        \
+	REDUCE("movq %%rsi, %%rdx\n\t", "", "%%rbx", "%%r15", "%%rcx")                             \
 	LOAD4(L_DA, S, "%%r12", "%%r13", "%%r14", "%%r15")                                         \
 	"addq %%r8, %%r12\n\t"                                                                     \
 	"adcq %%r9, %%r13\n\t"                                                                     \

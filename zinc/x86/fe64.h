@@ -75,70 +75,73 @@ typedef unsigned __int128 u128;
 	ROW(W(AO, AB, 16), BO, BB, "%%r10", "%%r11", "%%r12", "%%r13", "%%r14", ZSET, Z)           \
 	ROW(W(AO, AB, 24), BO, BB, "%%r11", "%%r12", "%%r13", "%%r14", "%%r15", ZSET, Z)
 
-/* The 512-bit square of (AO, AB) into r8..r15: six cross products,
- * doubled (CF chain, r15 takes the bit shifted out) while the four
- * squares a_i^2 at 2^(128 i) are added (OF chain). */
-#define SQR512(AO, AB)                                                                             \
-	"movq " W(AO, AB, 0) ", %%rdx\n\t"                                                         \
-	"mulxq " W(AO, AB, 8) ", %%r9, %%r10\n\t"                                                  \
-	"mulxq " W(AO, AB, 16) ", %%rax, %%r11\n\t"                                                \
+/* The 512-bit square of a0..a3 (memory or registers; a0 may be r8) into
+ * r8..r14 and T7: six cross products, doubled (CF chain, T7 takes the bit
+ * shifted out) while the four squares a_i^2 at 2^(128 i) are added (OF
+ * chain). TMP is a scratch register; SQR512_MEM squares (AO, AB). */
+#define SQR512(A0, A1, A2, A3, T7, TMP)                                                            \
+	"movq " A0 ", %%rdx\n\t"                                                                   \
+	"mulxq " A1 ", %%r9, %%r10\n\t"                                                            \
+	"mulxq " A2 ", %%rax, %%r11\n\t"                                                           \
 	"addq %%rax, %%r10\n\t"                                                                    \
-	"mulxq " W(AO, AB, 24) ", %%rax, %%r12\n\t"                                                \
+	"mulxq " A3 ", %%rax, %%r12\n\t"                                                           \
 	"adcq %%rax, %%r11\n\t"                                                                    \
 	"adcq $0, %%r12\n\t"                                                                       \
-	"xorl %%r15d, %%r15d\n\t"                                                                  \
-	"movq " W(AO, AB, 8) ", %%rdx\n\t"                                                         \
-	"mulxq " W(AO, AB, 16) ", %%rax, %%rcx\n\t"                                                \
+	"xorq " T7 ", " T7 "\n\t"                                                                  \
+	"movq " A1 ", %%rdx\n\t"                                                                   \
+	"mulxq " A2 ", %%rax, " TMP "\n\t"                                                         \
 	"adcxq %%rax, %%r11\n\t"                                                                   \
-	"adoxq %%rcx, %%r12\n\t"                                                                   \
-	"mulxq " W(AO, AB, 24) ", %%rax, %%r13\n\t"                                                \
+	"adoxq " TMP ", %%r12\n\t"                                                                 \
+	"mulxq " A3 ", %%rax, %%r13\n\t"                                                           \
 	"adcxq %%rax, %%r12\n\t"                                                                   \
-	"adoxq %%r15, %%r13\n\t"                                                                   \
-	"movq " W(AO, AB, 16) ", %%rdx\n\t"                                                        \
-	"mulxq " W(AO, AB, 24) ", %%rax, %%r14\n\t"                                                \
+	"adoxq " T7 ", %%r13\n\t"                                                                  \
+	"movq " A2 ", %%rdx\n\t"                                                                   \
+	"mulxq " A3 ", %%rax, %%r14\n\t"                                                           \
 	"adcxq %%rax, %%r13\n\t"                                                                   \
-	"adcxq %%r15, %%r14\n\t"                                                                   \
-	"movq " W(AO, AB, 0) ", %%rdx\n\t"                                                         \
+	"adcxq " T7 ", %%r14\n\t"                                                                  \
+	"movq " A0 ", %%rdx\n\t"                                                                   \
 	"mulxq %%rdx, %%r8, %%rax\n\t"                                                             \
 	"adcxq %%r9, %%r9\n\t"                                                                     \
 	"adoxq %%rax, %%r9\n\t"                                                                    \
-	"movq " W(AO, AB, 8) ", %%rdx\n\t"                                                         \
-	"mulxq %%rdx, %%rax, %%rcx\n\t"                                                            \
+	"movq " A1 ", %%rdx\n\t"                                                                   \
+	"mulxq %%rdx, %%rax, %%rdx\n\t"                                                            \
 	"adcxq %%r10, %%r10\n\t"                                                                   \
 	"adoxq %%rax, %%r10\n\t"                                                                   \
 	"adcxq %%r11, %%r11\n\t"                                                                   \
-	"adoxq %%rcx, %%r11\n\t"                                                                   \
-	"movq " W(AO, AB, 16) ", %%rdx\n\t"                                                        \
-	"mulxq %%rdx, %%rax, %%rcx\n\t"                                                            \
+	"adoxq %%rdx, %%r11\n\t"                                                                   \
+	"movq " A2 ", %%rdx\n\t"                                                                   \
+	"mulxq %%rdx, %%rax, %%rdx\n\t"                                                            \
 	"adcxq %%r12, %%r12\n\t"                                                                   \
 	"adoxq %%rax, %%r12\n\t"                                                                   \
 	"adcxq %%r13, %%r13\n\t"                                                                   \
-	"adoxq %%rcx, %%r13\n\t"                                                                   \
-	"movq " W(AO, AB, 24) ", %%rdx\n\t"                                                        \
-	"mulxq %%rdx, %%rax, %%rcx\n\t"                                                            \
+	"adoxq %%rdx, %%r13\n\t"                                                                   \
+	"movq " A3 ", %%rdx\n\t"                                                                   \
+	"mulxq %%rdx, %%rax, %%rdx\n\t"                                                            \
 	"adcxq %%r14, %%r14\n\t"                                                                   \
 	"adoxq %%rax, %%r14\n\t"                                                                   \
-	"adcxq %%r15, %%r15\n\t"                                                                   \
-	"adoxq %%rcx, %%r15\n\t"
+	"adcxq " T7 ", " T7 "\n\t"                                                                 \
+	"adoxq %%rdx, " T7 "\n\t"
+#define SQR512_MEM(AO, AB)                                                                         \
+	SQR512(W(AO, AB, 0), W(AO, AB, 8), W(AO, AB, 16), W(AO, AB, 24), "%%r15", "%%rcx")
 
-/* r8..r15 reduced into r8..r11 (REDUCE_STORE: and stored at (RO, RB)):
- * 38 * r12..r15 into r8..r11
+/* r8..r14, T7 reduced into r8..r11 (REDUCE_STORE: r8..r15, and stored at
+ * (RO, RB)): 38 * (r12, r13, r14, T7) into r8..r11 (TMP a scratch)
  * (2^256 = 38), then the word above and bit 255 times 19 (2^255 = 19)
  * in one carry chain that cannot carry out: the result is below
  * 2^255 + 2^11. K38 puts 38 in rdx; ZSET and Z as in ROW. */
-#define REDUCE(K38, ZSET, Z)                                                                       \
+#define REDUCE(K38, ZSET, Z, T7, TMP)                                                              \
 	K38                                                                                        \
 	"xorl %%eax, %%eax\n\t"                                                                    \
-	"mulxq %%r12, %%rax, %%rcx\n\t"                                                            \
+	"mulxq %%r12, %%rax, " TMP "\n\t"                                                          \
 	"adcxq %%rax, %%r8\n\t"                                                                    \
-	"adoxq %%rcx, %%r9\n\t"                                                                    \
-	"mulxq %%r13, %%rax, %%rcx\n\t"                                                            \
+	"adoxq " TMP ", %%r9\n\t"                                                                  \
+	"mulxq %%r13, %%rax, " TMP "\n\t"                                                          \
 	"adcxq %%rax, %%r9\n\t"                                                                    \
-	"adoxq %%rcx, %%r10\n\t"                                                                   \
-	"mulxq %%r14, %%rax, %%rcx\n\t"                                                            \
+	"adoxq " TMP ", %%r10\n\t"                                                                 \
+	"mulxq %%r14, %%rax, " TMP "\n\t"                                                          \
 	"adcxq %%rax, %%r10\n\t"                                                                   \
-	"adoxq %%rcx, %%r11\n\t"                                                                   \
-	"mulxq %%r15, %%rax, %%r12\n\t"                                                            \
+	"adoxq " TMP ", %%r11\n\t"                                                                 \
+	"mulxq " T7 ", %%rax, %%r12\n\t"                                                           \
 	"adcxq %%rax, %%r11\n\t"                                                                   \
 	ZSET                                                                                       \
 	"adoxq " Z ", %%r12\n\t"                                                                   \
@@ -152,7 +155,7 @@ typedef unsigned __int128 u128;
 	"adcq $0, %%r10\n\t"                                                                       \
 	"adcq $0, %%r11\n\t"
 #define REDUCE_STORE(RO, RB, K38, ZSET, Z)                                                         \
-	REDUCE(K38, ZSET, Z) STORE4(RO, RB, "%%r8", "%%r9", "%%r10", "%%r11")
+	REDUCE(K38, ZSET, Z, "%%r15", "%%rcx") STORE4(RO, RB, "%%r8", "%%r9", "%%r10", "%%r11")
 
 /* Without spare registers: 38 and 0 from immediates. */
 #define K38_IMM "movl $38, %%edx\n\t"
@@ -175,7 +178,7 @@ static ALWAYS_INLINE void fe_mul(fe r, const fe a, const fe b)
 static ALWAYS_INLINE void fe_sq(fe r, const fe a)
 {
 	__asm__ __volatile__(
-		SQR512("0", "%[a]")
+		SQR512_MEM("0", "%[a]")
 		REDUCE_STORE("0", "%[r]", K38_IMM, ZSET_R13, "%%r13")
 		:
 		: [r] "r"(r), [a] "r"(a)
@@ -206,28 +209,30 @@ static ALWAYS_INLINE void fe_sq(fe r, const fe a)
 
 /* r = a + b, folded below 2^256; r = a - b the same way. */
 #define ADD(AO, AB, BO, BB, RO, RB)                                                                \
-	LOAD4(AO, AB, "%%r8", "%%r9", "%%r10", "%%r11") ADDSUB4("addq", "adcq", BO, BB) FOLD("addq", "adcq")                 \
+	LOAD4(AO, AB, "%%r8", "%%r9", "%%r10", "%%r11")                                            \
+	ADDSUB4("addq", "adcq", BO, BB) FOLD("addq", "adcq")                                       \
 	STORE4(RO, RB, "%%r8", "%%r9", "%%r10", "%%r11")
 #define SUB(AO, AB, BO, BB, RO, RB)                                                                \
-	LOAD4(AO, AB, "%%r8", "%%r9", "%%r10", "%%r11") ADDSUB4("subq", "sbbq", BO, BB) FOLD("subq", "sbbq")                 \
+	LOAD4(AO, AB, "%%r8", "%%r9", "%%r10", "%%r11")                                            \
+	ADDSUB4("subq", "sbbq", BO, BB) FOLD("subq", "sbbq")                                       \
 	STORE4(RO, RB, "%%r8", "%%r9", "%%r10", "%%r11")
 
 /* s = a + b, d = a - b from one load of a and b (the ladder needs both),
  * stored last (s and d may alias a or b); s is left in r12..r15, d in
  * r8..r11. */
 #define ADDSUB(AO, AB, BO, BB, SO, SB, DO, DB)                                                     \
-	LOAD4(AO, AB, "%%r8", "%%r9", "%%r10", "%%r11")                                                                       \
+	LOAD4(AO, AB, "%%r8", "%%r9", "%%r10", "%%r11")                                            \
 	"movq %%r8, %%r12\n\t"                                                                     \
 	"movq %%r9, %%r13\n\t"                                                                     \
 	"movq %%r10, %%r14\n\t"                                                                    \
 	"movq %%r11, %%r15\n\t"                                                                    \
-	ADDSUB4("subq", "sbbq", BO, BB) FOLD("subq", "sbbq")                                      \
+	ADDSUB4("subq", "sbbq", BO, BB) FOLD("subq", "sbbq")                                       \
 	"addq " W(BO, BB, 0) ", %%r12\n\t"                                                         \
 	"adcq " W(BO, BB, 8) ", %%r13\n\t"                                                         \
 	"adcq " W(BO, BB, 16) ", %%r14\n\t"                                                        \
 	"adcq " W(BO, BB, 24) ", %%r15\n\t"                                                        \
-	FOLD4("addq", "adcq", "%%r12", "%%r13", "%%r14", "%%r15")                                 \
-	STORE4(DO, DB, "%%r8", "%%r9", "%%r10", "%%r11")                                          \
+	FOLD4("addq", "adcq", "%%r12", "%%r13", "%%r14", "%%r15")                                  \
+	STORE4(DO, DB, "%%r8", "%%r9", "%%r10", "%%r11")                                           \
 	STORE4(SO, SB, "%%r12", "%%r13", "%%r14", "%%r15")
 
 /* r = a * 121665 + b (121665 is the curve's (A - 2) / 4; the ladder adds
@@ -282,106 +287,29 @@ static ALWAYS_INLINE void fe_sub(fe r, const fe a, const fe b)
 // clang-format on
 
 // clang-format off
-/* w = a^(2^n), n >= 1, in w's first four words: the inversion's squarings one after another, each
- * waiting for the last, so the element stays in registers (a0..a3 in r8,
- * rbx, rsi, rdi; the 512-bit square in r8..r14 and rcx) and no square
- * waits for a store and a reload. The last fold takes bit 255 along
- * (2^255 = 19): one carry chain, r8 ready early for the next square, and
- * w < 2^255 + 2^11. Thirteen registers and one pointer, to the element
- * and, in w[4], the count (a count of its own would need a register or a
- * stack slot that ASan may address through one): frame-pointer builds
- * have fourteen. */
+/* w = a^(2^n), n >= 1, in w's first four words: the inversion's squarings
+ * one after another, each waiting for the last, so the element stays in
+ * registers (a0..a3 in r8, rbx, rsi, rdi; the square's top word in rcx)
+ * and no square waits for a store and a reload. Thirteen registers and
+ * one pointer, to the element and, in w[4], the count (a count of its own
+ * would need a register, or a stack slot that ASan may address through
+ * one): frame-pointer builds have fourteen. */
 static ALWAYS_INLINE void fe_sq_n(uint64_t w[5], const fe a, int n)
 {
 	if (w != a)
 		memcpy(w, a, sizeof(fe));
 	w[4] = (uint64_t)n;
 	__asm__ __volatile__(
-		"movq 0(%[w]), %%r8\n\t"
-		"movq 8(%[w]), %%rbx\n\t"
-		"movq 16(%[w]), %%rsi\n\t"
-		"movq 24(%[w]), %%rdi\n\t"
+		LOAD4("0", "%[w]", "%%r8", "%%rbx", "%%rsi", "%%rdi")
 		"1:\n\t"
-		/* Cross products into r9..r14. */
-		"movq %%r8, %%rdx\n\t"
-		"mulxq %%rbx, %%r9, %%r10\n\t"
-		"mulxq %%rsi, %%rax, %%r11\n\t"
-		"addq %%rax, %%r10\n\t"
-		"mulxq %%rdi, %%rax, %%r12\n\t"
-		"adcq %%rax, %%r11\n\t"
-		"adcq $0, %%r12\n\t"
-		"xorl %%ecx, %%ecx\n\t"
-		"movq %%rbx, %%rdx\n\t"
-		"mulxq %%rsi, %%rax, %%r13\n\t"
-		"adcxq %%rax, %%r11\n\t"
-		"adoxq %%r13, %%r12\n\t"
-		"mulxq %%rdi, %%rax, %%r13\n\t"
-		"adcxq %%rax, %%r12\n\t"
-		"adoxq %%rcx, %%r13\n\t"
-		"movq %%rsi, %%rdx\n\t"
-		"mulxq %%rdi, %%rax, %%r14\n\t"
-		"adcxq %%rax, %%r13\n\t"
-		"adcxq %%rcx, %%r14\n\t"
-		/* Doubled (CF chain, rcx takes the bit shifted out) plus the
-		 * squares (OF chain) word by word; both flags are clear here.
-		 * a0^2's low half replaces a0 in r8. */
-		"movq %%r8, %%rdx\n\t"
-		"mulxq %%rdx, %%r8, %%rax\n\t"
-		"adcxq %%r9, %%r9\n\t"
-		"adoxq %%rax, %%r9\n\t"
-		"movq %%rbx, %%rdx\n\t"
-		"mulxq %%rdx, %%rax, %%rdx\n\t"
-		"adcxq %%r10, %%r10\n\t"
-		"adoxq %%rax, %%r10\n\t"
-		"adcxq %%r11, %%r11\n\t"
-		"adoxq %%rdx, %%r11\n\t"
-		"movq %%rsi, %%rdx\n\t"
-		"mulxq %%rdx, %%rax, %%rdx\n\t"
-		"adcxq %%r12, %%r12\n\t"
-		"adoxq %%rax, %%r12\n\t"
-		"adcxq %%r13, %%r13\n\t"
-		"adoxq %%rdx, %%r13\n\t"
-		"movq %%rdi, %%rdx\n\t"
-		"mulxq %%rdx, %%rax, %%rdx\n\t"
-		"adcxq %%r14, %%r14\n\t"
-		"adoxq %%rax, %%r14\n\t"
-		"adcxq %%rcx, %%rcx\n\t"
-		"adoxq %%rdx, %%rcx\n\t"
-		/* 38 * (r12, r13, r14, rcx) into r8..r11, the top word in r12. */
-		"movl $38, %%edx\n\t"
-		"xorl %%eax, %%eax\n\t"
-		"mulxq %%r12, %%rax, %%rbx\n\t"
-		"adcxq %%rax, %%r8\n\t"
-		"adoxq %%rbx, %%r9\n\t"
-		"mulxq %%r13, %%rax, %%rbx\n\t"
-		"adcxq %%rax, %%r9\n\t"
-		"adoxq %%rbx, %%r10\n\t"
-		"mulxq %%r14, %%rax, %%rbx\n\t"
-		"adcxq %%rax, %%r10\n\t"
-		"adoxq %%rbx, %%r11\n\t"
-		"mulxq %%rcx, %%rax, %%r12\n\t"
-		"adcxq %%rax, %%r11\n\t"
-		"movl $0, %%esi\n\t"
-		"adoxq %%rsi, %%r12\n\t"
-		"adcxq %%rsi, %%r12\n\t"
-		/* (2 r12 + bit 255) * 19 into the low 255 bits: no carry out. */
-		"addq %%r11, %%r11\n\t"
-		"adcq %%r12, %%r12\n\t"
-		"shrq $1, %%r11\n\t"
-		"imulq $19, %%r12, %%r12\n\t"
-		"addq %%r12, %%r8\n\t"
-		"adcq $0, %%r9\n\t"
-		"adcq $0, %%r10\n\t"
-		"adcq $0, %%r11\n\t"
+		SQR512("%%r8", "%%rbx", "%%rsi", "%%rdi", "%%rcx", "%%r13")
+		REDUCE(K38_IMM, ZSET_R13, "%%r13", "%%rcx", "%%rbx")
 		"movq %%r9, %%rbx\n\t"
 		"movq %%r10, %%rsi\n\t"
 		"movq %%r11, %%rdi\n\t"
 		"decq 32(%[w])\n\t"
 		"jnz 1b\n\t"
-		"movq %%r8, 0(%[w])\n\t"
-		"movq %%rbx, 8(%[w])\n\t"
-		"movq %%rsi, 16(%[w])\n\t"
-		"movq %%rdi, 24(%[w])\n\t"
+		STORE4("0", "%[w]", "%%r8", "%%rbx", "%%rsi", "%%rdi")
 		:
 		: [w] "r"(w)
 		: "rax", "rbx", "rcx", "rdx", "rsi", "rdi", "r8", "r9", "r10", "r11", "r12", "r13",
