@@ -70,9 +70,10 @@ _Static_assert(offsetof(struct ladder, x1) == 480 && offsetof(struct ladder, nm)
 	"adcq %%r9, %%r13\n\t"                                                                     \
 	"adcq %%r10, %%r14\n\t"                                                                    \
 	"adcq %%r11, %%r15\n\t"                                                                    \
-	FOLD4("addq", "adcq", "%%r12", "%%r13", "%%r14", "%%r15")                                 \
+	FOLD_ONCE("addq", "adcq", "%%r12", "%%r13", "%%r14", "%%r15")                              \
 	STORE4(L_X3, S, "%%r12", "%%r13", "%%r14", "%%r15")                                        \
-	ADDSUB4("subq", "sbbq", L_DA, S) FOLD("subq", "sbbq")                                     \
+	ADDSUB4("subq", "sbbq", L_DA, S)                                                           \
+	FOLD_ONCE("subq", "sbbq", "%%r8", "%%r9", "%%r10", "%%r11")                                \
 	STORE4(L_Z3, S, "%%r8", "%%r9", "%%r10", "%%r11")
 
 /* One step, in one asm block behind one pointer, so that 0 and 38 stay in
@@ -90,15 +91,15 @@ static ALWAYS_INLINE void ladder_step(struct ladder *s)
 	__asm__ __volatile__(
 		"xorl %%ebx, %%ebx\n\t"
 		"movl $38, %%esi\n\t"
-		ADDSUB(L_X2, S, L_Z2, S, L_A, S, L_B, S)
-		ADDSUB(L_X3, S, L_Z3, S, L_C, S, L_D, S)
+		ADDSUB(L_X2, S, L_Z2, S, L_A, S, L_B, S, FOLD_ONCE)
+		ADDSUB(L_X3, S, L_Z3, S, L_C, S, L_D, S, FOLD_ONCE)
 		SELECT4(L_A, L_SA, "%%r12", "%%r13", "%%r14", "%%r15")
 		SELECT4(L_B, L_SB, "%%r8", "%%r9", "%%r10", "%%r11")
 		MUL(L_D, L_A, L_DA)
 		CB_SUMS
 		SQR(L_SA, L_AA)
 		SQR(L_SB, L_BB)
-		SUB(L_AA, S, L_BB, S, L_E, S)
+		SUB(L_AA, S, L_BB, S, L_E, S, FOLD_ONCE)
 		SQR(L_X3, L_X3)
 		SQR(L_Z3, L_Z3)
 		MUL_A24_ADD(L_E, S, L_AA, S, L_Z2, S)

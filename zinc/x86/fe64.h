@@ -187,18 +187,22 @@ static ALWAYS_INLINE void fe_sq(fe r, const fe a)
 }
 
 /* The carry (borrow) out of r0..r3 is worth 38 (2^256 = 38): added
- * (subtracted) back, then once more, since that can carry again. */
-#define FOLD4(op, opc, r0, r1, r2, r3)                                                             \
+ * (subtracted) back, then once more, since that can carry again
+ * (FOLD4). FOLD_ONCE stops after the first: enough when both inputs are
+ * below 2^255 + 2^11, as REDUCE leaves them: a sum that carried is then
+ * below 2^12, and a difference that borrowed at least 2^255 - 2^11. */
+#define FOLD_ONCE(op, opc, r0, r1, r2, r3)                                                         \
 	"sbbq %%rax, %%rax\n\t"                                                                    \
 	"andq $38, %%rax\n\t"                                                                      \
 	op " %%rax, " r0 "\n\t"                                                                    \
 	opc " $0, " r1 "\n\t"                                                                      \
 	opc " $0, " r2 "\n\t"                                                                      \
-	opc " $0, " r3 "\n\t"                                                                      \
+	opc " $0, " r3 "\n\t"
+#define FOLD4(op, opc, r0, r1, r2, r3)                                                             \
+	FOLD_ONCE(op, opc, r0, r1, r2, r3)                                                         \
 	"sbbq %%rax, %%rax\n\t"                                                                    \
 	"andq $38, %%rax\n\t"                                                                      \
 	op " %%rax, " r0 "\n\t"
-#define FOLD(op, opc) FOLD4(op, opc, "%%r8", "%%r9", "%%r10", "%%r11")
 
 /* r8..r11 (op)= b, word by word through the carry: add/adc or sub/sbb. */
 #define ADDSUB4(op, opc, BO, BB)                                                                   \
@@ -207,31 +211,35 @@ static ALWAYS_INLINE void fe_sq(fe r, const fe a)
 	opc " " W(BO, BB, 16) ", %%r10\n\t"                                                        \
 	opc " " W(BO, BB, 24) ", %%r11\n\t"
 
-/* r = a + b, folded below 2^256; r = a - b the same way. */
-#define ADD(AO, AB, BO, BB, RO, RB)                                                                \
+/* r = a + b, folded below 2^256 by F (FOLD4 or FOLD_ONCE); r = a - b the
+ * same way. */
+#define ADD(AO, AB, BO, BB, RO, RB, F)                                                             \
 	LOAD4(AO, AB, "%%r8", "%%r9", "%%r10", "%%r11")                                            \
-	ADDSUB4("addq", "adcq", BO, BB) FOLD("addq", "adcq")                                       \
+	ADDSUB4("addq", "adcq", BO, BB)                                                            \
+	F("addq", "adcq", "%%r8", "%%r9", "%%r10", "%%r11")                                        \
 	STORE4(RO, RB, "%%r8", "%%r9", "%%r10", "%%r11")
-#define SUB(AO, AB, BO, BB, RO, RB)                                                                \
+#define SUB(AO, AB, BO, BB, RO, RB, F)                                                             \
 	LOAD4(AO, AB, "%%r8", "%%r9", "%%r10", "%%r11")                                            \
-	ADDSUB4("subq", "sbbq", BO, BB) FOLD("subq", "sbbq")                                       \
+	ADDSUB4("subq", "sbbq", BO, BB)                                                            \
+	F("subq", "sbbq", "%%r8", "%%r9", "%%r10", "%%r11")                                        \
 	STORE4(RO, RB, "%%r8", "%%r9", "%%r10", "%%r11")
 
 /* s = a + b, d = a - b from one load of a and b (the ladder needs both),
  * stored last (s and d may alias a or b); s is left in r12..r15, d in
  * r8..r11. */
-#define ADDSUB(AO, AB, BO, BB, SO, SB, DO, DB)                                                     \
+#define ADDSUB(AO, AB, BO, BB, SO, SB, DO, DB, F)                                                  \
 	LOAD4(AO, AB, "%%r8", "%%r9", "%%r10", "%%r11")                                            \
 	"movq %%r8, %%r12\n\t"                                                                     \
 	"movq %%r9, %%r13\n\t"                                                                     \
 	"movq %%r10, %%r14\n\t"                                                                    \
 	"movq %%r11, %%r15\n\t"                                                                    \
-	ADDSUB4("subq", "sbbq", BO, BB) FOLD("subq", "sbbq")                                       \
+	ADDSUB4("subq", "sbbq", BO, BB)                                                            \
+	F("subq", "sbbq", "%%r8", "%%r9", "%%r10", "%%r11")                                        \
 	"addq " W(BO, BB, 0) ", %%r12\n\t"                                                         \
 	"adcq " W(BO, BB, 8) ", %%r13\n\t"                                                         \
 	"adcq " W(BO, BB, 16) ", %%r14\n\t"                                                        \
 	"adcq " W(BO, BB, 24) ", %%r15\n\t"                                                        \
-	FOLD4("addq", "adcq", "%%r12", "%%r13", "%%r14", "%%r15")                                  \
+	F("addq", "adcq", "%%r12", "%%r13", "%%r14", "%%r15")                                      \
 	STORE4(DO, DB, "%%r8", "%%r9", "%%r10", "%%r11")                                           \
 	STORE4(SO, SB, "%%r12", "%%r13", "%%r14", "%%r15")
 
@@ -261,7 +269,7 @@ static ALWAYS_INLINE void fe_sq(fe r, const fe a)
 
 static ALWAYS_INLINE void fe_add(fe r, const fe a, const fe b)
 {
-	__asm__ __volatile__(ADD("0", "%[a]", "0", "%[b]", "0", "%[r]")
+	__asm__ __volatile__(ADD("0", "%[a]", "0", "%[b]", "0", "%[r]", FOLD4)
 			     :
 			     : [r] "r"(r), [a] "r"(a), [b] "r"(b)
 			     : "rax", "r8", "r9", "r10", "r11", "cc", "memory");
@@ -269,7 +277,7 @@ static ALWAYS_INLINE void fe_add(fe r, const fe a, const fe b)
 
 static ALWAYS_INLINE void fe_addsub(fe s, fe d, const fe a, const fe b)
 {
-	__asm__ __volatile__(ADDSUB("0", "%[a]", "0", "%[b]", "0", "%[s]", "0", "%[d]")
+	__asm__ __volatile__(ADDSUB("0", "%[a]", "0", "%[b]", "0", "%[s]", "0", "%[d]", FOLD4)
 			     :
 			     : [s] "r"(s), [d] "r"(d), [a] "r"(a), [b] "r"(b)
 			     : "rax", "r8", "r9", "r10", "r11", "r12", "r13", "r14", "r15", "cc",
@@ -278,7 +286,7 @@ static ALWAYS_INLINE void fe_addsub(fe s, fe d, const fe a, const fe b)
 
 static ALWAYS_INLINE void fe_sub(fe r, const fe a, const fe b)
 {
-	__asm__ __volatile__(SUB("0", "%[a]", "0", "%[b]", "0", "%[r]")
+	__asm__ __volatile__(SUB("0", "%[a]", "0", "%[b]", "0", "%[r]", FOLD4)
 			     :
 			     : [r] "r"(r), [a] "r"(a), [b] "r"(b)
 			     : "rax", "r8", "r9", "r10", "r11", "cc", "memory");
