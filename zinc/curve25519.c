@@ -12,6 +12,7 @@
 #include <zinc/random.h>
 
 #include "cpu.h"
+#include "fe_invert.h"
 
 /* Fewest items a batch gives the lane kernel (fewer: one by one). */
 #define ZINC_X25519_X8_MIN 3
@@ -209,38 +210,13 @@ static void fe_mul_a24(fe *h, const fe *f)
 }
 #endif
 
-/* h = z^(p - 2) = 1 / z; the exponent 2^255 - 21 is public, so is the chain. */
+/* out = 1 / z (fe_invert.h). */
 static void fe_invert(fe *out, const fe *z)
 {
-	fe t0, t1, t2, t3;
+	fe t[4];
 
-	fe_sq(&t0, z);	       /* 2 */
-	fe_sq_n(&t1, &t0, 2);  /* 8 */
-	fe_mul(&t1, &t1, z);   /* 9 */
-	fe_mul(&t0, &t0, &t1); /* 11 */
-	fe_sq(&t2, &t0);       /* 22 */
-	fe_mul(&t1, &t1, &t2); /* 31 = 2^5 - 1 */
-	fe_sq_n(&t2, &t1, 5);
-	fe_mul(&t1, &t2, &t1); /* 2^10 - 1 */
-	fe_sq_n(&t2, &t1, 10);
-	fe_mul(&t2, &t2, &t1); /* 2^20 - 1 */
-	fe_sq_n(&t3, &t2, 20);
-	fe_mul(&t2, &t3, &t2); /* 2^40 - 1 */
-	fe_sq_n(&t2, &t2, 10);
-	fe_mul(&t1, &t2, &t1); /* 2^50 - 1 */
-	fe_sq_n(&t2, &t1, 50);
-	fe_mul(&t2, &t2, &t1); /* 2^100 - 1 */
-	fe_sq_n(&t3, &t2, 100);
-	fe_mul(&t2, &t3, &t2); /* 2^200 - 1 */
-	fe_sq_n(&t2, &t2, 50);
-	fe_mul(&t1, &t2, &t1); /* 2^250 - 1 */
-	fe_sq_n(&t1, &t1, 5);  /* 2^255 - 2^5 */
-	fe_mul(out, &t1, &t0); /* 2^255 - 21 */
-
-	zinc_memzero(&t0, sizeof(t0));
-	zinc_memzero(&t1, sizeof(t1));
-	zinc_memzero(&t2, sizeof(t2));
-	zinc_memzero(&t3, sizeof(t3));
+	FE_INVERT_CHAIN(fe_sq_n, fe_mul, out, z, &t[0], &t[1], &t[2], &t[3]);
+	zinc_memzero(t, sizeof(t));
 }
 
 /* Swaps f and g when swap is 1, with no branch on swap. */

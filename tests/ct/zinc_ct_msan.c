@@ -380,8 +380,9 @@ static void run_x25519(bool x25519_asm)
 	uint8_t scalar[32], point[32], pub[32], shared[32];
 	bool ok;
 
-	/* Few calls: on the bmi2-adx path every ladder step's cswap is an
-	 * inline-asm operand report (see the script). */
+	/* Few calls: on the bmi2-adx path the final cswap's mask is an
+	 * inline-asm operand report (see the script); the ladder step reads
+	 * its swap bit from memory. */
 	asm_region(x25519_asm);
 	for (int i = 0; i < 2; i++) {
 		fill(scalar, 32, (uint32_t)i * 32 + 1);

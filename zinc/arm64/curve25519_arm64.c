@@ -9,6 +9,7 @@
 #include <zinc/memzero.h>
 
 #include "../cpu.h"
+#include "../fe_invert.h"
 
 typedef struct {
 	uint64_t v[4];
@@ -26,37 +27,13 @@ static void fe_sq_n(fe64 *r, const fe64 *a, int n)
 		zinc_fe64_mul(r, r, r);
 }
 
-/* r = z^(p - 2) = 1 / z (a public addition chain) */
+/* r = 1 / z (fe_invert.h) */
 static void fe_invert(fe64 *r, const fe64 *z)
 {
-	fe64 t0, t1, t2, t3;
+	fe64 t[4];
 
-	fe_sq_n(&t0, z, 1);	      /* 2 */
-	fe_sq_n(&t1, &t0, 2);	      /* 8 */
-	zinc_fe64_mul(&t1, &t1, z);   /* 9 */
-	zinc_fe64_mul(&t0, &t0, &t1); /* 11 */
-	fe_sq_n(&t2, &t0, 1);	      /* 22 */
-	zinc_fe64_mul(&t1, &t1, &t2); /* 2^5 - 1 */
-	fe_sq_n(&t2, &t1, 5);
-	zinc_fe64_mul(&t1, &t2, &t1); /* 2^10 - 1 */
-	fe_sq_n(&t2, &t1, 10);
-	zinc_fe64_mul(&t2, &t2, &t1); /* 2^20 - 1 */
-	fe_sq_n(&t3, &t2, 20);
-	zinc_fe64_mul(&t2, &t3, &t2); /* 2^40 - 1 */
-	fe_sq_n(&t2, &t2, 10);
-	zinc_fe64_mul(&t1, &t2, &t1); /* 2^50 - 1 */
-	fe_sq_n(&t2, &t1, 50);
-	zinc_fe64_mul(&t2, &t2, &t1); /* 2^100 - 1 */
-	fe_sq_n(&t3, &t2, 100);
-	zinc_fe64_mul(&t2, &t3, &t2); /* 2^200 - 1 */
-	fe_sq_n(&t2, &t2, 50);
-	zinc_fe64_mul(&t1, &t2, &t1); /* 2^250 - 1 */
-	fe_sq_n(&t1, &t1, 5);	      /* 2^255 - 2^5 */
-	zinc_fe64_mul(r, &t1, &t0);   /* 2^255 - 21 */
-	zinc_memzero(&t0, sizeof(t0));
-	zinc_memzero(&t1, sizeof(t1));
-	zinc_memzero(&t2, sizeof(t2));
-	zinc_memzero(&t3, sizeof(t3));
+	FE_INVERT_CHAIN(fe_sq_n, zinc_fe64_mul, r, z, &t[0], &t[1], &t[2], &t[3]);
+	zinc_memzero(t, sizeof(t));
 }
 
 /* The unique value below p, little-endian; no branch on the value. */

@@ -15,6 +15,7 @@
 #include <zinc/memzero.h>
 
 #include "../cpu.h"
+#include "../fe_invert.h"
 #include "fe64.h"
 
 #define TGT __attribute__((target("avx2")))
@@ -165,37 +166,13 @@ static TGT void fe4_sq_n(fe4 *r, const fe4 *a, int n)
 		fe4_sq(r, r);
 }
 
-/* z^(p - 2), the chain of fe64.h's fe_invert, lane by lane. */
+/* out = 1 / z lane by lane (fe_invert.h). */
 static TGT void fe4_invert(fe4 *out, const fe4 *z)
 {
-	fe4 t0, t1, t2, t3;
+	fe4 t[4];
 
-	fe4_sq(&t0, z);
-	fe4_sq_n(&t1, &t0, 2);
-	fe4_mul(&t1, z, &t1);
-	fe4_mul(&t0, &t0, &t1);
-	fe4_sq(&t2, &t0);
-	fe4_mul(&t1, &t1, &t2); /* 2^5 - 1 */
-	fe4_sq_n(&t2, &t1, 5);
-	fe4_mul(&t1, &t2, &t1); /* 2^10 - 1 */
-	fe4_sq_n(&t2, &t1, 10);
-	fe4_mul(&t2, &t2, &t1); /* 2^20 - 1 */
-	fe4_sq_n(&t3, &t2, 20);
-	fe4_mul(&t2, &t3, &t2); /* 2^40 - 1 */
-	fe4_sq_n(&t2, &t2, 10);
-	fe4_mul(&t1, &t2, &t1); /* 2^50 - 1 */
-	fe4_sq_n(&t2, &t1, 50);
-	fe4_mul(&t2, &t2, &t1); /* 2^100 - 1 */
-	fe4_sq_n(&t3, &t2, 100);
-	fe4_mul(&t2, &t3, &t2); /* 2^200 - 1 */
-	fe4_sq_n(&t2, &t2, 50);
-	fe4_mul(&t1, &t2, &t1); /* 2^250 - 1 */
-	fe4_sq_n(&t1, &t1, 5);
-	fe4_mul(out, &t1, &t0); /* 2^255 - 21 */
-	zinc_memzero(&t0, sizeof(t0));
-	zinc_memzero(&t1, sizeof(t1));
-	zinc_memzero(&t2, sizeof(t2));
-	zinc_memzero(&t3, sizeof(t3));
+	FE_INVERT_CHAIN(fe4_sq_n, fe4_mul, out, z, &t[0], &t[1], &t[2], &t[3]);
+	zinc_memzero(t, sizeof(t));
 }
 
 /* u coordinates (top bit ignored) into the ten limbs, lane by lane. */

@@ -14,332 +14,324 @@
 
 #include <zinc/memzero.h>
 
+#include "../fe_invert.h"
+
 typedef uint64_t fe[4];
 typedef unsigned __int128 u128;
 
 #define ALWAYS_INLINE inline __attribute__((always_inline))
 
-/* The inline assembly below is laid out one instruction per line. */
+/* The inline assembly below is laid out one instruction per line. Field
+ * elements are named by an offset and a base register: word i of (O, B)
+ * is O+8i(B), so one macro serves a pointer per element (fe_mul) and a
+ * whole ladder state behind one pointer (curve25519_adx.c). */
 // clang-format off
+#define W(O, B, i) O "+" #i "(" B ")"
+#define LOAD4(AO, AB, r0, r1, r2, r3)                                                              \
+	"movq " W(AO, AB, 0) ", " r0 "\n\t"                                                        \
+	"movq " W(AO, AB, 8) ", " r1 "\n\t"                                                        \
+	"movq " W(AO, AB, 16) ", " r2 "\n\t"                                                       \
+	"movq " W(AO, AB, 24) ", " r3 "\n\t"
+#define STORE4(RO, RB, r0, r1, r2, r3)                                                             \
+	"movq " r0 ", " W(RO, RB, 0) "\n\t"                                                        \
+	"movq " r1 ", " W(RO, RB, 8) "\n\t"                                                        \
+	"movq " r2 ", " W(RO, RB, 16) "\n\t"                                                       \
+	"movq " r3 ", " W(RO, RB, 24) "\n\t"
+
 /* One row i >= 1 of the product: t[i..i+3] sit in w0..w3 and w4 becomes
  * t[i+4]; low halves ride the CF chain (ADCX), high halves the OF chain
- * (ADOX). xor clears both flags; mov $0 does not touch them. */
-#define ROW(ai, w0, w1, w2, w3, w4)                                                                \
+ * (ADOX). xor clears both flags; ZSET (mov $0) puts 0 in register Z
+ * without touching them, or is empty where Z holds 0 all along. */
+#define ROW(ai, BO, BB, w0, w1, w2, w3, w4, ZSET, Z)                                               \
 	"movq " ai ", %%rdx\n\t"                                                                   \
 	"xorl %%eax, %%eax\n\t"                                                                    \
-	"mulxq 0(%[b]), %%rax, %%rcx\n\t"                                                          \
+	"mulxq " W(BO, BB, 0) ", %%rax, %%rcx\n\t"                                                 \
 	"adcxq %%rax, " w0 "\n\t"                                                                  \
 	"adoxq %%rcx, " w1 "\n\t"                                                                  \
-	"mulxq 8(%[b]), %%rax, %%rcx\n\t"                                                          \
+	"mulxq " W(BO, BB, 8) ", %%rax, %%rcx\n\t"                                                 \
 	"adcxq %%rax, " w1 "\n\t"                                                                  \
 	"adoxq %%rcx, " w2 "\n\t"                                                                  \
-	"mulxq 16(%[b]), %%rax, %%rcx\n\t"                                                         \
+	"mulxq " W(BO, BB, 16) ", %%rax, %%rcx\n\t"                                                \
 	"adcxq %%rax, " w2 "\n\t"                                                                  \
 	"adoxq %%rcx, " w3 "\n\t"                                                                  \
-	"mulxq 24(%[b]), %%rax, " w4 "\n\t"                                                        \
+	"mulxq " W(BO, BB, 24) ", %%rax, " w4 "\n\t"                                               \
 	"adcxq %%rax, " w3 "\n\t"                                                                  \
-	"movl $0, %%eax\n\t"                                                                       \
-	"adoxq %%rax, " w4 "\n\t"                                                                  \
-	"adcxq %%rax, " w4 "\n\t"
+	ZSET                                                                                       \
+	"adoxq " Z ", " w4 "\n\t"                                                                  \
+	"adcxq " Z ", " w4 "\n\t"
 
-/* 38 * r12..r15 into r8..r11 (2^256 = 38), then the last small carry;
- * stores r. Shared by the multiply and the square. */
-#define REDUCE_STORE                                                                               \
-	"movl $38, %%edx\n\t"                                                                      \
-	"xorl %%eax, %%eax\n\t"                                                                    \
-	"mulxq %%r12, %%rax, %%rcx\n\t"                                                            \
-	"adcxq %%rax, %%r8\n\t"                                                                    \
-	"adoxq %%rcx, %%r9\n\t"                                                                    \
-	"mulxq %%r13, %%rax, %%rcx\n\t"                                                            \
-	"adcxq %%rax, %%r9\n\t"                                                                    \
-	"adoxq %%rcx, %%r10\n\t"                                                                   \
-	"mulxq %%r14, %%rax, %%rcx\n\t"                                                            \
-	"adcxq %%rax, %%r10\n\t"                                                                   \
-	"adoxq %%rcx, %%r11\n\t"                                                                   \
-	"mulxq %%r15, %%rax, %%r12\n\t"                                                            \
+/* The 512-bit product (AO, AB) * (BO, BB) into r8..r15. */
+#define MUL512(AO, AB, BO, BB, ZSET, Z)                                                            \
+	"movq " W(AO, AB, 0) ", %%rdx\n\t"                                                         \
+	"mulxq " W(BO, BB, 0) ", %%r8, %%r9\n\t"                                                   \
+	"mulxq " W(BO, BB, 8) ", %%rax, %%r10\n\t"                                                 \
+	"addq %%rax, %%r9\n\t"                                                                     \
+	"mulxq " W(BO, BB, 16) ", %%rax, %%r11\n\t"                                                \
+	"adcq %%rax, %%r10\n\t"                                                                    \
+	"mulxq " W(BO, BB, 24) ", %%rax, %%r12\n\t"                                                \
+	"adcq %%rax, %%r11\n\t"                                                                    \
+	"adcq $0, %%r12\n\t"                                                                       \
+	ROW(W(AO, AB, 8), BO, BB, "%%r9", "%%r10", "%%r11", "%%r12", "%%r13", ZSET, Z)             \
+	ROW(W(AO, AB, 16), BO, BB, "%%r10", "%%r11", "%%r12", "%%r13", "%%r14", ZSET, Z)           \
+	ROW(W(AO, AB, 24), BO, BB, "%%r11", "%%r12", "%%r13", "%%r14", "%%r15", ZSET, Z)
+
+/* The 512-bit square of a0..a3 (memory or registers; a0 may be r8) into
+ * r8..r14 and T7: six cross products, doubled (CF chain, T7 takes the bit
+ * shifted out) while the four squares a_i^2 at 2^(128 i) are added (OF
+ * chain). TMP is a scratch register; SQR512_MEM squares (AO, AB). */
+#define SQR512(A0, A1, A2, A3, T7, TMP)                                                            \
+	"movq " A0 ", %%rdx\n\t"                                                                   \
+	"mulxq " A1 ", %%r9, %%r10\n\t"                                                            \
+	"mulxq " A2 ", %%rax, %%r11\n\t"                                                           \
+	"addq %%rax, %%r10\n\t"                                                                    \
+	"mulxq " A3 ", %%rax, %%r12\n\t"                                                           \
+	"adcq %%rax, %%r11\n\t"                                                                    \
+	"adcq $0, %%r12\n\t"                                                                       \
+	"xorq " T7 ", " T7 "\n\t"                                                                  \
+	"movq " A1 ", %%rdx\n\t"                                                                   \
+	"mulxq " A2 ", %%rax, " TMP "\n\t"                                                         \
 	"adcxq %%rax, %%r11\n\t"                                                                   \
-	"movl $0, %%r13d\n\t"                                                                      \
-	"adoxq %%r13, %%r12\n\t"                                                                   \
-	"adcxq %%r13, %%r12\n\t"                                                                   \
-	"imulq $38, %%r12, %%r12\n\t"                                                              \
+	"adoxq " TMP ", %%r12\n\t"                                                                 \
+	"mulxq " A3 ", %%rax, %%r13\n\t"                                                           \
+	"adcxq %%rax, %%r12\n\t"                                                                   \
+	"adoxq " T7 ", %%r13\n\t"                                                                  \
+	"movq " A2 ", %%rdx\n\t"                                                                   \
+	"mulxq " A3 ", %%rax, %%r14\n\t"                                                           \
+	"adcxq %%rax, %%r13\n\t"                                                                   \
+	"adcxq " T7 ", %%r14\n\t"                                                                  \
+	"movq " A0 ", %%rdx\n\t"                                                                   \
+	"mulxq %%rdx, %%r8, %%rax\n\t"                                                             \
+	"adcxq %%r9, %%r9\n\t"                                                                     \
+	"adoxq %%rax, %%r9\n\t"                                                                    \
+	"movq " A1 ", %%rdx\n\t"                                                                   \
+	"mulxq %%rdx, %%rax, %%rdx\n\t"                                                            \
+	"adcxq %%r10, %%r10\n\t"                                                                   \
+	"adoxq %%rax, %%r10\n\t"                                                                   \
+	"adcxq %%r11, %%r11\n\t"                                                                   \
+	"adoxq %%rdx, %%r11\n\t"                                                                   \
+	"movq " A2 ", %%rdx\n\t"                                                                   \
+	"mulxq %%rdx, %%rax, %%rdx\n\t"                                                            \
+	"adcxq %%r12, %%r12\n\t"                                                                   \
+	"adoxq %%rax, %%r12\n\t"                                                                   \
+	"adcxq %%r13, %%r13\n\t"                                                                   \
+	"adoxq %%rdx, %%r13\n\t"                                                                   \
+	"movq " A3 ", %%rdx\n\t"                                                                   \
+	"mulxq %%rdx, %%rax, %%rdx\n\t"                                                            \
+	"adcxq %%r14, %%r14\n\t"                                                                   \
+	"adoxq %%rax, %%r14\n\t"                                                                   \
+	"adcxq " T7 ", " T7 "\n\t"                                                                 \
+	"adoxq %%rdx, " T7 "\n\t"
+#define SQR512_MEM(AO, AB)                                                                         \
+	SQR512(W(AO, AB, 0), W(AO, AB, 8), W(AO, AB, 16), W(AO, AB, 24), "%%r15", "%%rcx")
+
+/* r8..r14, T7 reduced into r8..r11 (REDUCE_STORE: r8..r15, and stored at
+ * (RO, RB)): 38 * (r12, r13, r14, T7) into r8..r11 (TMP a scratch)
+ * (2^256 = 38), then the word above and bit 255 times 19 (2^255 = 19)
+ * in one carry chain that cannot carry out: the result is below
+ * 2^255 + 2^11. K38 puts 38 in rdx; ZSET and Z as in ROW. */
+#define REDUCE(K38, ZSET, Z, T7, TMP)                                                              \
+	K38                                                                                        \
+	"xorl %%eax, %%eax\n\t"                                                                    \
+	"mulxq %%r12, %%rax, " TMP "\n\t"                                                          \
+	"adcxq %%rax, %%r8\n\t"                                                                    \
+	"adoxq " TMP ", %%r9\n\t"                                                                  \
+	"mulxq %%r13, %%rax, " TMP "\n\t"                                                          \
+	"adcxq %%rax, %%r9\n\t"                                                                    \
+	"adoxq " TMP ", %%r10\n\t"                                                                 \
+	"mulxq %%r14, %%rax, " TMP "\n\t"                                                          \
+	"adcxq %%rax, %%r10\n\t"                                                                   \
+	"adoxq " TMP ", %%r11\n\t"                                                                 \
+	"mulxq " T7 ", %%rax, %%r12\n\t"                                                           \
+	"adcxq %%rax, %%r11\n\t"                                                                   \
+	ZSET                                                                                       \
+	"adoxq " Z ", %%r12\n\t"                                                                   \
+	"adcxq " Z ", %%r12\n\t"                                                                   \
+	"addq %%r11, %%r11\n\t"                                                                    \
+	"adcq %%r12, %%r12\n\t"                                                                    \
+	"shrq $1, %%r11\n\t"                                                                       \
+	"imulq $19, %%r12, %%r12\n\t"                                                              \
 	"addq %%r12, %%r8\n\t"                                                                     \
 	"adcq $0, %%r9\n\t"                                                                        \
 	"adcq $0, %%r10\n\t"                                                                       \
-	"adcq $0, %%r11\n\t"                                                                       \
-	"sbbq %%rax, %%rax\n\t"                                                                    \
-	"andq $38, %%rax\n\t"                                                                      \
-	"addq %%rax, %%r8\n\t"                                                                     \
-	"movq %%r8, 0(%[r])\n\t"                                                                   \
-	"movq %%r9, 8(%[r])\n\t"                                                                   \
-	"movq %%r10, 16(%[r])\n\t"                                                                 \
-	"movq %%r11, 24(%[r])\n\t"
+	"adcq $0, %%r11\n\t"
+#define REDUCE_STORE(RO, RB, K38, ZSET, Z)                                                         \
+	REDUCE(K38, ZSET, Z, "%%r15", "%%rcx") STORE4(RO, RB, "%%r8", "%%r9", "%%r10", "%%r11")
 
-/* r = a * b mod 2^255 - 19, r < 2^256. r may alias a or b: r is written
- * last. The 512-bit product stays in r8..r15. */
+/* Without spare registers: 38 and 0 from immediates. */
+#define K38_IMM "movl $38, %%edx\n\t"
+#define ZSET_RAX "movl $0, %%eax\n\t"
+#define ZSET_R13 "movl $0, %%r13d\n\t"
+
+/* r = a * b mod 2^255 - 19. r may alias a or b: r is written last. */
 static ALWAYS_INLINE void fe_mul(fe r, const fe a, const fe b)
 {
 	__asm__ __volatile__(
-		/* Row 0: t[0..4] = a0 * b in r8..r12. */
-		"movq 0(%[a]), %%rdx\n\t"
-		"mulxq 0(%[b]), %%r8, %%r9\n\t"
-		"mulxq 8(%[b]), %%rax, %%r10\n\t"
-		"addq %%rax, %%r9\n\t"
-		"mulxq 16(%[b]), %%rax, %%r11\n\t"
-		"adcq %%rax, %%r10\n\t"
-		"mulxq 24(%[b]), %%rax, %%r12\n\t"
-		"adcq %%rax, %%r11\n\t"
-		"adcq $0, %%r12\n\t"
-		ROW("8(%[a])", "%%r9", "%%r10", "%%r11", "%%r12", "%%r13")
-		ROW("16(%[a])", "%%r10", "%%r11", "%%r12", "%%r13", "%%r14")
-		ROW("24(%[a])", "%%r11", "%%r12", "%%r13", "%%r14", "%%r15")
-		REDUCE_STORE
+		MUL512("0", "%[a]", "0", "%[b]", ZSET_RAX, "%%rax")
+		REDUCE_STORE("0", "%[r]", K38_IMM, ZSET_R13, "%%r13")
 		:
 		: [r] "r"(r), [a] "r"(a), [b] "r"(b)
 		: "rax", "rcx", "rdx", "r8", "r9", "r10", "r11", "r12", "r13", "r14", "r15", "cc",
 		  "memory");
 }
 
-/* r = a^2: six cross products, doubled, plus the four squares; the whole
- * 512-bit square stays in r8..r15. */
+/* r = a^2. */
 static ALWAYS_INLINE void fe_sq(fe r, const fe a)
 {
 	__asm__ __volatile__(
-		/* Cross products a_i a_j (i < j) into r9..r14. */
-		"movq 0(%[a]), %%rdx\n\t"
-		"mulxq 8(%[a]), %%r9, %%r10\n\t"
-		"mulxq 16(%[a]), %%rax, %%r11\n\t"
-		"addq %%rax, %%r10\n\t"
-		"mulxq 24(%[a]), %%rax, %%r12\n\t"
-		"adcq %%rax, %%r11\n\t"
-		"adcq $0, %%r12\n\t"
-		"xorq %%r15, %%r15\n\t"
-		"movq 8(%[a]), %%rdx\n\t"
-		"mulxq 16(%[a]), %%rax, %%rcx\n\t"
-		"adcxq %%rax, %%r11\n\t"
-		"adoxq %%rcx, %%r12\n\t"
-		"mulxq 24(%[a]), %%rax, %%r13\n\t"
-		"adcxq %%rax, %%r12\n\t"
-		"adoxq %%r15, %%r13\n\t"
-		"movq 16(%[a]), %%rdx\n\t"
-		"mulxq 24(%[a]), %%rax, %%r14\n\t"
-		"adcxq %%rax, %%r13\n\t"
-		"adcxq %%r15, %%r14\n\t"
-		/* Double them; r15 takes the bit shifted out. */
-		"addq %%r9, %%r9\n\t"
-		"adcq %%r10, %%r10\n\t"
-		"adcq %%r11, %%r11\n\t"
-		"adcq %%r12, %%r12\n\t"
-		"adcq %%r13, %%r13\n\t"
-		"adcq %%r14, %%r14\n\t"
-		"adcq %%r15, %%r15\n\t"
-		/* Plus the squares a_i^2 at 2^(128 i). */
-		"movq 0(%[a]), %%rdx\n\t"
-		"mulxq %%rdx, %%r8, %%rax\n\t"
-		"addq %%rax, %%r9\n\t"
-		"movq 8(%[a]), %%rdx\n\t"
-		"mulxq %%rdx, %%rax, %%rcx\n\t"
-		"adcq %%rax, %%r10\n\t"
-		"adcq %%rcx, %%r11\n\t"
-		"movq 16(%[a]), %%rdx\n\t"
-		"mulxq %%rdx, %%rax, %%rcx\n\t"
-		"adcq %%rax, %%r12\n\t"
-		"adcq %%rcx, %%r13\n\t"
-		"movq 24(%[a]), %%rdx\n\t"
-		"mulxq %%rdx, %%rax, %%rcx\n\t"
-		"adcq %%rax, %%r14\n\t"
-		"adcq %%rcx, %%r15\n\t"
-		REDUCE_STORE
+		SQR512_MEM("0", "%[a]")
+		REDUCE_STORE("0", "%[r]", K38_IMM, ZSET_R13, "%%r13")
 		:
 		: [r] "r"(r), [a] "r"(a)
 		: "rax", "rcx", "rdx", "r8", "r9", "r10", "r11", "r12", "r13", "r14", "r15", "cc",
 		  "memory");
 }
 
-/* r = a + b, folded below 2^256. */
+/* The carry (borrow) out of r0..r3 is worth 38 (2^256 = 38): added
+ * (subtracted) back, then once more, since that can carry again
+ * (FOLD4). FOLD_ONCE stops after the first: enough when both inputs are
+ * below 2^255 + 2^11, as REDUCE leaves them: a sum that carried is then
+ * below 2^12, and a difference that borrowed at least 2^255 - 2^11. */
+#define FOLD_ONCE(op, opc, r0, r1, r2, r3)                                                         \
+	"sbbq %%rax, %%rax\n\t"                                                                    \
+	"andq $38, %%rax\n\t"                                                                      \
+	op " %%rax, " r0 "\n\t"                                                                    \
+	opc " $0, " r1 "\n\t"                                                                      \
+	opc " $0, " r2 "\n\t"                                                                      \
+	opc " $0, " r3 "\n\t"
+#define FOLD4(op, opc, r0, r1, r2, r3)                                                             \
+	FOLD_ONCE(op, opc, r0, r1, r2, r3)                                                         \
+	"sbbq %%rax, %%rax\n\t"                                                                    \
+	"andq $38, %%rax\n\t"                                                                      \
+	op " %%rax, " r0 "\n\t"
+
+/* r8..r11 (op)= b, word by word through the carry: add/adc or sub/sbb. */
+#define ADDSUB4(op, opc, BO, BB)                                                                   \
+	op " " W(BO, BB, 0) ", %%r8\n\t"                                                           \
+	opc " " W(BO, BB, 8) ", %%r9\n\t"                                                          \
+	opc " " W(BO, BB, 16) ", %%r10\n\t"                                                        \
+	opc " " W(BO, BB, 24) ", %%r11\n\t"
+
+/* r = a + b, folded below 2^256 by F (FOLD4 or FOLD_ONCE); r = a - b the
+ * same way. */
+#define ADD(AO, AB, BO, BB, RO, RB, F)                                                             \
+	LOAD4(AO, AB, "%%r8", "%%r9", "%%r10", "%%r11")                                            \
+	ADDSUB4("addq", "adcq", BO, BB)                                                            \
+	F("addq", "adcq", "%%r8", "%%r9", "%%r10", "%%r11")                                        \
+	STORE4(RO, RB, "%%r8", "%%r9", "%%r10", "%%r11")
+#define SUB(AO, AB, BO, BB, RO, RB, F)                                                             \
+	LOAD4(AO, AB, "%%r8", "%%r9", "%%r10", "%%r11")                                            \
+	ADDSUB4("subq", "sbbq", BO, BB)                                                            \
+	F("subq", "sbbq", "%%r8", "%%r9", "%%r10", "%%r11")                                        \
+	STORE4(RO, RB, "%%r8", "%%r9", "%%r10", "%%r11")
+
+/* s = a + b, d = a - b from one load of a and b (the ladder needs both),
+ * stored last (s and d may alias a or b); s is left in r12..r15, d in
+ * r8..r11. */
+#define ADDSUB(AO, AB, BO, BB, SO, SB, DO, DB, F)                                                  \
+	LOAD4(AO, AB, "%%r8", "%%r9", "%%r10", "%%r11")                                            \
+	"movq %%r8, %%r12\n\t"                                                                     \
+	"movq %%r9, %%r13\n\t"                                                                     \
+	"movq %%r10, %%r14\n\t"                                                                    \
+	"movq %%r11, %%r15\n\t"                                                                    \
+	ADDSUB4("subq", "sbbq", BO, BB)                                                            \
+	F("subq", "sbbq", "%%r8", "%%r9", "%%r10", "%%r11")                                        \
+	"addq " W(BO, BB, 0) ", %%r12\n\t"                                                         \
+	"adcq " W(BO, BB, 8) ", %%r13\n\t"                                                         \
+	"adcq " W(BO, BB, 16) ", %%r14\n\t"                                                        \
+	"adcq " W(BO, BB, 24) ", %%r15\n\t"                                                        \
+	F("addq", "adcq", "%%r12", "%%r13", "%%r14", "%%r15")                                      \
+	STORE4(DO, DB, "%%r8", "%%r9", "%%r10", "%%r11")                                           \
+	STORE4(SO, SB, "%%r12", "%%r13", "%%r14", "%%r15")
+
+/* r = a * 121665 + b (121665 is the curve's (A - 2) / 4; the ladder adds
+ * AA at once). */
+#define MUL_A24_ADD(AO, AB, BO, BB, RO, RB)                                                        \
+	"movl $121665, %%edx\n\t"                                                                  \
+	"mulxq " W(AO, AB, 0) ", %%r8, %%rax\n\t"                                                  \
+	"mulxq " W(AO, AB, 8) ", %%r9, %%rcx\n\t"                                                  \
+	"addq %%rax, %%r9\n\t"                                                                     \
+	"mulxq " W(AO, AB, 16) ", %%r10, %%rax\n\t"                                                \
+	"adcq %%rcx, %%r10\n\t"                                                                    \
+	"mulxq " W(AO, AB, 24) ", %%r11, %%rcx\n\t"                                                \
+	"adcq %%rax, %%r11\n\t"                                                                    \
+	"adcq $0, %%rcx\n\t"                                                                       \
+	ADDSUB4("addq", "adcq", BO, BB)                                                            \
+	"adcq $0, %%rcx\n\t"                                                                       \
+	"imulq $38, %%rcx, %%rcx\n\t"                                                              \
+	"addq %%rcx, %%r8\n\t"                                                                     \
+	"adcq $0, %%r9\n\t"                                                                        \
+	"adcq $0, %%r10\n\t"                                                                       \
+	"adcq $0, %%r11\n\t"                                                                       \
+	"sbbq %%rax, %%rax\n\t"                                                                    \
+	"andq $38, %%rax\n\t"                                                                      \
+	"addq %%rax, %%r8\n\t"                                                                     \
+	STORE4(RO, RB, "%%r8", "%%r9", "%%r10", "%%r11")
+
 static ALWAYS_INLINE void fe_add(fe r, const fe a, const fe b)
 {
-	__asm__ __volatile__("movq 0(%[a]), %%r8\n\t"
-			     "addq 0(%[b]), %%r8\n\t"
-			     "movq 8(%[a]), %%r9\n\t"
-			     "adcq 8(%[b]), %%r9\n\t"
-			     "movq 16(%[a]), %%r10\n\t"
-			     "adcq 16(%[b]), %%r10\n\t"
-			     "movq 24(%[a]), %%r11\n\t"
-			     "adcq 24(%[b]), %%r11\n\t"
-			     "sbbq %%rax, %%rax\n\t"
-			     "andq $38, %%rax\n\t"
-			     "addq %%rax, %%r8\n\t"
-			     "adcq $0, %%r9\n\t"
-			     "adcq $0, %%r10\n\t"
-			     "adcq $0, %%r11\n\t"
-			     "sbbq %%rax, %%rax\n\t"
-			     "andq $38, %%rax\n\t"
-			     "addq %%rax, %%r8\n\t"
-			     "movq %%r8, 0(%[r])\n\t"
-			     "movq %%r9, 8(%[r])\n\t"
-			     "movq %%r10, 16(%[r])\n\t"
-			     "movq %%r11, 24(%[r])\n\t"
+	__asm__ __volatile__(ADD("0", "%[a]", "0", "%[b]", "0", "%[r]", FOLD4)
 			     :
 			     : [r] "r"(r), [a] "r"(a), [b] "r"(b)
 			     : "rax", "r8", "r9", "r10", "r11", "cc", "memory");
 }
 
-/* r = a - b; a borrow of 2^256 is worth 38 too. */
-static ALWAYS_INLINE void fe_sub(fe r, const fe a, const fe b)
-{
-	__asm__ __volatile__("movq 0(%[a]), %%r8\n\t"
-			     "subq 0(%[b]), %%r8\n\t"
-			     "movq 8(%[a]), %%r9\n\t"
-			     "sbbq 8(%[b]), %%r9\n\t"
-			     "movq 16(%[a]), %%r10\n\t"
-			     "sbbq 16(%[b]), %%r10\n\t"
-			     "movq 24(%[a]), %%r11\n\t"
-			     "sbbq 24(%[b]), %%r11\n\t"
-			     "sbbq %%rax, %%rax\n\t"
-			     "andq $38, %%rax\n\t"
-			     "subq %%rax, %%r8\n\t"
-			     "sbbq $0, %%r9\n\t"
-			     "sbbq $0, %%r10\n\t"
-			     "sbbq $0, %%r11\n\t"
-			     "sbbq %%rax, %%rax\n\t"
-			     "andq $38, %%rax\n\t"
-			     "subq %%rax, %%r8\n\t"
-			     "movq %%r8, 0(%[r])\n\t"
-			     "movq %%r9, 8(%[r])\n\t"
-			     "movq %%r10, 16(%[r])\n\t"
-			     "movq %%r11, 24(%[r])\n\t"
-			     :
-			     : [r] "r"(r), [a] "r"(a), [b] "r"(b)
-			     : "rax", "r8", "r9", "r10", "r11", "cc", "memory");
-}
-
-/* s = a + b and d = a - b from one load of a and b (the ladder needs both
- * each time); the same folds as fe_add and fe_sub. */
 static ALWAYS_INLINE void fe_addsub(fe s, fe d, const fe a, const fe b)
 {
-	__asm__ __volatile__("movq 0(%[a]), %%r8\n\t"
-			     "movq 8(%[a]), %%r9\n\t"
-			     "movq 16(%[a]), %%r10\n\t"
-			     "movq 24(%[a]), %%r11\n\t"
-			     "movq %%r8, %%r12\n\t"
-			     "movq %%r9, %%r13\n\t"
-			     "movq %%r10, %%r14\n\t"
-			     "movq %%r11, %%r15\n\t"
-			     "addq 0(%[b]), %%r8\n\t"
-			     "adcq 8(%[b]), %%r9\n\t"
-			     "adcq 16(%[b]), %%r10\n\t"
-			     "adcq 24(%[b]), %%r11\n\t"
-			     "sbbq %%rax, %%rax\n\t"
-			     "andq $38, %%rax\n\t"
-			     "addq %%rax, %%r8\n\t"
-			     "adcq $0, %%r9\n\t"
-			     "adcq $0, %%r10\n\t"
-			     "adcq $0, %%r11\n\t"
-			     "sbbq %%rax, %%rax\n\t"
-			     "andq $38, %%rax\n\t"
-			     "addq %%rax, %%r8\n\t"
-			     "subq 0(%[b]), %%r12\n\t"
-			     "sbbq 8(%[b]), %%r13\n\t"
-			     "sbbq 16(%[b]), %%r14\n\t"
-			     "sbbq 24(%[b]), %%r15\n\t"
-			     "sbbq %%rax, %%rax\n\t"
-			     "andq $38, %%rax\n\t"
-			     "subq %%rax, %%r12\n\t"
-			     "sbbq $0, %%r13\n\t"
-			     "sbbq $0, %%r14\n\t"
-			     "sbbq $0, %%r15\n\t"
-			     "sbbq %%rax, %%rax\n\t"
-			     "andq $38, %%rax\n\t"
-			     "subq %%rax, %%r12\n\t"
-			     "movq %%r8, 0(%[s])\n\t"
-			     "movq %%r9, 8(%[s])\n\t"
-			     "movq %%r10, 16(%[s])\n\t"
-			     "movq %%r11, 24(%[s])\n\t"
-			     "movq %%r12, 0(%[d])\n\t"
-			     "movq %%r13, 8(%[d])\n\t"
-			     "movq %%r14, 16(%[d])\n\t"
-			     "movq %%r15, 24(%[d])\n\t"
+	__asm__ __volatile__(ADDSUB("0", "%[a]", "0", "%[b]", "0", "%[s]", "0", "%[d]", FOLD4)
 			     :
 			     : [s] "r"(s), [d] "r"(d), [a] "r"(a), [b] "r"(b)
 			     : "rax", "r8", "r9", "r10", "r11", "r12", "r13", "r14", "r15", "cc",
 			       "memory");
 }
 
-/* r = a * 121665 + b (121665 is the curve's (A - 2) / 4; the ladder adds
- * AA at once). */
-static ALWAYS_INLINE void fe_mul_a24_add(fe r, const fe a, const fe b)
+static ALWAYS_INLINE void fe_sub(fe r, const fe a, const fe b)
 {
-	__asm__ __volatile__("movl $121665, %%edx\n\t"
-			     "mulxq 0(%[a]), %%r8, %%rax\n\t"
-			     "mulxq 8(%[a]), %%r9, %%rcx\n\t"
-			     "addq %%rax, %%r9\n\t"
-			     "mulxq 16(%[a]), %%r10, %%rax\n\t"
-			     "adcq %%rcx, %%r10\n\t"
-			     "mulxq 24(%[a]), %%r11, %%rcx\n\t"
-			     "adcq %%rax, %%r11\n\t"
-			     "adcq $0, %%rcx\n\t"
-			     "addq 0(%[b]), %%r8\n\t"
-			     "adcq 8(%[b]), %%r9\n\t"
-			     "adcq 16(%[b]), %%r10\n\t"
-			     "adcq 24(%[b]), %%r11\n\t"
-			     "adcq $0, %%rcx\n\t"
-			     "imulq $38, %%rcx, %%rcx\n\t"
-			     "addq %%rcx, %%r8\n\t"
-			     "adcq $0, %%r9\n\t"
-			     "adcq $0, %%r10\n\t"
-			     "adcq $0, %%r11\n\t"
-			     "sbbq %%rax, %%rax\n\t"
-			     "andq $38, %%rax\n\t"
-			     "addq %%rax, %%r8\n\t"
-			     "movq %%r8, 0(%[r])\n\t"
-			     "movq %%r9, 8(%[r])\n\t"
-			     "movq %%r10, 16(%[r])\n\t"
-			     "movq %%r11, 24(%[r])\n\t"
+	__asm__ __volatile__(SUB("0", "%[a]", "0", "%[b]", "0", "%[r]", FOLD4)
 			     :
 			     : [r] "r"(r), [a] "r"(a), [b] "r"(b)
-			     : "rax", "rcx", "rdx", "r8", "r9", "r10", "r11", "cc", "memory");
+			     : "rax", "r8", "r9", "r10", "r11", "cc", "memory");
 }
 
 // clang-format on
 
-static ALWAYS_INLINE void fe_sq_n(fe r, const fe a, int n)
+// clang-format off
+/* w = a^(2^n), n >= 1, in w's first four words: the inversion's squarings
+ * one after another, each waiting for the last, so the element stays in
+ * registers (a0..a3 in r8, rbx, rsi, rdi; the square's top word in rcx)
+ * and no square waits for a store and a reload. Thirteen registers and
+ * one pointer, to the element and, in w[4], the count (a count of its own
+ * would need a register, or a stack slot that ASan may address through
+ * one): frame-pointer builds have fourteen. */
+static ALWAYS_INLINE void fe_sq_n(uint64_t w[5], const fe a, int n)
 {
-	fe_sq(r, a);
-	while (--n)
-		fe_sq(r, r);
+	if (w != a)
+		memcpy(w, a, sizeof(fe));
+	w[4] = (uint64_t)n;
+	__asm__ __volatile__(
+		LOAD4("0", "%[w]", "%%r8", "%%rbx", "%%rsi", "%%rdi")
+		"1:\n\t"
+		SQR512("%%r8", "%%rbx", "%%rsi", "%%rdi", "%%rcx", "%%r13")
+		REDUCE(K38_IMM, ZSET_R13, "%%r13", "%%rcx", "%%rbx")
+		"movq %%r9, %%rbx\n\t"
+		"movq %%r10, %%rsi\n\t"
+		"movq %%r11, %%rdi\n\t"
+		"decq 32(%[w])\n\t"
+		"jnz 1b\n\t"
+		STORE4("0", "%[w]", "%%r8", "%%rbx", "%%rsi", "%%rdi")
+		:
+		: [w] "r"(w)
+		: "rax", "rbx", "rcx", "rdx", "rsi", "rdi", "r8", "r9", "r10", "r11", "r12", "r13",
+		  "r14", "cc", "memory");
 }
+// clang-format on
 
-/* z^(p - 2) = z^(2^255 - 21): the usual chain of 254 squarings, 11 mults. */
+/* out = 1 / z; each temporary has a fifth word for fe_sq_n's count. */
 static inline void fe_invert(fe out, const fe z)
 {
-	fe t0, t1, t2, t3;
+	uint64_t t[4][5];
 
-	fe_sq(t0, z);	    /* 2 */
-	fe_sq_n(t1, t0, 2); /* 8 */
-	fe_mul(t1, z, t1);  /* 9 */
-	fe_mul(t0, t0, t1); /* 11 */
-	fe_sq(t2, t0);	    /* 22 */
-	fe_mul(t1, t1, t2); /* 2^5 - 1 */
-	fe_sq_n(t2, t1, 5);
-	fe_mul(t1, t2, t1); /* 2^10 - 1 */
-	fe_sq_n(t2, t1, 10);
-	fe_mul(t2, t2, t1); /* 2^20 - 1 */
-	fe_sq_n(t3, t2, 20);
-	fe_mul(t2, t3, t2); /* 2^40 - 1 */
-	fe_sq_n(t2, t2, 10);
-	fe_mul(t1, t2, t1); /* 2^50 - 1 */
-	fe_sq_n(t2, t1, 50);
-	fe_mul(t2, t2, t1); /* 2^100 - 1 */
-	fe_sq_n(t3, t2, 100);
-	fe_mul(t2, t3, t2); /* 2^200 - 1 */
-	fe_sq_n(t2, t2, 50);
-	fe_mul(t1, t2, t1);  /* 2^250 - 1 */
-	fe_sq_n(t1, t1, 5);  /* 2^255 - 2^5 */
-	fe_mul(out, t1, t0); /* 2^255 - 21 */
-	zinc_memzero(t0, sizeof(fe));
-	zinc_memzero(t1, sizeof(fe));
-	zinc_memzero(t2, sizeof(fe));
-	zinc_memzero(t3, sizeof(fe));
+	FE_INVERT_CHAIN(fe_sq_n, fe_mul, out, z, t[0], t[1], t[2], t[3]);
+	zinc_memzero(t, sizeof(t));
 }
 
 /* Swaps f and g when swap is 1, with masks, in 64-bit registers: the
