@@ -20,7 +20,8 @@
 #include "workers.h"
 
 struct tx_slot {
-	size_t off;    /* sealed message at out + off, plaintext at + WG_DATA_HEADER_LEN */
+	size_t off;    /* sealed message at out + off */
+	size_t plain;  /* plaintext at out + plain: where the seal puts it (after s4) */
 	size_t len;    /* plaintext length */
 	size_t sealed; /* the message length the layout reserved */
 	int result;
@@ -64,11 +65,12 @@ static uint8_t *tx_alloc(void *ctx, size_t len)
 		return NULL;
 	sl = &t->slot[t->n++];
 	sl->off = t->cur;
+	sl->plain = t->cur + t->pad + WG_DATA_HEADER_LEN;
 	sl->len = len;
 	sl->sealed = s;
 	sl->done = false;
 	t->cur += s;
-	return t->out + sl->off + WG_DATA_HEADER_LEN;
+	return t->out + sl->plain;
 }
 
 /* Prepares slots [prepared, end) in order under the engine lock. */
@@ -83,8 +85,7 @@ static void tx_prepare(struct tx *t, int end)
 	for (int i = t->prepared; i < end; i++) {
 		struct tx_slot *s = &t->slot[i];
 
-		s->result = wg_device_prepare_tx(zt->dev, t->out + s->off + WG_DATA_HEADER_LEN,
-						 s->len, &t->job[i]);
+		s->result = wg_device_prepare_tx(zt->dev, t->out + s->plain, s->len, &t->job[i]);
 		/* the MTU changed between layout and prepare: drop it */
 		if (s->result == WG_OK && wg_tx_sealed_len(zt->dev, &t->job[i]) != s->sealed)
 			s->result = WG_ERR_INVALID;
@@ -102,8 +103,7 @@ static void tx_seal_slice(void *arg, int begin, int end)
 		struct tx_slot *s = &t->slot[i];
 
 		if (s->result == WG_OK && !s->done) {
-			wg_tx_seal(t->zt->dev, &t->job[i], t->out + s->off + WG_DATA_HEADER_LEN,
-				   t->out + s->off);
+			wg_tx_seal(t->zt->dev, &t->job[i], t->out + s->plain, t->out + s->off);
 			s->done = true;
 		}
 	}
@@ -205,8 +205,7 @@ static void tx_flush(struct tx *t)
 
 		if (s->result == WG_ERR_NOROUTE || s->result == WG_ERR_NOKEY) {
 			/* as the kernel: no peer, or a peer without endpoint */
-			zt_send_unreachable(zt, &t->unreach, t->out + s->off + WG_DATA_HEADER_LEN,
-					    s->len);
+			zt_send_unreachable(zt, &t->unreach, t->out + s->plain, s->len);
 			continue;
 		}
 		if (s->result != WG_OK)

@@ -125,7 +125,8 @@ static size_t seal(uint8_t *out, const struct wg_keypair *kp, uint64_t counter,
 	size_t plen = padded_len(len, mtu);
 	uint8_t *body = out + sizeof(struct wg_message_data);
 
-	memmove(body, plain, len);
+	if (body != plain) /* the daemon reads it in place; the simple path does not */
+		memmove(body, plain, len);
 	memset(body + len, 0, plen - len);
 	out[0] = WG_MESSAGE_DATA;
 	out[1] = out[2] = out[3] = 0;
