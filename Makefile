@@ -49,11 +49,13 @@ endif
 WG_SRC     := $(sort $(wildcard wg/*.c))
 # testhook.c: test builds only (zinctun-testhooks, below)
 DAEMON_SRC := $(filter-out daemon/testhook.c,$(sort $(wildcard daemon/*.c)))
+# the engine lock's hold times, in bench builds only (daemon/enginelock.h)
+DAEMON_SRC += $(if $(findstring -DZT_LOCK_STATS,$(EXTRA_CFLAGS)),bench/lockstat.c)
 # test_zinc_ARCH.c: that architecture's paths, built for it only
 UNIT_SRC   := $(filter-out $(filter-out tests/unit/test_zinc_$(ZARCH).c,$(wildcard tests/unit/test_zinc_x86.c \
 		tests/unit/test_zinc_arm64.c)),$(sort $(wildcard tests/unit/test_*.c)))
 TOOL_SRC   := $(sort $(wildcard tests/tools/*.c))
-BENCH_SRC  := $(sort $(wildcard bench/*.c))
+BENCH_SRC  := $(sort $(wildcard bench/bench_*.c))
 GEN_PY     := $(sort $(wildcard tests/gen/*.py))
 
 obj = $(patsubst %,$(BUILD)/obj/%.o,$(basename $(1)))

@@ -3,8 +3,8 @@
  * deadline moved earlier, so no caller has to remember it; the timer
  * thread, which sets its own wake-up, uses zt_engine_unlock_no_rearm.
  * Checked builds (ZT_DEBUG, ASan, TSan) abort at zt_*assert_held without
- * the lock; -DZT_LOCK_STATS records hold times, logged on SIGUSR1 and at
- * exit (scripts/bench-handshake). */
+ * the lock; -DZT_LOCK_STATS records hold times (bench/lockstat.c), logged
+ * on SIGUSR1 and at exit (scripts/bench-handshake). */
 #ifndef ZT_ENGINELOCK_H
 #define ZT_ENGINELOCK_H
 

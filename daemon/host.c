@@ -3,9 +3,12 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/signalfd.h>
 #include <unistd.h>
 
 #include <zinc/impl.h>
@@ -13,7 +16,6 @@
 #include "config.h"
 #include "datapath.h"
 #include "log.h"
-#include "signals.h"
 #include "version.h"
 
 int host_fail(const struct host *h, const char *fmt, ...)
@@ -98,12 +100,42 @@ static int start_threads(struct host *h)
 	return 0;
 }
 
-static void on_usr1(void *arg)
+/* SIGINT, SIGTERM and SIGHUP stop both programs, SIGUSR1 logs their state.
+ * Before any thread (they inherit the mask): blocks them, ignores SIGPIPE,
+ * returns a non-blocking signalfd for them, or -1 with errno set. */
+static int signals_open(void)
 {
-	struct host *h = arg;
+	sigset_t set;
+	int err;
 
-	if (h->ops->on_usr1)
-		h->ops->on_usr1(h);
+	sigemptyset(&set);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGHUP);
+	sigaddset(&set, SIGUSR1);
+	err = pthread_sigmask(SIG_BLOCK, &set, NULL);
+	if (err) {
+		errno = err;
+		return -1;
+	}
+	signal(SIGPIPE, SIG_IGN); /* a peer that closes gives EPIPE instead */
+	return signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
+}
+
+/* What the signalfd has: false on a stop signal (logged; shut down). */
+static bool signal_received(struct host *h)
+{
+	struct signalfd_siginfo si;
+
+	if (read(h->sig_fd, &si, sizeof(si)) != sizeof(si))
+		return true; /* already taken: nothing to do */
+	if (si.ssi_signo == SIGUSR1) {
+		if (h->ops->on_usr1)
+			h->ops->on_usr1(h);
+		return true;
+	}
+	log_info("received signal %u, shutting down", si.ssi_signo);
+	return false;
 }
 
 /* Until a stop signal, a stop request (zt_request_stop) or the program's
@@ -130,7 +162,7 @@ static void run(struct host *h)
 			log_err("poll: %s", strerror(errno));
 			return;
 		}
-		if (pfd[0].revents && !signals_handle(h->sig_fd, on_usr1, h))
+		if (pfd[0].revents && !signal_received(h))
 			return;
 		if (pfd[1].revents || (n_own && !h->ops->handle(h, pfd + N_FIXED)))
 			return;

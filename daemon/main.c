@@ -1,6 +1,7 @@
 /* zinctun: a userspace WireGuard daemon driven by wg(8) and wg-quick(8). */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,11 +19,13 @@
 #include "passwd.h"
 #include "log.h"
 #include "metrics.h"
-#include "proxy_exec.h"
-#include "rnglog.h"
 #include "sandbox.h"
 #include "sockreap.h"
 #include "tun.h"
+
+enum { RNGLOG_INTERVAL_MS = 10000 };
+
+#define ZT_PROXY_BINARY "zinctun-proxy"
 
 struct daemon {
 	struct host h; /* first: the steps' struct host * is the daemon */
@@ -31,7 +34,8 @@ struct daemon {
 	struct linkmon link;
 	dev_t sock_dev; /* the socket file we watch */
 	ino_t sock_ino;
-	struct rnglog rnglog;
+	uint64_t rng_next_ms;	/* next count of handshakes dropped unseeded; 0: at once */
+	uint64_t rng_reported;	/* their engine counter at the last count */
 	struct metrics metrics; /* listen_fd -1: no --metrics */
 	int ready_fd, null_fd;	/* in the background: readiness pipe, /dev/null */
 	bool keep_stderr;	/* in the background, the log's only way out */
@@ -203,28 +207,36 @@ static void log_stats(struct host *h)
 		 (unsigned long long)st.dropped_routing_loop);
 }
 
-/* Every RNGLOG_INTERVAL_MS while the system RNG is unseeded: report
- * handshakes dropped for want of entropy. Once it is seeded and the last
- * drops are reported there is no timer (an idle daemon never wakes); the
- * kernel never unseeds, and a test seam that does is seen at the next wake-up
- * of this loop (signal, config client). */
+/* Every RNGLOG_INTERVAL_MS while the system RNG is unseeded (early boot):
+ * one info line with the handshakes dropped for want of entropy since the
+ * last. Once it is seeded and the last drops are reported there is no timer
+ * (an idle daemon never wakes); the kernel never unseeds, and a test seam
+ * that does is seen at the next wake-up of this loop (signal, config client). */
 static int check_rng(struct host *h)
 {
 	struct daemon *d = (struct daemon *)h;
-	uint64_t now = zt_mono_ms();
+	uint64_t now = zt_mono_ms(), n;
 	struct wg_device_stats st;
 
-	if (rnglog_due(&d->rnglog, now)) {
+	if (now >= d->rng_next_ms) {
 		zt_engine_lock(&d->h.zt);
 		wg_device_get_stats(d->h.zt.dev, &st);
 		zt_engine_unlock(&d->h.zt);
-		if (!rnglog_update(&d->rnglog, st.handshakes_dropped_rng, now) &&
-		    zinc_rng_is_initialized()) {
-			d->rnglog.next_ms = 0; /* check again at the next wake-up */
+		n = st.handshakes_dropped_rng > d->rng_reported
+			? st.handshakes_dropped_rng - d->rng_reported
+			: 0;
+		d->rng_reported = st.handshakes_dropped_rng;
+		d->rng_next_ms = now + RNGLOG_INTERVAL_MS;
+		if (n) {
+			log_info("%llu handshake(s) dropped in the last %u s: the system RNG is "
+				 "not seeded yet",
+				 (unsigned long long)n, RNGLOG_INTERVAL_MS / 1000);
+		} else if (zinc_rng_is_initialized()) {
+			d->rng_next_ms = 0; /* check again at the next wake-up */
 			return -1;
 		}
 	}
-	return rnglog_timeout_ms(&d->rnglog, now);
+	return (int)(d->rng_next_ms - now);
 }
 
 /* The main loop's own descriptors: the link and the socket file. */
@@ -405,6 +417,44 @@ static const struct host_ops daemon_ops = {
     .timeout_ms = check_rng,
     .on_usr1 = log_stats,
 };
+
+/* zinctun --proxy FILE: execs the rootless proxy, ZT_PROXY_BINARY, installed
+ * beside /proc/self/exe, with file as its argument (and --user user, unless
+ * NULL) and this process's environment. Returns only on failure, 1, after
+ * one line on stderr saying what is missing. */
+static int proxy_exec(const char *file, const char *user)
+{
+	char path[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", path, sizeof(path) - 1);
+	char *slash;
+
+	if (n < 0) {
+		fprintf(stderr,
+			"zinctun: --proxy: cannot find our own binary (/proc/self/exe: %s)\n",
+			strerror(errno));
+		return 1;
+	}
+	path[n] = '\0';
+	slash = strrchr(path, '/');
+	if (!slash || (size_t)(slash + 1 - path) + sizeof(ZT_PROXY_BINARY) > sizeof(path)) {
+		fprintf(stderr, "zinctun: --proxy: odd binary path '%s'\n", path);
+		return 1;
+	}
+	memcpy(slash + 1, ZT_PROXY_BINARY, sizeof(ZT_PROXY_BINARY));
+	/* the environment passes through (execv) */
+	/* "--": FILE is never taken for an option, whatever it starts with */
+	if (user)
+		execv(path,
+		      (char *const[]){path, "--user", (char *)user, "--", (char *)file, NULL});
+	else
+		execv(path, (char *const[]){path, "--", (char *)file, NULL});
+	if (errno == ENOENT)
+		fprintf(stderr, "zinctun: --proxy needs %s, which is not installed (%s missing)\n",
+			ZT_PROXY_BINARY, path);
+	else
+		fprintf(stderr, "zinctun: --proxy: cannot run %s: %s\n", path, strerror(errno));
+	return 1;
+}
 
 static const char *env_get(void *ctx, const char *name)
 {

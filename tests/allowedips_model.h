@@ -10,7 +10,19 @@
 #include <string.h>
 #include <sys/socket.h>
 
-#include "../wg/allowedips.h"
+/* the trie's source, for its node struct (trie_nodes below) */
+#include "../wg/allowedips.c"
+
+/* Nodes in a trie, branch nodes included (the engine keeps no count). */
+static inline size_t subtrie_nodes(const struct wg_allowedips_node *n)
+{
+	return n ? 1 + subtrie_nodes(n->bit[0]) + subtrie_nodes(n->bit[1]) : 0;
+}
+
+static inline size_t trie_nodes(const struct wg_allowedips *t)
+{
+	return t ? subtrie_nodes(t->root4) + subtrie_nodes(t->root6) : 0;
+}
 
 struct model_entry {
 	int family;

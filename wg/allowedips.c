@@ -21,7 +21,6 @@ struct wg_allowedips_node {
 
 struct wg_allowedips {
 	struct wg_allowedips_node *root4, *root6;
-	size_t nodes;
 };
 
 enum {
@@ -137,8 +136,7 @@ static void owner_unlink(struct wg_allowedips_node *n)
 	o->count--;
 }
 
-static struct wg_allowedips_node *node_new(struct wg_allowedips *t, const uint64_t key[2],
-					   unsigned int cidr, int family)
+static struct wg_allowedips_node *node_new(const uint64_t key[2], unsigned int cidr, int family)
 {
 	struct wg_allowedips_node *n = calloc(1, sizeof(*n));
 
@@ -149,14 +147,7 @@ static struct wg_allowedips_node *node_new(struct wg_allowedips *t, const uint64
 	mask_key(n->key, cidr);
 	n->cidr = (uint8_t)cidr;
 	n->family = (uint8_t)family;
-	t->nodes++;
 	return n;
-}
-
-static void node_free(struct wg_allowedips *t, struct wg_allowedips_node *n)
-{
-	free(n);
-	t->nodes--;
 }
 
 struct wg_allowedips *wg_allowedips_new(void)
@@ -225,14 +216,14 @@ int wg_allowedips_insert(struct wg_allowedips *t, int family, const void *addr, 
 		slot = &n->bit[bit_at(key, n->cidr)];
 	}
 
-	leaf = node_new(t, key, cidr, family);
+	leaf = node_new(key, cidr, family);
 	if (!leaf)
 		return -ENOMEM;
 	if (n && c < cidr) {
 		/* Diverge at bit c: a branch node holds both. */
-		branch = node_new(t, key, c, family);
+		branch = node_new(key, c, family);
 		if (!branch) {
-			node_free(t, leaf);
+			free(leaf);
 			return -ENOMEM;
 		}
 		branch->bit[bit_at(key, c)] = leaf;
@@ -270,7 +261,7 @@ static int find_exact(struct wg_allowedips *t, int family, const uint64_t key[2]
 
 /* Drops the owner of the node at path[d] and removes nodes that no longer
  * route or branch. */
-static void remove_at(struct wg_allowedips *t, struct wg_allowedips_node **path[MAX_DEPTH], int d)
+static void remove_at(struct wg_allowedips_node **path[MAX_DEPTH], int d)
 {
 	struct wg_allowedips_node *n = *path[d], *child, *parent;
 
@@ -279,7 +270,7 @@ static void remove_at(struct wg_allowedips *t, struct wg_allowedips_node **path[
 		return; /* still needed as a branch */
 	child = n->bit[0] ? n->bit[0] : n->bit[1];
 	*path[d] = child;
-	node_free(t, n);
+	free(n);
 	if (child || d == 0)
 		return;
 	/* n was a leaf: a branch-only parent now has one child; splice it. */
@@ -287,7 +278,7 @@ static void remove_at(struct wg_allowedips *t, struct wg_allowedips_node **path[
 	if (parent->owner)
 		return;
 	*path[d - 1] = parent->bit[0] ? parent->bit[0] : parent->bit[1];
-	node_free(t, parent);
+	free(parent);
 }
 
 int wg_allowedips_remove(struct wg_allowedips *t, int family, const void *addr, uint8_t cidr,
@@ -305,7 +296,7 @@ int wg_allowedips_remove(struct wg_allowedips *t, int family, const void *addr, 
 	d = find_exact(t, family, key, cidr, path);
 	if (d < 0 || (*path[d])->owner != owner)
 		return -ENOENT;
-	remove_at(t, path, d);
+	remove_at(path, d);
 	return 0;
 }
 
@@ -320,7 +311,7 @@ void wg_allowedips_remove_by_owner(struct wg_allowedips *t, struct wg_allowedips
 		d = find_exact(t, n->family, n->key, n->cidr, path);
 		if (d < 0 || *path[d] != n) /* cannot happen: owner not in t */
 			abort();
-		remove_at(t, path, d);
+		remove_at(path, d);
 	}
 }
 
@@ -364,14 +355,4 @@ void wg_allowedips_foreach(const struct wg_allowedips_owner *owner,
 			return;
 		n = n->next;
 	} while (n != head);
-}
-
-size_t wg_allowedips_node_size(void)
-{
-	return sizeof(struct wg_allowedips_node);
-}
-
-size_t wg_allowedips_node_count(const struct wg_allowedips *t)
-{
-	return t ? t->nodes : 0;
 }

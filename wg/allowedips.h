@@ -47,10 +47,4 @@ void wg_allowedips_foreach(const struct wg_allowedips_owner *owner,
 			   bool (*fn)(void *ctx, int family, const void *addr, uint8_t cidr),
 			   void *ctx);
 
-/* Bytes per node (one per prefix, plus at most one branch node per prefix). */
-size_t wg_allowedips_node_size(void);
-
-/* Nodes currently allocated (prefixes plus branch nodes), for reports/tests. */
-size_t wg_allowedips_node_count(const struct wg_allowedips *t);
-
 #endif

@@ -8,7 +8,6 @@
 #include "bytes.h"
 #include "device.h"
 #include "event.h"
-#include "expiry.h"
 #include "initiation.h"
 #include "peer.h"
 #include "rngwait.h"

@@ -4,9 +4,9 @@
 #include <string.h>
 
 #include "event.h"
-#include "expiry.h"
 #include "send.h"
 #include "timerheap.h"
+#include "timers.h"
 
 static void clear_endpoint_src(struct wg_peer *peer)
 {

@@ -49,5 +49,7 @@ void wg_timer_del(struct wg_device *dev, struct wg_peer *p, enum wg_timer t);
 bool wg_timer_pending(const struct wg_peer *peer, enum wg_timer t);
 /* The earliest absolute deadline, WG_TIMER_OFF if none. */
 uint64_t wg_timers_next_deadline(const struct wg_device *dev);
+/* From the tick: runs the action of every due timer at dev->now (expiry.c). */
+void wg_expiry_run(struct wg_device *dev);
 
 #endif
