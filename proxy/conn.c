@@ -61,7 +61,8 @@ static struct conn *conn_add(struct proxy *px, int fd, size_t fe_size, enum conn
 	return NULL;
 }
 
-void conn_want(struct conn *c, uint32_t ep)
+/* Which host events the conn wants. */
+static void conn_want(struct conn *c, uint32_t ep)
 {
 	if (c->dead || ep == c->ep)
 		return;
