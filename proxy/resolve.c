@@ -92,7 +92,7 @@ static void resolve_recv(void *arg, struct udp_pcb *pcb, struct pbuf *p, const i
 	}
 	len = pbuf_copy_partial(p, buf, sizeof(buf), 0);
 	pbuf_free(p);
-	n = dns_parse_response(buf, len, r->id, r->name, r->qtype, out, 1, NULL);
+	n = dns_parse_response(buf, len, r->id, r->name, r->qtype, out, 1);
 	if (n == DNS_E_MISMATCH || n == DNS_E_MALFORMED)
 		return; /* not ours: keep waiting */
 	if (n <= 0) {
