@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -26,6 +27,12 @@ int host_fail(const struct host *h, const char *fmt, ...)
 	va_end(ap);
 	fprintf(stderr, "%s: %s\n", h->ops->name, msg);
 	return 1;
+}
+
+const char *host_env(void *ctx, const char *name)
+{
+	(void)ctx;
+	return getenv(name);
 }
 
 int host_cli(const struct host *h, const char *prog)

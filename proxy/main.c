@@ -332,12 +332,6 @@ static const struct host_ops proxy_ops = {
     .on_usr1 = log_peers,
 };
 
-static const char *env_get(void *ctx, const char *name)
-{
-	(void)ctx;
-	return getenv(name);
-}
-
 int main(int argc, char **argv)
 {
 	static struct proxy_main m; /* zeroed, in bss: untouched pages stay out of RSS */
@@ -349,7 +343,7 @@ int main(int argc, char **argv)
 	m.h.opt = &m.opt;
 	m.ready_fd = -1;
 
-	zt_cli_parse_proxy(argc, argv, env_get, NULL, &m.opt);
+	zt_cli_parse_proxy(argc, argv, host_env, NULL, &m.opt);
 	ret = host_cli(&m.h, argv[0]);
 	if (ret >= 0)
 		return ret;
