@@ -256,10 +256,8 @@ static int prepare(struct host *h)
 	    .seccomp = h->opt->seccomp,
 	    .seccomp_kill = h->opt->seccomp_kill,
 	};
-	if (zt_sandbox_drop(&m->sandbox, err, sizeof(err))) {
-		fprintf(stderr, "zinctun-proxy: cannot drop privileges: %s\n", err);
-		return 1;
-	}
+	if (zt_sandbox_drop(&m->sandbox, err, sizeof(err)))
+		return host_fail(h, "cannot drop privileges: %s", err);
 	lwipmem_set_budget((size_t)m->opt.proxy_memory << 20);
 	if (loop_init(&m->px.loop) || stack_init(&m->px.stack, &h->zt, &m->px.conf.iface))
 		return host_fail(h, "cannot start lwIP");
@@ -280,10 +278,8 @@ static int sandbox(struct host *h)
 	const struct zt_sandbox_config *sb = &((struct proxy_main *)h)->sandbox;
 	char err[256];
 
-	if (zt_sandbox_filter(sb, err, sizeof(err))) {
-		fprintf(stderr, "zinctun-proxy: cannot install the seccomp filter: %s\n", err);
-		return 1;
-	}
+	if (zt_sandbox_filter(sb, err, sizeof(err)))
+		return host_fail(h, "cannot install the seccomp filter: %s", err);
 	log_debug("Privileges dropped (uid %u, seccomp %s)", (unsigned)getuid(),
 		  sb->seccomp ? (sb->seccomp_kill ? "kill" : "on") : "off");
 	return 0;
