@@ -56,16 +56,6 @@ static bool prefix_nocase(const char *s, size_t len, const char *word)
 	return len >= n && !strncasecmp(s, word, n);
 }
 
-static void trim_ows(const char **s, size_t *len)
-{
-	while (*len && (**s == ' ' || **s == '\t')) {
-		(*s)++;
-		(*len)--;
-	}
-	while (*len && ((*s)[*len - 1] == ' ' || (*s)[*len - 1] == '\t'))
-		(*len)--;
-}
-
 /* "Name: value", trimmed; false if malformed (a folded line too). */
 static bool split_header(const struct line *l, struct line *name, struct line *value)
 {
@@ -84,7 +74,7 @@ static bool split_header(const struct line *l, struct line *name, struct line *v
 		if ((c < 0x20 && c != '\t') || c == 0x7f)
 			return false;
 	}
-	trim_ows(&value->s, &value->len);
+	proxy_trim(&value->s, &value->len);
 	return true;
 }
 
@@ -103,7 +93,7 @@ static void conn_tokens_add(struct conn_tokens *t, const struct line *list)
 		const char *comma = memchr(s, ',', (size_t)(end - s));
 		struct line tok = {s, (size_t)((comma ? comma : end) - s)};
 
-		trim_ows(&tok.s, &tok.len);
+		proxy_trim(&tok.s, &tok.len);
 		if (tok.len)
 			t->name[t->n++] = tok;
 		s = comma ? comma + 1 : end;
@@ -162,7 +152,7 @@ static bool authorized(const struct line *auth, const char *user, const char *pa
 		return false;
 	tok = auth->s + 6;
 	tlen = auth->len - 6;
-	trim_ows(&tok, &tlen);
+	proxy_trim(&tok, &tlen);
 	n = base64_decode(tok, tlen, plain, sizeof(plain));
 	if (n > 0) {
 		const uint8_t *colon = memchr(plain, ':', (size_t)n);

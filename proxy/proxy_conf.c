@@ -100,7 +100,7 @@ static bool is_space(char c)
 	return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f';
 }
 
-static void trim(const char **s, size_t *len)
+void proxy_trim(const char **s, size_t *len)
 {
 	while (*len && is_space(**s)) {
 		(*s)++;
@@ -122,7 +122,7 @@ static size_t uncomment(const char *s, size_t len)
 static bool blank(const char *s, size_t len)
 {
 	len = uncomment(s, len);
-	trim(&s, &len);
+	proxy_trim(&s, &len);
 	return len == 0;
 }
 
@@ -215,7 +215,7 @@ static int parse_list(struct parser *p, const struct key *k, void *field, const 
 		const char *s = v;
 		size_t sl = n;
 
-		trim(&s, &sl);
+		proxy_trim(&s, &sl);
 		if (k->item(p, k, s, sl))
 			return -1;
 		if (!comma)
@@ -748,7 +748,7 @@ static int parse_line(struct parser *p, const char *s, size_t n)
 	const char *eq, *v;
 	size_t klen, vlen;
 
-	trim(&s, &n);
+	proxy_trim(&s, &n);
 	if (!n || s[0] == '#' || s[0] == ';')
 		return 0;
 	if (s[0] == '[') {
@@ -761,17 +761,17 @@ static int parse_line(struct parser *p, const char *s, size_t n)
 		if (!blank(close + 1, (size_t)(s + n - close - 1)))
 			return fail(p, "text after the section header");
 		nlen = (size_t)(close - name);
-		trim(&name, &nlen);
+		proxy_trim(&name, &nlen);
 		return open_section(p, name, nlen);
 	}
 	eq = memchr(s, '=', n);
 	klen = eq ? (size_t)(eq - s) : 0;
-	trim(&s, &klen);
+	proxy_trim(&s, &klen);
 	if (!eq || !klen)
 		return fail(p, "expected Key = Value");
 	v = eq + 1;
 	vlen = n - (size_t)(v - s);
-	trim(&v, &vlen);
+	proxy_trim(&v, &vlen);
 	if (vlen && v[0] == '"') {
 		const char *close = memchr(v + 1, '"', vlen - 1);
 
@@ -782,7 +782,7 @@ static int parse_line(struct parser *p, const char *s, size_t n)
 		return set_key(p, s, klen, v + 1, (size_t)(close - v - 1));
 	}
 	vlen = uncomment(v, vlen);
-	trim(&v, &vlen);
+	proxy_trim(&v, &vlen);
 	return set_key(p, s, klen, v, vlen);
 }
 
