@@ -11,7 +11,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <unistd.h>
 
 #include <zinc/memzero.h>
@@ -147,18 +146,6 @@ static void log_peers(struct host *h)
 		 (unsigned long long)zt_drops_read(&h->zt.drops.stack_refused));
 }
 
-/* Two descriptors per connection: take the hard limit, as Go programs
- * (wireproxy) do. */
-static void raise_fd_limit(void)
-{
-	struct rlimit rl;
-
-	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
-		rl.rlim_cur = rl.rlim_max;
-		setrlimit(RLIMIT_NOFILE, &rl);
-	}
-}
-
 /* FILE read and checked (all -n does): 0, or 1 with the error on stderr. */
 static int load(struct proxy_main *m)
 {
@@ -186,7 +173,6 @@ static int open_proxy(struct host *h)
 
 	if (load(m))
 		return 1;
-	raise_fd_limit();
 	snprintf(h->ifname, sizeof(h->ifname), "%s", m->opt.name);
 	h->sink = &m->px.stack.sink; /* stack_init fills it in (configure) */
 	return 0;
