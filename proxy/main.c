@@ -251,9 +251,7 @@ static int prepare(struct host *h)
 	m->px.stack.end_ctx = &m->px;
 	m->px.loop.tick = services_tick;
 	m->px.loop.tick_ctx = &m->px;
-	m->px.loop.lock = stack_lock;
-	m->px.loop.unlock = stack_unlock;
-	m->px.loop.lock_ctx = &m->px.stack;
+	m->px.loop.stack = &m->px.stack;
 	return services_open(&m->px, h->opt->proxy) ? 1 : 0;
 }
 

@@ -72,18 +72,14 @@ static err_t stack_netif_init(struct netif *netif)
 	return ERR_OK;
 }
 
-void stack_lock(void *arg)
+void stack_lock(struct stack *s)
 {
-	struct stack *s = arg;
-
 	LOCK_TCPIP_CORE();
 	s->held = true;
 }
 
-void stack_unlock(void *arg)
+void stack_unlock(struct stack *s)
 {
-	struct stack *s = arg;
-
 	stack_send(s);
 	s->held = false;
 	UNLOCK_TCPIP_CORE();
