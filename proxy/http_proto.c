@@ -3,6 +3,7 @@
  * http_proto.h). */
 #include "http_proto.h"
 
+#include <ctype.h>
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
@@ -33,20 +34,13 @@ static size_t next_line(const char *head, size_t pos, size_t end, struct line *l
 	return nl ? stop + 1 : end;
 }
 
-static bool is_tchar(char c)
-{
-	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-	       (c && strchr("!#$%&'*+-.^_`|~", c));
-}
-
+/* RFC 9110's token: one or more tchars */
 static bool is_token(const char *s, size_t len)
 {
-	if (!len)
-		return false;
 	for (size_t i = 0; i < len; i++)
-		if (!is_tchar(s[i]))
+		if (!isalnum((unsigned char)s[i]) && (!s[i] || !strchr("!#$%&'*+-.^_`|~", s[i])))
 			return false;
-	return true;
+	return len > 0;
 }
 
 static bool prefix_nocase(const char *s, size_t len, const char *word)
