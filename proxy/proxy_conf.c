@@ -30,6 +30,7 @@ struct key {
 	size_t off;
 	int (*item)(struct parser *p, const struct key *k, const char *s, size_t len);
 	uint64_t min, max; /* a number's range, a list's length */
+	const char *zero;  /* a number's other way to say 0 */
 	size_t count;	   /* ip_item: the list's length is at this offset */
 	const char *hint;  /* what a good value is, after "bad KEY 'VALUE' " */
 	bool required;	   /* said missing in table order */
@@ -346,9 +347,10 @@ static int parse_key(struct parser *p, const struct key *k, void *field, const c
 static int parse_number(struct parser *p, const struct key *k, void *field, const char *v,
 			size_t len)
 {
-	uint64_t n;
+	uint64_t n = 0;
 
-	if (!uapi_parse_uint(v, len, k->max, &n) || n < k->min)
+	if (!(k->zero && proxy_word_is(v, len, k->zero)) &&
+	    (!uapi_parse_uint(v, len, k->max, &n) || n < k->min))
 		return fail_value(p, k, v, len);
 	if (k->max > UINT16_MAX)
 		*(uint32_t *)field = (uint32_t)n;
@@ -369,15 +371,6 @@ static int parse_obfs(struct parser *p, const struct key *k, void *field, const 
 		return fail(p, "out of memory");
 	if (wg_obfs_set_key(*c, k->name, strlen(k->name), v, len, &why) <= 0)
 		return fail(p, "bad %s '%.*s': %s", k->name, shown(len), v, why);
-	return 0;
-}
-
-static int parse_keepalive(struct parser *p, const struct key *k, void *field, const char *v,
-			   size_t len)
-{
-	if (!proxy_word_is(v, len, "off"))
-		return parse_number(p, k, field, v, len);
-	*(uint16_t *)field = 0;
 	return 0;
 }
 
@@ -627,7 +620,7 @@ static const struct key peer_keys[] = {
     {"Endpoint", parse_target, PEER(endpoint), .hint = HOSTPORT_HINT,
      .given = PEER(set.has_endpoint)},
     {"AllowedIPs", parse_list, .item = allowed_item},
-    {"PersistentKeepalive", parse_keepalive, PEER(set.keepalive), .max = UINT16_MAX,
+    {"PersistentKeepalive", parse_number, PEER(set.keepalive), .max = UINT16_MAX, .zero = "off",
      .hint = "(0..65535 or off)"},
     {0},
 };
