@@ -173,7 +173,6 @@ int stack_init(struct stack *s, struct zt_runtime *zt, const struct proxy_interf
 	return 0;
 }
 
-/* Sending starts (open) and stops. */
 void stack_set_open(struct stack *s, bool open)
 {
 	LOCK_TCPIP_CORE();
