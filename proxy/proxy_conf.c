@@ -189,15 +189,13 @@ bool proxy_parse_hostport(const char *s, size_t len, struct proxy_hostport *out)
 
 bool proxy_ip_is_loopback(const struct proxy_ip *ip)
 {
-	static const uint8_t mapped[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};
-
 	if (ip->family == AF_INET)
 		return (ntohl(ip->in4.s_addr) >> 24) == 127;
 	if (ip->family != AF_INET6)
 		return false;
 	if (IN6_IS_ADDR_LOOPBACK(&ip->in6))
 		return true;
-	return !memcmp(ip->in6.s6_addr, mapped, sizeof(mapped)) && ip->in6.s6_addr[12] == 127;
+	return IN6_IS_ADDR_V4MAPPED(&ip->in6) && ip->in6.s6_addr[12] == 127;
 }
 
 static int shown(size_t len)
