@@ -7,6 +7,7 @@
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/signalfd.h>
 #include <unistd.h>
@@ -28,6 +29,12 @@ int host_fail(const struct host *h, const char *fmt, ...)
 	va_end(ap);
 	fprintf(stderr, "%s: %s\n", h->ops->name, msg);
 	return 1;
+}
+
+const char *host_env(void *ctx, const char *name)
+{
+	(void)ctx;
+	return getenv(name);
 }
 
 int host_cli(const struct host *h, const char *prog)

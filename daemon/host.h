@@ -56,6 +56,9 @@ struct host {
 	bool started; /* the threads ran (stop and close know how far it got) */
 };
 
+/* getenv, as zt_cli_parse's env (cli.c itself reads no variable). */
+const char *host_env(void *ctx, const char *name);
+
 /* The parsed command line's --version, --help or error: the exit status;
  * -1: run (or ZT_CLI_PROXY). */
 int host_cli(const struct host *h, const char *prog);

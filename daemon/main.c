@@ -456,12 +456,6 @@ static int proxy_exec(const char *file, const char *user)
 	return 1;
 }
 
-static const char *env_get(void *ctx, const char *name)
-{
-	(void)ctx;
-	return getenv(name);
-}
-
 int main(int argc, char **argv)
 {
 	/* zeroed (bss: no page of it is touched until used), then set */
@@ -480,7 +474,7 @@ int main(int argc, char **argv)
 		d.title = argv[0];
 		d.title_len = (size_t)(argv[argc - 1] + strlen(argv[argc - 1]) + 1 - argv[0]);
 	}
-	zt_cli_parse(argc, argv, env_get, NULL, &d.opt);
+	zt_cli_parse(argc, argv, host_env, NULL, &d.opt);
 	ret = host_cli(&d.h, argv[0]);
 	if (ret >= 0)
 		return ret;

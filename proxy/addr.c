@@ -88,19 +88,18 @@ void addr_to_socks(const ip_addr_t *ip, uint16_t port, struct socks5_addr *out)
 
 bool addr_forbidden(const struct proxy_interface *ifc, const ip_addr_t *ip)
 {
-	static const uint8_t mapped[12] = {[10] = 0xff, [11] = 0xff};
-	const uint8_t *b = (const uint8_t *)ip_2_ip6(ip)->addr;
+	const ip6_addr_t *a6 = ip_2_ip6(ip);
 	struct proxy_ip p = {.family = AF_INET};
 
 	if (!IP_IS_V6(ip)) {
 		p.in4.s_addr = ip_2_ip4(ip)->addr;
-	} else if (!memcmp(b, mapped, sizeof(mapped))) {
-		memcpy(&p.in4, b + sizeof(mapped), sizeof(p.in4)); /* its IPv4 form */
+	} else if (ip6_addr_isipv4mappedipv6(a6)) {
+		p.in4.s_addr = a6->addr[3]; /* its IPv4 form */
 	} else {
-		if (ip6_addr_isany(ip_2_ip6(ip)))
+		if (ip6_addr_isany(a6))
 			return true;
 		p.family = AF_INET6;
-		memcpy(&p.in6, b, sizeof(p.in6));
+		memcpy(&p.in6, a6->addr, sizeof(p.in6));
 	}
 	if (proxy_ip_is_loopback(&p) || (p.family == AF_INET && !((uint8_t *)&p.in4)[0]))
 		return true; /* 127/8, ::1, 0/8 */

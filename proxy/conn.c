@@ -61,7 +61,8 @@ static struct conn *conn_add(struct proxy *px, int fd, size_t fe_size, enum conn
 	return NULL;
 }
 
-void conn_want(struct conn *c, uint32_t ep)
+/* Which host events the conn wants. */
+static void conn_want(struct conn *c, uint32_t ep)
 {
 	if (c->dead || ep == c->ep)
 		return;
@@ -428,13 +429,9 @@ static void conn_resolved(void *arg, const ip_addr_t *addr)
 
 void conn_connect_host(struct conn *c, const char *host, uint16_t port)
 {
-	bool done = false;
-
 	c->state = CONN_RESOLVING;
 	c->port = port;
-	c->dns = resolve_start(&c->px->stack, host, conn_resolved, c, &done);
-	if (!c->dns && !done)
-		conn_fail(c, ERR_VAL);
+	c->dns = resolve_start(&c->px->stack, host, conn_resolved, c);
 }
 
 bool conn_admit(struct conn *c, const void *data, size_t len)

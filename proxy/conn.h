@@ -42,9 +42,9 @@ enum conn_state {
 };
 
 /* A front end: its state (c->fe, zeroed), what it does first (NULL:
- * nothing), with its handshake bytes and with the outcome of the connection
- * in the tunnel (ok false: err says why; the conn is closed after the
- * call). */
+ * nothing), with its handshake bytes (NULL: admitted at once, none read)
+ * and with the outcome of the connection in the tunnel (ok false: err says
+ * why; the conn is closed after the call). */
 struct conn_front {
 	size_t fe_size;
 	void (*opened)(struct conn *c);
@@ -103,8 +103,6 @@ void conn_connect_host(struct conn *c, const char *host, uint16_t port);
 bool conn_admit(struct conn *c, const void *data, size_t len);
 /* Starts splicing (after connected()). */
 void conn_relay(struct conn *c);
-/* Which host events the conn wants. */
-void conn_want(struct conn *c, uint32_t ep);
 /* Sends a short message to the host (a handshake answer). False on error. */
 bool conn_send_host(struct conn *c, const void *data, size_t len);
 /* After a batch of packets into lwIP (stack.h): writes what it brought

@@ -132,7 +132,6 @@ static bool read_name(const uint8_t *pkt, size_t len, size_t off, char *text, si
 struct rr {
 	char owner[NAME_WIRE_MAX + 1];
 	uint16_t type, class;
-	uint32_t ttl;
 	size_t rdata, rdlen;
 };
 
@@ -145,7 +144,6 @@ static bool read_rr(const uint8_t *pkt, size_t len, size_t *off, struct rr *rr)
 		return false;
 	rr->type = get_be16(pkt + p);
 	rr->class = get_be16(pkt + p + 2);
-	rr->ttl = get_be32(pkt + p + 4);
 	rr->rdlen = get_be16(pkt + p + 8);
 	rr->rdata = p + RR_FIXED;
 	if (len - rr->rdata < rr->rdlen)
@@ -155,13 +153,12 @@ static bool read_rr(const uint8_t *pkt, size_t len, size_t *off, struct rr *rr)
 }
 
 int dns_parse_response(const uint8_t *pkt, size_t len, uint16_t id, const char *name,
-		       uint16_t qtype, struct proxy_ip *out, size_t max, uint32_t *ttl)
+		       uint16_t qtype, struct proxy_ip *out, size_t max)
 {
 	char want[NAME_WIRE_MAX + 1], qname[NAME_WIRE_MAX + 1];
 	uint8_t wire[NAME_WIRE_MAX];
 	size_t off, answers, found = 0, n;
 	uint16_t flags, ancount;
-	uint32_t min_ttl = UINT32_MAX;
 	struct rr rr;
 
 	if (len < HEADER_LEN)
@@ -186,7 +183,6 @@ int dns_parse_response(const uint8_t *pkt, size_t len, uint16_t id, const char *
 	 * end it, else its CNAME leads to the next name */
 	for (int hop = 0; hop <= DNS_MAX_CNAME_HOPS; hop++) {
 		char next[NAME_WIRE_MAX + 1] = "";
-		uint32_t next_ttl = 0;
 		bool got = false;
 
 		off = answers;
@@ -201,14 +197,11 @@ int dns_parse_response(const uint8_t *pkt, size_t len, uint16_t id, const char *
 				if (!read_name(pkt, len, rr.rdata, next, &end) ||
 				    end > rr.rdata + rr.rdlen)
 					return DNS_E_MALFORMED;
-				next_ttl = rr.ttl;
 			} else if (rr.type == qtype) {
 				size_t alen = qtype == DNS_TYPE_A ? 4 : 16;
 
 				if (rr.rdlen != alen)
 					return DNS_E_MALFORMED;
-				if (rr.ttl < min_ttl)
-					min_ttl = rr.ttl;
 				got = true;
 				if (found < max) { /* in4 and in6 share their place */
 					memset(&out[found], 0, sizeof(out[found]));
@@ -219,14 +212,10 @@ int dns_parse_response(const uint8_t *pkt, size_t len, uint16_t id, const char *
 		}
 		if (got || !next[0])
 			break;
-		if (next_ttl < min_ttl)
-			min_ttl = next_ttl;
-		/* the chain's TTLs count too; a loop ends with the hops */
+		/* a loop ends with the hops */
 		memcpy(want, next, sizeof(want));
 	}
 	if (!found && (flags & FLAG_TC))
 		return DNS_E_TRUNCATED;
-	if (ttl)
-		*ttl = found ? min_ttl : 0;
 	return (int)found;
 }

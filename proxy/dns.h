@@ -28,9 +28,8 @@ size_t dns_build_query(uint8_t *out, size_t cap, uint16_t id, const char *name, 
 
 /* Takes the response to the query (id, name, qtype): the addresses of
  * name, or of where its CNAMEs lead (at most DNS_MAX_CNAME_HOPS). Returns
- * how many it wrote to out (at most max), or a negative enum dns_error;
- * *ttl (may be NULL) gets the smallest TTL along the way. */
+ * how many it wrote to out (at most max), or a negative enum dns_error. */
 int dns_parse_response(const uint8_t *pkt, size_t len, uint16_t id, const char *name,
-		       uint16_t qtype, struct proxy_ip *out, size_t max, uint32_t *ttl);
+		       uint16_t qtype, struct proxy_ip *out, size_t max);
 
 #endif

@@ -12,11 +12,6 @@
 #include "log.h"
 #include "proxy.h"
 
-static void forward_readable(struct conn *c)
-{
-	(void)c; /* nothing is read before the splice */
-}
-
 static void forward_connected(struct conn *c, bool ok, err_t err)
 {
 	(void)err;
@@ -38,7 +33,6 @@ static void forward_opened(struct conn *c)
 
 const struct conn_front forward_front = {
     .opened = forward_opened,
-    .readable = forward_readable,
     .connected = forward_connected,
     .configured = true,
 };
@@ -81,7 +75,7 @@ int tcp_server_open(struct proxy *px, const struct proxy_listener *svc, size_t c
 {
 	struct tcp_server *ts = calloc(1, sizeof(*ts));
 	struct tcp_pcb *pcb, *lpcb;
-	int ret;
+	int ret = -ENOMEM;
 
 	if (!ts)
 		return -ENOMEM;
@@ -106,7 +100,7 @@ int tcp_server_open(struct proxy *px, const struct proxy_listener *svc, size_t c
 	UNLOCK_TCPIP_CORE();
 	if (!lpcb) {
 		free(ts);
-		return ret ? ret : -ENOMEM;
+		return ret;
 	}
 	return 0;
 }

@@ -3,6 +3,7 @@
  * http_proto.h). */
 #include "http_proto.h"
 
+#include <ctype.h>
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
@@ -33,20 +34,13 @@ static size_t next_line(const char *head, size_t pos, size_t end, struct line *l
 	return nl ? stop + 1 : end;
 }
 
-static bool is_tchar(char c)
-{
-	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-	       (c && strchr("!#$%&'*+-.^_`|~", c));
-}
-
+/* RFC 9110's token: one or more tchars */
 static bool is_token(const char *s, size_t len)
 {
-	if (!len)
-		return false;
 	for (size_t i = 0; i < len; i++)
-		if (!is_tchar(s[i]))
+		if (!isalnum((unsigned char)s[i]) && (!s[i] || !strchr("!#$%&'*+-.^_`|~", s[i])))
 			return false;
-	return true;
+	return len > 0;
 }
 
 static bool prefix_nocase(const char *s, size_t len, const char *word)
@@ -54,16 +48,6 @@ static bool prefix_nocase(const char *s, size_t len, const char *word)
 	size_t n = strlen(word);
 
 	return len >= n && !strncasecmp(s, word, n);
-}
-
-static void trim_ows(const char **s, size_t *len)
-{
-	while (*len && (**s == ' ' || **s == '\t')) {
-		(*s)++;
-		(*len)--;
-	}
-	while (*len && ((*s)[*len - 1] == ' ' || (*s)[*len - 1] == '\t'))
-		(*len)--;
 }
 
 /* "Name: value", trimmed; false if malformed (a folded line too). */
@@ -84,7 +68,7 @@ static bool split_header(const struct line *l, struct line *name, struct line *v
 		if ((c < 0x20 && c != '\t') || c == 0x7f)
 			return false;
 	}
-	trim_ows(&value->s, &value->len);
+	proxy_trim(&value->s, &value->len);
 	return true;
 }
 
@@ -103,7 +87,7 @@ static void conn_tokens_add(struct conn_tokens *t, const struct line *list)
 		const char *comma = memchr(s, ',', (size_t)(end - s));
 		struct line tok = {s, (size_t)((comma ? comma : end) - s)};
 
-		trim_ows(&tok.s, &tok.len);
+		proxy_trim(&tok.s, &tok.len);
 		if (tok.len)
 			t->name[t->n++] = tok;
 		s = comma ? comma + 1 : end;
@@ -162,7 +146,7 @@ static bool authorized(const struct line *auth, const char *user, const char *pa
 		return false;
 	tok = auth->s + 6;
 	tlen = auth->len - 6;
-	trim_ows(&tok, &tlen);
+	proxy_trim(&tok, &tlen);
 	n = base64_decode(tok, tlen, plain, sizeof(plain));
 	if (n > 0) {
 		const uint8_t *colon = memchr(plain, ':', (size_t)n);

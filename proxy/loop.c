@@ -7,9 +7,8 @@
 #include <sys/eventfd.h>
 #include <unistd.h>
 
-#include "lwip/tcpip.h"
-
 #include "log.h"
+#include "stack.h"
 
 enum { LOOP_BATCH = 64 };
 
@@ -85,7 +84,7 @@ void *loop_run(void *arg)
 			log_err("proxy: epoll_wait: %s", strerror(errno));
 			return NULL;
 		}
-		l->lock(l->lock_ctx);
+		stack_lock(l->stack);
 		for (int i = 0; i < n; i++) {
 			struct loop_handler *h = ev[i].data.ptr;
 
@@ -99,6 +98,6 @@ void *loop_run(void *arg)
 			if (ms != UINT64_MAX)
 				timeout = ms > 60000 ? 60000 : (int)ms;
 		}
-		l->unlock(l->lock_ctx);
+		stack_unlock(l->stack);
 	}
 }

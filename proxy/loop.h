@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 struct loop;
+struct stack;
 
 struct loop_handler {
 	void (*fn)(struct loop *l, struct loop_handler *h, uint32_t events);
@@ -23,11 +24,9 @@ struct loop {
 	struct loop_handler *retired; /* freed after the current batch */
 	uint64_t (*tick)(void *ctx);  /* ms until it wants to run again, UINT64_MAX: never */
 	void *tick_ctx;
-	/* the core lock around each batch of events (stack_lock/unlock: what
-	 * lwIP sends meanwhile goes out as one batch at the unlock) */
-	void (*lock)(void *ctx);
-	void (*unlock)(void *ctx);
-	void *lock_ctx;
+	/* its core lock around each batch of events (stack_lock: what lwIP
+	 * sends meanwhile goes out as one batch at the unlock) */
+	struct stack *stack;
 };
 
 int loop_init(struct loop *l);

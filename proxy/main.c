@@ -11,7 +11,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <unistd.h>
 
 #include <zinc/memzero.h>
@@ -147,18 +146,6 @@ static void log_peers(struct host *h)
 		 (unsigned long long)zt_drops_read(&h->zt.drops.stack_refused));
 }
 
-/* Two descriptors per connection: take the hard limit, as Go programs
- * (wireproxy) do. */
-static void raise_fd_limit(void)
-{
-	struct rlimit rl;
-
-	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
-		rl.rlim_cur = rl.rlim_max;
-		setrlimit(RLIMIT_NOFILE, &rl);
-	}
-}
-
 /* FILE read and checked (all -n does): 0, or 1 with the error on stderr. */
 static int load(struct proxy_main *m)
 {
@@ -186,7 +173,6 @@ static int open_proxy(struct host *h)
 
 	if (load(m))
 		return 1;
-	raise_fd_limit();
 	snprintf(h->ifname, sizeof(h->ifname), "%s", m->opt.name);
 	h->sink = &m->px.stack.sink; /* stack_init fills it in (configure) */
 	return 0;
@@ -256,10 +242,8 @@ static int prepare(struct host *h)
 	    .seccomp = h->opt->seccomp,
 	    .seccomp_kill = h->opt->seccomp_kill,
 	};
-	if (zt_sandbox_drop(&m->sandbox, err, sizeof(err))) {
-		fprintf(stderr, "zinctun-proxy: cannot drop privileges: %s\n", err);
-		return 1;
-	}
+	if (zt_sandbox_drop(&m->sandbox, err, sizeof(err)))
+		return host_fail(h, "cannot drop privileges: %s", err);
 	lwipmem_set_budget((size_t)m->opt.proxy_memory << 20);
 	if (loop_init(&m->px.loop) || stack_init(&m->px.stack, &h->zt, &m->px.conf.iface))
 		return host_fail(h, "cannot start lwIP");
@@ -267,9 +251,7 @@ static int prepare(struct host *h)
 	m->px.stack.end_ctx = &m->px;
 	m->px.loop.tick = services_tick;
 	m->px.loop.tick_ctx = &m->px;
-	m->px.loop.lock = stack_lock;
-	m->px.loop.unlock = stack_unlock;
-	m->px.loop.lock_ctx = &m->px.stack;
+	m->px.loop.stack = &m->px.stack;
 	return services_open(&m->px, h->opt->proxy) ? 1 : 0;
 }
 
@@ -280,10 +262,8 @@ static int sandbox(struct host *h)
 	const struct zt_sandbox_config *sb = &((struct proxy_main *)h)->sandbox;
 	char err[256];
 
-	if (zt_sandbox_filter(sb, err, sizeof(err))) {
-		fprintf(stderr, "zinctun-proxy: cannot install the seccomp filter: %s\n", err);
-		return 1;
-	}
+	if (zt_sandbox_filter(sb, err, sizeof(err)))
+		return host_fail(h, "cannot install the seccomp filter: %s", err);
 	log_debug("Privileges dropped (uid %u, seccomp %s)", (unsigned)getuid(),
 		  sb->seccomp ? (sb->seccomp_kill ? "kill" : "on") : "off");
 	return 0;
@@ -332,12 +312,6 @@ static const struct host_ops proxy_ops = {
     .on_usr1 = log_peers,
 };
 
-static const char *env_get(void *ctx, const char *name)
-{
-	(void)ctx;
-	return getenv(name);
-}
-
 int main(int argc, char **argv)
 {
 	static struct proxy_main m; /* zeroed, in bss: untouched pages stay out of RSS */
@@ -349,7 +323,7 @@ int main(int argc, char **argv)
 	m.h.opt = &m.opt;
 	m.ready_fd = -1;
 
-	zt_cli_parse_proxy(argc, argv, env_get, NULL, &m.opt);
+	zt_cli_parse_proxy(argc, argv, host_env, NULL, &m.opt);
 	ret = host_cli(&m.h, argv[0]);
 	if (ret >= 0)
 		return ret;

@@ -30,6 +30,7 @@ struct key {
 	size_t off;
 	int (*item)(struct parser *p, const struct key *k, const char *s, size_t len);
 	uint64_t min, max; /* a number's range, a list's length */
+	const char *zero;  /* a number's other way to say 0 */
 	size_t count;	   /* ip_item: the list's length is at this offset */
 	const char *hint;  /* what a good value is, after "bad KEY 'VALUE' " */
 	bool required;	   /* said missing in table order */
@@ -100,7 +101,7 @@ static bool is_space(char c)
 	return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f';
 }
 
-static void trim(const char **s, size_t *len)
+void proxy_trim(const char **s, size_t *len)
 {
 	while (*len && is_space(**s)) {
 		(*s)++;
@@ -122,7 +123,7 @@ static size_t uncomment(const char *s, size_t len)
 static bool blank(const char *s, size_t len)
 {
 	len = uncomment(s, len);
-	trim(&s, &len);
+	proxy_trim(&s, &len);
 	return len == 0;
 }
 
@@ -188,15 +189,13 @@ bool proxy_parse_hostport(const char *s, size_t len, struct proxy_hostport *out)
 
 bool proxy_ip_is_loopback(const struct proxy_ip *ip)
 {
-	static const uint8_t mapped[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};
-
 	if (ip->family == AF_INET)
 		return (ntohl(ip->in4.s_addr) >> 24) == 127;
 	if (ip->family != AF_INET6)
 		return false;
 	if (IN6_IS_ADDR_LOOPBACK(&ip->in6))
 		return true;
-	return !memcmp(ip->in6.s6_addr, mapped, sizeof(mapped)) && ip->in6.s6_addr[12] == 127;
+	return IN6_IS_ADDR_V4MAPPED(&ip->in6) && ip->in6.s6_addr[12] == 127;
 }
 
 static int shown(size_t len)
@@ -215,7 +214,7 @@ static int parse_list(struct parser *p, const struct key *k, void *field, const 
 		const char *s = v;
 		size_t sl = n;
 
-		trim(&s, &sl);
+		proxy_trim(&s, &sl);
 		if (k->item(p, k, s, sl))
 			return -1;
 		if (!comma)
@@ -346,9 +345,10 @@ static int parse_key(struct parser *p, const struct key *k, void *field, const c
 static int parse_number(struct parser *p, const struct key *k, void *field, const char *v,
 			size_t len)
 {
-	uint64_t n;
+	uint64_t n = 0;
 
-	if (!uapi_parse_uint(v, len, k->max, &n) || n < k->min)
+	if (!(k->zero && proxy_word_is(v, len, k->zero)) &&
+	    (!uapi_parse_uint(v, len, k->max, &n) || n < k->min))
 		return fail_value(p, k, v, len);
 	if (k->max > UINT16_MAX)
 		*(uint32_t *)field = (uint32_t)n;
@@ -369,15 +369,6 @@ static int parse_obfs(struct parser *p, const struct key *k, void *field, const 
 		return fail(p, "out of memory");
 	if (wg_obfs_set_key(*c, k->name, strlen(k->name), v, len, &why) <= 0)
 		return fail(p, "bad %s '%.*s': %s", k->name, shown(len), v, why);
-	return 0;
-}
-
-static int parse_keepalive(struct parser *p, const struct key *k, void *field, const char *v,
-			   size_t len)
-{
-	if (!proxy_word_is(v, len, "off"))
-		return parse_number(p, k, field, v, len);
-	*(uint16_t *)field = 0;
 	return 0;
 }
 
@@ -627,7 +618,7 @@ static const struct key peer_keys[] = {
     {"Endpoint", parse_target, PEER(endpoint), .hint = HOSTPORT_HINT,
      .given = PEER(set.has_endpoint)},
     {"AllowedIPs", parse_list, .item = allowed_item},
-    {"PersistentKeepalive", parse_keepalive, PEER(set.keepalive), .max = UINT16_MAX,
+    {"PersistentKeepalive", parse_number, PEER(set.keepalive), .max = UINT16_MAX, .zero = "off",
      .hint = "(0..65535 or off)"},
     {0},
 };
@@ -748,7 +739,7 @@ static int parse_line(struct parser *p, const char *s, size_t n)
 	const char *eq, *v;
 	size_t klen, vlen;
 
-	trim(&s, &n);
+	proxy_trim(&s, &n);
 	if (!n || s[0] == '#' || s[0] == ';')
 		return 0;
 	if (s[0] == '[') {
@@ -761,17 +752,17 @@ static int parse_line(struct parser *p, const char *s, size_t n)
 		if (!blank(close + 1, (size_t)(s + n - close - 1)))
 			return fail(p, "text after the section header");
 		nlen = (size_t)(close - name);
-		trim(&name, &nlen);
+		proxy_trim(&name, &nlen);
 		return open_section(p, name, nlen);
 	}
 	eq = memchr(s, '=', n);
 	klen = eq ? (size_t)(eq - s) : 0;
-	trim(&s, &klen);
+	proxy_trim(&s, &klen);
 	if (!eq || !klen)
 		return fail(p, "expected Key = Value");
 	v = eq + 1;
 	vlen = n - (size_t)(v - s);
-	trim(&v, &vlen);
+	proxy_trim(&v, &vlen);
 	if (vlen && v[0] == '"') {
 		const char *close = memchr(v + 1, '"', vlen - 1);
 
@@ -782,7 +773,7 @@ static int parse_line(struct parser *p, const char *s, size_t n)
 		return set_key(p, s, klen, v + 1, (size_t)(close - v - 1));
 	}
 	vlen = uncomment(v, vlen);
-	trim(&v, &vlen);
+	proxy_trim(&v, &vlen);
 	return set_key(p, s, klen, v, vlen);
 }
 

@@ -131,6 +131,8 @@ bool proxy_ip_is_loopback(const struct proxy_ip *ip);
 bool proxy_ip_equal(const struct proxy_ip *a, const struct proxy_ip *b);
 /* s[0..len) is word, whatever the case. */
 bool proxy_word_is(const char *s, size_t len, const char *word);
+/* Moves s and len past the whitespace around s[0..len). */
+void proxy_trim(const char **s, size_t *len);
 
 /* "host:port" / "[v6]:port": host an address literal or 1..255 bytes of
  * letters, digits, '-', '.', '_'; port 1..65535. Also HTTP CONNECT's. */

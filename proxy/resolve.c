@@ -92,7 +92,7 @@ static void resolve_recv(void *arg, struct udp_pcb *pcb, struct pbuf *p, const i
 	}
 	len = pbuf_copy_partial(p, buf, sizeof(buf), 0);
 	pbuf_free(p);
-	n = dns_parse_response(buf, len, r->id, r->name, r->qtype, out, 1, NULL);
+	n = dns_parse_response(buf, len, r->id, r->name, r->qtype, out, 1);
 	if (n == DNS_E_MISMATCH || n == DNS_E_MALFORMED)
 		return; /* not ours: keep waiting */
 	if (n <= 0) {
@@ -103,39 +103,34 @@ static void resolve_recv(void *arg, struct udp_pcb *pcb, struct pbuf *p, const i
 	resolve_end(r, &addr);
 }
 
-struct resolve *resolve_start(struct stack *s, const char *name, resolve_cb cb, void *arg,
-			      bool *done)
+struct resolve *resolve_start(struct stack *s, const char *name, resolve_cb cb, void *arg)
 {
 	ip_addr_t lit;
-	struct resolve *r;
+	struct resolve *r = NULL;
 
-	*done = false;
 	if (ipaddr_aton(name, &lit)) {
-		*done = true;
 		cb(arg, &lit);
 		return NULL;
 	}
-	if (!s->has_dns || strlen(name) > PROXY_HOST_MAX)
-		return NULL;
-	r = calloc(1, sizeof(*r));
-	if (!r)
-		return NULL;
-	r->s = s;
-	r->cb = cb;
-	r->arg = arg;
-	r->qtype = s->has4 ? DNS_TYPE_A : DNS_TYPE_AAAA;
-	strcpy(r->name, name);
-	r->pcb = udp_new_ip_type(IP_GET_TYPE(&s->dns));
-	if (!r->pcb) {
-		free(r);
-		return NULL;
+	if (s->has_dns && strlen(name) <= PROXY_HOST_MAX)
+		r = calloc(1, sizeof(*r));
+	if (r) {
+		r->s = s;
+		r->cb = cb;
+		r->arg = arg;
+		r->qtype = s->has4 ? DNS_TYPE_A : DNS_TYPE_AAAA;
+		strcpy(r->name, name);
+		r->pcb = udp_new_ip_type(IP_GET_TYPE(&s->dns));
 	}
-	udp_recv(r->pcb, resolve_recv, r);
-	if (!resolve_send(r)) {
+	if (r && r->pcb) {
+		udp_recv(r->pcb, resolve_recv, r);
+		if (resolve_send(r))
+			return r;
+	}
+	if (r)
 		resolve_cancel(r);
-		return NULL;
-	}
-	return r;
+	cb(arg, NULL);
+	return NULL;
 }
 
 void resolve_cancel(struct resolve *r)

@@ -4,8 +4,6 @@
 #ifndef ZTP_RESOLVE_H
 #define ZTP_RESOLVE_H
 
-#include <stdbool.h>
-
 #include "lwip/ip_addr.h"
 
 struct stack;
@@ -14,10 +12,9 @@ struct resolve;
 /* addr NULL: no answer (no server, NXDOMAIN, timeout). */
 typedef void (*resolve_cb)(void *arg, const ip_addr_t *addr);
 
-/* Starts a lookup; NULL if it could not (no cb), or if *done (an address
- * literal: cb was called at once). */
-struct resolve *resolve_start(struct stack *s, const char *name, resolve_cb cb, void *arg,
-			      bool *done);
+/* Starts a lookup; NULL when cb was called at once (an address literal,
+ * or no lookup possible: no DNS server, a name too long, no memory). */
+struct resolve *resolve_start(struct stack *s, const char *name, resolve_cb cb, void *arg);
 /* Cancels a lookup in flight (cb is not called). */
 void resolve_cancel(struct resolve *r);
 

@@ -2,7 +2,6 @@
 #include "rundir.h"
 
 #include <errno.h>
-#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,15 +23,6 @@ static int own_dir(const char *dir)
 	if (!S_ISDIR(st.st_mode) || st.st_uid != getuid() || (st.st_mode & 077))
 		return -EPERM;
 	return 0;
-}
-
-/* XDG_RUNTIME_DIR is used only when it is ours: one inherited from another
- * user (setpriv or su from a root shell) is not writable. */
-static bool owned_dir(const char *dir)
-{
-	struct stat st;
-
-	return stat(dir, &st) == 0 && S_ISDIR(st.st_mode) && st.st_uid == getuid();
 }
 
 /* The fixed name in /tmp is taken (another user made it first, or a
@@ -58,6 +48,7 @@ int rundir_socket_path(char *path, size_t len, const char *name, const char *giv
 {
 	const char *xdg = getenv("XDG_RUNTIME_DIR");
 	char dir[RUNDIR_PATH_MAX];
+	struct stat st;
 	int ret;
 
 	if (given) {
@@ -65,11 +56,12 @@ int rundir_socket_path(char *path, size_t len, const char *name, const char *giv
 			return -ENAMETOOLONG;
 		return 0;
 	}
-	if (xdg && *xdg && owned_dir(xdg)) {
+	/* XDG_RUNTIME_DIR is used only when it is ours: one inherited from
+	 * another user (setpriv or su from a root shell) is not writable */
+	if (xdg && *xdg && !stat(xdg, &st) && S_ISDIR(st.st_mode) && st.st_uid == getuid())
 		snprintf(dir, sizeof(dir), "%s/zinctun", xdg);
-	} else {
+	else
 		snprintf(dir, sizeof(dir), "/tmp/zinctun-%u", (unsigned)getuid());
-	}
 	ret = own_dir(dir);
 	if (ret == -EPERM || ret == -ENOTDIR)
 		ret = fallback_dir(dir, sizeof(dir), ret);

@@ -131,7 +131,9 @@ static int listener_open(struct proxy *px, const struct proxy_listener *svc, siz
 	return loop_add(&px->loop, fd, &ls->h, EPOLLIN);
 }
 
-/* Each connection-making service's share of the descriptor limit. */
+/* Each connection-making service's share of the descriptor limit, raised
+ * to the hard one first (two descriptors per connection), as Go programs
+ * (wireproxy) do. */
 static size_t service_share(const struct proxy_conf *conf)
 {
 	struct rlimit rl = {.rlim_cur = 1024};
@@ -139,7 +141,11 @@ static size_t service_share(const struct proxy_conf *conf)
 
 	for (size_t i = 0; i < conf->n_listeners; i++)
 		n += conf->listeners[i].kind != PROXY_UDP;
-	getrlimit(RLIMIT_NOFILE, &rl);
+	if (!getrlimit(RLIMIT_NOFILE, &rl) && rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		if (setrlimit(RLIMIT_NOFILE, &rl))
+			getrlimit(RLIMIT_NOFILE, &rl);
+	}
 	fds = rl.rlim_cur > PROXY_FD_RESERVE + conf->n_listeners
 		  ? rl.rlim_cur - PROXY_FD_RESERVE - conf->n_listeners
 		  : 2;

@@ -101,8 +101,6 @@ static void relay_resolved(void *arg, const ip_addr_t *addr)
 static void relay_send_named(struct socks_udp *r, const struct socks5_addr *dst,
 			     const uint8_t *data, size_t len)
 {
-	bool done;
-
 	if (!strcmp(dst->domain, r->name)) {
 		if (r->name_known)
 			relay_send(r, &r->name_ip, dst->port, data, len);
@@ -119,9 +117,7 @@ static void relay_send_named(struct socks_udp *r, const struct socks5_addr *dst,
 	r->held_port = dst->port;
 	strcpy(r->name, dst->domain);
 	r->name_known = false;
-	r->dns = resolve_start(&r->px->stack, r->name, relay_resolved, r, &done);
-	if (!r->dns && !done)
-		relay_drop_held(r);
+	r->dns = resolve_start(&r->px->stack, r->name, relay_resolved, r);
 }
 
 /* True when the datagram's source is the client: its TCP connection's

@@ -72,18 +72,14 @@ static err_t stack_netif_init(struct netif *netif)
 	return ERR_OK;
 }
 
-void stack_lock(void *arg)
+void stack_lock(struct stack *s)
 {
-	struct stack *s = arg;
-
 	LOCK_TCPIP_CORE();
 	s->held = true;
 }
 
-void stack_unlock(void *arg)
+void stack_unlock(struct stack *s)
 {
-	struct stack *s = arg;
-
 	stack_send(s);
 	s->held = false;
 	UNLOCK_TCPIP_CORE();
@@ -177,7 +173,6 @@ int stack_init(struct stack *s, struct zt_runtime *zt, const struct proxy_interf
 	return 0;
 }
 
-/* Sending starts (open) and stops. */
 void stack_set_open(struct stack *s, bool open)
 {
 	LOCK_TCPIP_CORE();

@@ -58,7 +58,7 @@ int stack_init(struct stack *s, struct zt_runtime *zt, const struct proxy_interf
 void stack_set_open(struct stack *s, bool open);
 /* The core lock, for anything else that runs lwIP: what lwIP sends
  * meanwhile goes out at stack_unlock, as one batch. */
-void stack_lock(void *s);
-void stack_unlock(void *s);
+void stack_lock(struct stack *s);
+void stack_unlock(struct stack *s);
 
 #endif

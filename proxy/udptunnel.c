@@ -122,12 +122,11 @@ static void udp_tunnel_dgram(void *ctx, const struct sockaddr_storage *from, soc
 {
 	struct udp_tunnel *t = ctx;
 	struct udp_flow *f;
-	bool done;
 
 	if (!t->resolved) {
 		if (!t->dns)
 			t->dns = resolve_start(&t->px->stack, t->svc->target.host,
-					       udp_tunnel_resolved, t, &done);
+					       udp_tunnel_resolved, t);
 		return; /* dropped: the name is being looked up */
 	}
 	f = flow_get(t, from, len);

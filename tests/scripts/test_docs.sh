@@ -7,7 +7,7 @@
 #    daemon/cli.c parses is in doc/zinctun.8, and every such variable the
 #    page names is one the sources know (no stale or misspelt entry);
 #  - the daemon reads its environment in one place: getenv only in
-#    main.c's callback for the parser (daemon/cli.c) and in the test
+#    host.c's callback for the parser (daemon/cli.c) and in the test
 #    build's daemon/testhook.c;
 #  - every function declared in zinc/include/zinc/*.h (but the test builds'
 #    ZINC_TEST_HOOKS seams) appears in the SYNOPSIS of doc/zinc.3 with its
@@ -49,11 +49,11 @@ done
 
 # one reader of the environment
 for f in $(grep -l 'getenv(' daemon/*.c daemon/*.h); do
-	case $f in daemon/main.c | daemon/testhook.c) continue ;; esac
+	case $f in daemon/host.c | daemon/testhook.c) continue ;; esac
 	echo "$f calls getenv: variables are read by the parser, daemon/cli.c"; bad=1
 done
-[ "$(grep -c 'getenv(' daemon/main.c)" -le 1 ] ||
-	{ echo "daemon/main.c calls getenv beside the parser's callback"; bad=1; }
+[ "$(grep -c 'getenv(' daemon/host.c)" -le 1 ] ||
+	{ echo "daemon/host.c calls getenv beside the parser's callback"; bad=1; }
 
 # flags as cli.c compares them ("--user=" is the same option as "--user")
 flags=$(grep -ohE '"-{1,2}[a-z][a-z-]*"' daemon/cli.c | tr -d '"' | sort -u)

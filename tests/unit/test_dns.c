@@ -138,7 +138,6 @@ static void test_answers(void)
 {
 	struct msg m;
 	struct proxy_ip out[4];
-	uint32_t ttl = 7;
 
 	/* two A records through a compression pointer, one for another name */
 	head(&m, 0x1234, 0, 3, "example.com", DNS_TYPE_A);
@@ -147,10 +146,10 @@ static void test_answers(void)
 	rr(&m, DNS_TYPE_A, 5, 4);
 	u32(&m, 0x01020304);
 	a_rr(&m, 60, 2);
-	CHECK(dns_parse_response(m.b, m.n, 0x1234, "Example.COM.", DNS_TYPE_A, out, 4, &ttl) == 2);
-	CHECK(addr4(&out[0], "192.0.2.1") && addr4(&out[1], "192.0.2.2") && ttl == 60);
+	CHECK(dns_parse_response(m.b, m.n, 0x1234, "Example.COM.", DNS_TYPE_A, out, 4) == 2);
+	CHECK(addr4(&out[0], "192.0.2.1") && addr4(&out[1], "192.0.2.2"));
 	/* more answers than room */
-	CHECK(dns_parse_response(m.b, m.n, 0x1234, "example.com", DNS_TYPE_A, out, 1, NULL) == 1);
+	CHECK(dns_parse_response(m.b, m.n, 0x1234, "example.com", DNS_TYPE_A, out, 1) == 1);
 
 	/* AAAA; the server's case differs from ours */
 	head(&m, 9, 0, 1, "V6.Example.com", DNS_TYPE_AAAA);
@@ -160,9 +159,9 @@ static void test_answers(void)
 	u32(&m, 0);
 	u32(&m, 0);
 	u32(&m, 1);
-	CHECK(dns_parse_response(m.b, m.n, 9, "v6.example.com", DNS_TYPE_AAAA, out, 4, &ttl) == 1);
+	CHECK(dns_parse_response(m.b, m.n, 9, "v6.example.com", DNS_TYPE_AAAA, out, 4) == 1);
 	CHECK(out[0].family == AF_INET6 && out[0].in6.s6_addr[0] == 0x20 &&
-	      out[0].in6.s6_addr[15] == 1 && ttl == 10);
+	      out[0].in6.s6_addr[15] == 1);
 
 	/* a CNAME chain, the records in reverse order, a name pointer into
 	 * another record's data */
@@ -185,7 +184,7 @@ static void test_answers(void)
 	m.b[alias_rdata] = (uint8_t)(0xc0 | alias_at >> 8);
 	m.b[alias_rdata + 1] = (uint8_t)alias_at;
 	/* the CNAME at alias_rdata points forward: refused, as loops could */
-	CHECK(dns_parse_response(m.b, m.n, 1, "www.example.com", DNS_TYPE_A, out, 4, &ttl) ==
+	CHECK(dns_parse_response(m.b, m.n, 1, "www.example.com", DNS_TYPE_A, out, 4) ==
 	      DNS_E_MALFORMED);
 
 	/* the same chain written the usual way: CNAME, CNAME, A */
@@ -204,8 +203,8 @@ static void test_answers(void)
 	ptr(&m, (uint16_t)edge);
 	rr(&m, DNS_TYPE_A, 20, 4);
 	u32(&m, 0x0a000001);
-	CHECK(dns_parse_response(m.b, m.n, 1, "www.example.com", DNS_TYPE_A, out, 4, &ttl) == 1);
-	CHECK(addr4(&out[0], "10.0.0.1") && ttl == 20);
+	CHECK(dns_parse_response(m.b, m.n, 1, "www.example.com", DNS_TYPE_A, out, 4) == 1);
+	CHECK(addr4(&out[0], "10.0.0.1"));
 	/* the address record first, the CNAME after it: found on the second pass */
 	head(&m, 6, 0, 2, "www.example.com", DNS_TYPE_A);
 	edge = m.n;
@@ -215,8 +214,8 @@ static void test_answers(void)
 	ptr(&m, 12);
 	rr(&m, DNS_TYPE_CNAME, 5, 2);
 	ptr(&m, (uint16_t)edge);
-	CHECK(dns_parse_response(m.b, m.n, 6, "www.example.com", DNS_TYPE_A, out, 4, &ttl) == 1);
-	CHECK(addr4(&out[0], "10.0.0.2") && ttl == 5);
+	CHECK(dns_parse_response(m.b, m.n, 6, "www.example.com", DNS_TYPE_A, out, 4) == 1);
+	CHECK(addr4(&out[0], "10.0.0.2"));
 
 	/* a CNAME loop: no address, and it ends */
 	head(&m, 2, 0, 2, "a.test", DNS_TYPE_A);
@@ -229,7 +228,7 @@ static void test_answers(void)
 	ptr(&m, (uint16_t)b_at);
 	rr(&m, DNS_TYPE_CNAME, 1, 2);
 	ptr(&m, 12);
-	CHECK(dns_parse_response(m.b, m.n, 2, "a.test", DNS_TYPE_A, out, 4, &ttl) == 0 && ttl == 0);
+	CHECK(dns_parse_response(m.b, m.n, 2, "a.test", DNS_TYPE_A, out, 4) == 0);
 
 	/* a chain longer than DNS_MAX_CNAME_HOPS: no address */
 	head(&m, 3, 0, DNS_MAX_CNAME_HOPS + 2, "c0.t", DNS_TYPE_A);
@@ -247,7 +246,7 @@ static void test_answers(void)
 	ptr(&m, (uint16_t)prev);
 	rr(&m, DNS_TYPE_A, 1, 4);
 	u32(&m, 0x01010101);
-	CHECK(dns_parse_response(m.b, m.n, 3, "c0.t", DNS_TYPE_A, out, 4, &ttl) == 0);
+	CHECK(dns_parse_response(m.b, m.n, 3, "c0.t", DNS_TYPE_A, out, 4) == 0);
 	/* DNS_MAX_CNAME_HOPS CNAMEs are followed */
 	head(&m, 4, 0, DNS_MAX_CNAME_HOPS + 1, "c0.t", DNS_TYPE_A);
 	prev = 12;
@@ -264,11 +263,11 @@ static void test_answers(void)
 	ptr(&m, (uint16_t)prev);
 	rr(&m, DNS_TYPE_A, 1, 4);
 	u32(&m, 0x01010101);
-	CHECK(dns_parse_response(m.b, m.n, 4, "c0.t", DNS_TYPE_A, out, 4, &ttl) == 1);
+	CHECK(dns_parse_response(m.b, m.n, 4, "c0.t", DNS_TYPE_A, out, 4) == 1);
 
 	/* NODATA: no answers, RCODE 0 */
 	head(&m, 5, 0, 0, "example.com", DNS_TYPE_AAAA);
-	CHECK(dns_parse_response(m.b, m.n, 5, "example.com", DNS_TYPE_AAAA, out, 4, &ttl) == 0);
+	CHECK(dns_parse_response(m.b, m.n, 5, "example.com", DNS_TYPE_AAAA, out, 4) == 0);
 	/* records of another class are not ours */
 	head(&m, 5, 0, 1, "example.com", DNS_TYPE_A);
 	ptr(&m, 12);
@@ -277,7 +276,7 @@ static void test_answers(void)
 	u32(&m, 1);
 	u16(&m, 4);
 	u32(&m, 0x01020304);
-	CHECK(dns_parse_response(m.b, m.n, 5, "example.com", DNS_TYPE_A, out, 4, &ttl) == 0);
+	CHECK(dns_parse_response(m.b, m.n, 5, "example.com", DNS_TYPE_A, out, 4) == 0);
 }
 
 static void test_rejected(void)
@@ -289,41 +288,40 @@ static void test_rejected(void)
 	a_rr(&m, 1, 1);
 	struct msg good = m;
 
-	CHECK(dns_parse_response(m.b, m.n, 0x1235, "example.com", DNS_TYPE_A, out, 4, NULL) ==
+	CHECK(dns_parse_response(m.b, m.n, 0x1235, "example.com", DNS_TYPE_A, out, 4) ==
 	      DNS_E_MISMATCH);
-	CHECK(dns_parse_response(m.b, m.n, 0x1234, "example.org", DNS_TYPE_A, out, 4, NULL) ==
+	CHECK(dns_parse_response(m.b, m.n, 0x1234, "example.org", DNS_TYPE_A, out, 4) ==
 	      DNS_E_MISMATCH);
-	CHECK(dns_parse_response(m.b, m.n, 0x1234, "example.com", DNS_TYPE_AAAA, out, 4, NULL) ==
+	CHECK(dns_parse_response(m.b, m.n, 0x1234, "example.com", DNS_TYPE_AAAA, out, 4) ==
 	      DNS_E_MISMATCH);
 	m.b[2] &= 0x7f; /* a query, not a response */
-	CHECK(dns_parse_response(m.b, m.n, 0x1234, "example.com", DNS_TYPE_A, out, 4, NULL) ==
+	CHECK(dns_parse_response(m.b, m.n, 0x1234, "example.com", DNS_TYPE_A, out, 4) ==
 	      DNS_E_MISMATCH);
 	m = good;
 	m.b[5] = 2; /* two questions */
-	CHECK(dns_parse_response(m.b, m.n, 0x1234, "example.com", DNS_TYPE_A, out, 4, NULL) ==
+	CHECK(dns_parse_response(m.b, m.n, 0x1234, "example.com", DNS_TYPE_A, out, 4) ==
 	      DNS_E_MISMATCH);
 	m = good;
 	m.b[3] |= 3; /* NXDOMAIN */
-	CHECK(dns_parse_response(m.b, m.n, 0x1234, "example.com", DNS_TYPE_A, out, 4, NULL) ==
+	CHECK(dns_parse_response(m.b, m.n, 0x1234, "example.com", DNS_TYPE_A, out, 4) ==
 	      DNS_E_RCODE);
 	m = good;
 	m.b[3] |= 2; /* SERVFAIL */
-	CHECK(dns_parse_response(m.b, m.n, 0x1234, "example.com", DNS_TYPE_A, out, 4, NULL) ==
+	CHECK(dns_parse_response(m.b, m.n, 0x1234, "example.com", DNS_TYPE_A, out, 4) ==
 	      DNS_E_RCODE);
 	head(&m, 1, 0x0200, 0, "example.com", DNS_TYPE_A); /* TC, nothing usable */
-	CHECK(dns_parse_response(m.b, m.n, 1, "example.com", DNS_TYPE_A, out, 4, NULL) ==
+	CHECK(dns_parse_response(m.b, m.n, 1, "example.com", DNS_TYPE_A, out, 4) ==
 	      DNS_E_TRUNCATED);
 	head(&m, 1, 0x0200, 1, "example.com", DNS_TYPE_A); /* TC, but an answer */
 	a_rr(&m, 1, 9);
-	CHECK(dns_parse_response(m.b, m.n, 1, "example.com", DNS_TYPE_A, out, 4, NULL) == 1);
+	CHECK(dns_parse_response(m.b, m.n, 1, "example.com", DNS_TYPE_A, out, 4) == 1);
 
 	/* every truncation of a good response is refused, never read past */
 	m = good;
 	for (size_t n = 0; n < m.n; n++) {
 		uint8_t *copy = malloc(n ? n : 1);
 		memcpy(copy, m.b, n);
-		int rc =
-		    dns_parse_response(copy, n, 0x1234, "example.com", DNS_TYPE_A, out, 4, NULL);
+		int rc = dns_parse_response(copy, n, 0x1234, "example.com", DNS_TYPE_A, out, 4);
 		CHECK(rc == DNS_E_MALFORMED);
 		free(copy);
 	}
@@ -331,21 +329,21 @@ static void test_rejected(void)
 	m = good;
 	m.b[m.n - 5] = 5;
 	u8(&m, 0);
-	CHECK(dns_parse_response(m.b, m.n, 0x1234, "example.com", DNS_TYPE_A, out, 4, NULL) ==
+	CHECK(dns_parse_response(m.b, m.n, 0x1234, "example.com", DNS_TYPE_A, out, 4) ==
 	      DNS_E_MALFORMED);
 	/* a pointer to itself, and one forward */
 	m = good;
 	m.b[m.n - 16] = 0xc0;
 	m.b[m.n - 15] = (uint8_t)(m.n - 16);
-	CHECK(dns_parse_response(m.b, m.n, 0x1234, "example.com", DNS_TYPE_A, out, 4, NULL) ==
+	CHECK(dns_parse_response(m.b, m.n, 0x1234, "example.com", DNS_TYPE_A, out, 4) ==
 	      DNS_E_MALFORMED);
 	m.b[m.n - 15] = (uint8_t)(m.n - 2);
-	CHECK(dns_parse_response(m.b, m.n, 0x1234, "example.com", DNS_TYPE_A, out, 4, NULL) ==
+	CHECK(dns_parse_response(m.b, m.n, 0x1234, "example.com", DNS_TYPE_A, out, 4) ==
 	      DNS_E_MALFORMED);
 	/* a reserved label type (0x40) */
 	m = good;
 	m.b[m.n - 16] = 0x40;
-	CHECK(dns_parse_response(m.b, m.n, 0x1234, "example.com", DNS_TYPE_A, out, 4, NULL) ==
+	CHECK(dns_parse_response(m.b, m.n, 0x1234, "example.com", DNS_TYPE_A, out, 4) ==
 	      DNS_E_MALFORMED);
 	/* a label with a dot in it would read as two labels: refused */
 	head(&m, 1, 0, 0, "a", DNS_TYPE_A);
@@ -357,13 +355,13 @@ static void test_rejected(void)
 	u8(&m, 0);
 	u16(&m, DNS_TYPE_A);
 	u16(&m, 1);
-	CHECK(dns_parse_response(m.b, m.n, 1, "a.b", DNS_TYPE_A, out, 4, NULL) == DNS_E_MALFORMED);
+	CHECK(dns_parse_response(m.b, m.n, 1, "a.b", DNS_TYPE_A, out, 4) == DNS_E_MALFORMED);
 	/* more answers announced than present */
 	m = good;
 	m.b[7] = 2;
-	CHECK(dns_parse_response(m.b, m.n, 0x1234, "example.com", DNS_TYPE_A, out, 4, NULL) ==
+	CHECK(dns_parse_response(m.b, m.n, 0x1234, "example.com", DNS_TYPE_A, out, 4) ==
 	      DNS_E_MALFORMED);
-	CHECK(dns_parse_response(m.b, 11, 0x1234, "example.com", DNS_TYPE_A, out, 4, NULL) ==
+	CHECK(dns_parse_response(m.b, 11, 0x1234, "example.com", DNS_TYPE_A, out, 4) ==
 	      DNS_E_MALFORMED);
 }
 
