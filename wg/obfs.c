@@ -92,27 +92,26 @@ void wg_obfs_tx_params(const struct wg_device *dev, size_t plain_len, uint32_t *
 static _Atomic uint64_t stream_refills;
 static _Thread_local struct {
 	uint8_t buf[WG_OBFS_STREAM_LEN];
-	size_t pos;
-} stream = {.pos = WG_OBFS_STREAM_LEN};
+	size_t left; /* the last left bytes of buf are unused; zero: refill */
+} stream;
 
 static void stream_take(const struct wg_device *dev, uint8_t *out, size_t len)
 {
 	while (len) {
 		uint8_t nonce[ZINC_CHACHA20_NONCE_SIZE] = {0};
-		size_t n = sizeof(stream.buf) - stream.pos;
+		size_t n;
 
-		if (!n) {
+		if (!stream.left) {
 			wg_put_le64(nonce, atomic_fetch_add_explicit(&stream_refills, 1,
 								     memory_order_relaxed));
 			memset(stream.buf, 0, sizeof(stream.buf));
 			zinc_chacha20(stream.buf, stream.buf, sizeof(stream.buf),
 				      dev->obfs.data_key, nonce, 0);
-			stream.pos = 0;
-			n = sizeof(stream.buf);
+			stream.left = sizeof(stream.buf);
 		}
-		n = n < len ? n : len;
-		memcpy(out, stream.buf + stream.pos, n);
-		stream.pos += n;
+		n = stream.left < len ? stream.left : len;
+		memcpy(out, stream.buf + sizeof(stream.buf) - stream.left, n);
+		stream.left -= n;
 		out += n;
 		len -= n;
 	}
