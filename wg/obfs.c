@@ -84,26 +84,51 @@ void wg_obfs_tx_params(const struct wg_device *dev, size_t plain_len, uint32_t *
 	*hdr = dev->obfs.cfg.h[3];
 }
 
-void wg_obfs_frame_data(const struct wg_device *dev, uint8_t *out, uint32_t pad,
-			const struct wg_obfs_range *hdr, uint32_t index, uint64_t counter)
+/* Transport padding and header values come from the calling thread's block
+ * of keystream under the device's data key: one multi-block ChaCha20 call
+ * per WG_OBFS_STREAM_LEN bytes, where a block per packet cost more than the
+ * rest of the framing. Each refill takes a nonce no refill in the process
+ * ever took, so no two threads (or devices) share keystream. */
+static _Atomic uint64_t stream_refills;
+static _Thread_local struct {
+	uint8_t buf[WG_OBFS_STREAM_LEN];
+	size_t left; /* the last left bytes of buf are unused; zero: refill */
+} stream;
+
+static void stream_take(const struct wg_device *dev, uint8_t *out, size_t len)
 {
-	uint8_t nonce[ZINC_CHACHA20_NONCE_SIZE], ks[ZINC_CHACHA20_BLOCK_SIZE] = {0};
-	const size_t first = sizeof(ks) - 8; /* padding from the first block */
+	while (len) {
+		uint8_t nonce[ZINC_CHACHA20_NONCE_SIZE] = {0};
+		size_t n;
+
+		if (!stream.left) {
+			wg_put_le64(nonce, atomic_fetch_add_explicit(&stream_refills, 1,
+								     memory_order_relaxed));
+			memset(stream.buf, 0, sizeof(stream.buf));
+			zinc_chacha20(stream.buf, stream.buf, sizeof(stream.buf),
+				      dev->obfs.data_key, nonce, 0);
+			stream.left = sizeof(stream.buf);
+		}
+		n = stream.left < len ? stream.left : len;
+		memcpy(out, stream.buf + sizeof(stream.buf) - stream.left, n);
+		stream.left -= n;
+		out += n;
+		len -= n;
+	}
+}
+
+void wg_obfs_frame_data(const struct wg_device *dev, uint8_t *out, uint32_t pad,
+			const struct wg_obfs_range *hdr)
+{
 	uint32_t v = hdr->lo;
 
-	if (pad || hdr->lo != hdr->hi) {
-		/* one block for a header value and short padding: most configurations */
-		wg_put_le64(nonce, counter);
-		wg_put_le32(nonce + 8, index);
-		zinc_chacha20(ks, ks, sizeof(ks), dev->obfs.data_key, nonce, 0);
-		v += (uint32_t)(wg_le64(ks) % ((uint64_t)hdr->hi - hdr->lo + 1));
-		memcpy(out, ks + 8, pad < first ? pad : first);
-		if (pad > first) {
-			memset(out + first, 0, pad - first);
-			zinc_chacha20(out + first, out + first, pad - first, dev->obfs.data_key,
-				      nonce, 1);
-		}
+	if (hdr->lo != hdr->hi) {
+		uint64_t x;
+
+		stream_take(dev, (uint8_t *)&x, sizeof(x));
+		v += (uint32_t)(x % ((uint64_t)hdr->hi - hdr->lo + 1));
 	}
+	stream_take(dev, out, pad);
 	wg_put_le32(out + pad, v);
 }
 

@@ -6,6 +6,11 @@
 
 #include "wg/wg.h"
 
+/* A thread's keystream for transport padding and header values, refilled
+ * at once: 4 ChaCha20 blocks, one pass of the SIMD code (1 KiB, 16 blocks,
+ * cost each daemon 12-16 KiB more idle RSS in its threads' TLS). */
+enum { WG_OBFS_STREAM_LEN = 256 };
+
 struct wg_device;
 struct wg_peer;
 
@@ -15,7 +20,7 @@ struct wg_obfs {
 	struct wg_obfs_config cfg;
 	_Atomic bool on; /* anything but plain WireGuard */
 	_Atomic uint32_t pad[WG_OBFS_TYPES], lo[WG_OBFS_TYPES], hi[WG_OBFS_TYPES];
-	/* Transport padding and header values: a ChaCha20 stream under this
+	/* Transport padding and header values: ChaCha20 keystream under this
 	 * key (from the injected RNG at the first set), not a system call per
 	 * packet. Written once under the lock before any job that reads it. */
 	uint8_t data_key[WG_SYMMETRIC_KEY_LEN];
@@ -37,10 +42,10 @@ void wg_obfs_send_junk(struct wg_device *dev, struct wg_peer *peer);
 /* A transport message's padding and header value, for a job. */
 void wg_obfs_tx_params(const struct wg_device *dev, size_t plain_len, uint32_t *pad,
 		       struct wg_obfs_range *hdr);
-/* Writes pad random bytes at out and a header value from hdr after them
- * (the message's receiver index and counter pick the stream). */
+/* Writes pad random bytes at out and a header value from hdr after them;
+ * on any thread. */
 void wg_obfs_frame_data(const struct wg_device *dev, uint8_t *out, uint32_t pad,
-			const struct wg_obfs_range *hdr, uint32_t index, uint64_t counter);
+			const struct wg_obfs_range *hdr);
 
 /* obfs_conf.c: a whole configuration's check; an i spec's check and its
  * packet (into out, WG_OBFS_MAX_DATAGRAM bytes; returns the length). */

@@ -143,7 +143,7 @@ static size_t seal_framed(const struct wg_device *dev, uint8_t *out, const struc
 {
 	size_t n = seal(out + pad, kp, counter, plain, len, mtu);
 
-	wg_obfs_frame_data(dev, out, pad, hdr, kp->remote_index, counter);
+	wg_obfs_frame_data(dev, out, pad, hdr);
 	return pad + n;
 }
 
