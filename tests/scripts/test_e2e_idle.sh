@@ -7,7 +7,9 @@
 # RNG-report intervals), twice: configured with a peer but never used, and
 # after a session passed traffic (once the passive keepalive (10 s) and the
 # new-handshake deadline (15 s + jitter; a cancelled one may still wake the
-# timer thread once) are past, nothing is due before the 540 s key zeroing). IPv6 is off on the tunnel
+# timer thread once) are past, nothing is due before the 540 s key zeroing). A
+# window with a wake-up gets one clean window after it (a one-off event under
+# load; anything periodic wakes the daemon in both). IPv6 is off on the tunnel
 # links so that the kernel itself sends nothing into them. A client of the
 # config socket wakes the daemon by right, so nothing else on the machine
 # may enumerate /var/run/wireguard meanwhile (`wg show interfaces` connects
@@ -32,20 +34,28 @@ per_thread() {
 	done
 }
 
-# idle_window LABEL: no wake-up of either daemon for WINDOW seconds
-idle_window() {
+# quiet LABEL: whether neither daemon woke up for WINDOW seconds (WHY says
+# how they woke up if they did)
+quiet() {
 	a0=$(switches "$PA") b0=$(switches "$PB")
 	ta0=$(per_thread "$PA") tb0=$(per_thread "$PB")
 	sleep "$WINDOW"
 	a1=$(switches "$PA") b1=$(switches "$PB")
 	kill -0 "$PA" && kill -0 "$PB" || fail "a daemon exited"
-	[ "$a1" = "$a0" ] && [ "$b1" = "$b0" ] ||
-		fail "$1: daemons woke up in ${WINDOW} s idle (a: $a0 -> $a1, b: $b0 -> $b1;" \
-			"threads tid:syscall:switches a: $ta0-> $(per_thread "$PA")" \
-			"b: $tb0-> $(per_thread "$PB"))"
+	WHY="daemons woke up in ${WINDOW} s idle (a: $a0 -> $a1, b: $b0 -> $b1; threads tid:syscall:switches a: $ta0-> $(per_thread "$PA") b: $tb0-> $(per_thread "$PB"))"
+	[ "$a1" = "$a0" ] && [ "$b1" = "$b0" ]
+}
+# idle_window LABEL: no wake-up of either daemon for WINDOW seconds. A window
+# with a wake-up may be followed by one clean window: a one-off event (an
+# address event, a deadline left by a ping lost under load) wakes a daemon
+# once, anything periodic within WINDOW wakes it in both.
+idle_window() {
+	if ! quiet; then
+		echo "note: $1: $WHY; once more"
+		quiet || fail "$1, twice: $WHY"
+	fi
 	ok "$1: no wake-up in ${WINDOW} s (context switches a=$a1 b=$b1, unchanged)"
 }
-
 ns_setup 2
 N1=$(ns_name 1) N2=$(ns_name 2) I1=$(ifname a) I2=$(ifname b)
 genkeys k1
@@ -81,4 +91,6 @@ idle_window "configured, never used"
 ping_ok "$N1" "$(tun4 2)" 3 || { cat "$T/ping.out"; fail "ping through the tunnel"; }
 ok "session up"
 sleep 17
+# (a ping lost under load leaves the new-handshake deadline due, and that
+# handshake's cancelled retransmit timer may wake the timer thread once more)
 idle_window "after traffic"
