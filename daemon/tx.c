@@ -167,9 +167,15 @@ static bool tx_read_error(struct tx *t, int err)
 	return false;
 }
 
+static void tx_flush(struct tx *t);
+
 /* Reads what TUN has into the batch; false when the thread should stop. */
 static bool tx_read(struct tx *t)
 {
+	/* the queue was drained last time: a lone first packet (a ping, an
+	 * ACK) goes out before the read that finds the queue empty */
+	bool lone = !t->full;
+
 	t->full = false;
 	while (tx_room(t)) {
 		ssize_t r = tun_read(&t->zt->dp.tun, t->q, t->in, TX_IN_SIZE);
@@ -181,6 +187,9 @@ static bool tx_read(struct tx *t)
 		if (!r)
 			return true;
 		tx_take(t, t->in, (size_t)r);
+		if (lone && t->n == 1)
+			tx_flush(t);
+		lone = false;
 	}
 	t->full = true;
 	return true;
@@ -294,6 +303,35 @@ void zt_tx_send(struct tx *t)
 		tx_flush(t);
 }
 
+/* A queue's batch for a thread that also does other work (zt_udp_main). */
+struct tx *zt_tx_open_queue(struct zt_runtime *zt, int q)
+{
+	struct tx *t = zt_tx_open(zt);
+
+	if (t)
+		t->q = q;
+	return t;
+}
+
+bool zt_tx_turn(struct tx *t, bool *more)
+{
+	t->mtu = atomic_load(&t->zt->tx_mtu);
+	t->pad = wg_device_tx_padding(t->zt->dev);
+	if (!tx_read(t))
+		return false;
+	*more = t->full;
+	if (t->n)
+		tx_flush(t);
+	return true;
+}
+
+void zt_tx_close(struct tx *t)
+{
+	/* stopped with a batch prepared (fused sealing) */
+	tx_release(t);
+	tx_free(t);
+}
+
 void *zt_tun_main(void *arg)
 {
 	const struct zt_tunq *q = arg;
@@ -347,8 +385,6 @@ void *zt_tun_main(void *arg)
 		tx_flush(t);
 		busy = busy < DP_BUSY_MAX ? busy + 1 : 0;
 	}
-	/* stopped with a batch prepared (fused sealing) */
-	tx_release(t);
-	tx_free(t);
+	zt_tx_close(t);
 	return NULL;
 }
