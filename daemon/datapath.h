@@ -63,10 +63,10 @@ struct tx *zt_tx_open(struct zt_runtime *zt);
 void zt_tx_add(struct tx *t, const uint8_t *pkt, size_t len);
 void zt_tx_send(struct tx *t);
 /* TUN queue q's batch for a thread that polls it with other descriptors:
- * zt_tx_turn reads what the queue has and sends it (false: stop; *more:
- * the read stopped for room). */
+ * zt_tx_turn reads what the queue has and sends it (the packets read, -1:
+ * stop; *more: the read stopped for room). */
 struct tx *zt_tx_open_queue(struct zt_runtime *zt, int q);
-bool zt_tx_turn(struct tx *t, bool *more);
+int zt_tx_turn(struct tx *t, bool *more);
 void zt_tx_close(struct tx *t);
 
 /* For tx.c, rx.c and their helpers. */

@@ -20,7 +20,8 @@
 
 enum {
 	RX_MAX_PKTS = UDP_BATCH_DGRAMS,
-	RX_HS_PER_RUN = 2, /* handshake messages taken from one coalesced run */
+	RX_HS_PER_RUN = 2,     /* handshake messages taken from one coalesced run */
+	RX_GUESS_BACKOFF = 16, /* receive batches between reads after one found nothing */
 };
 
 struct rx_item {
@@ -37,7 +38,8 @@ struct rx {
 	struct wg_rx_job job[RX_MAX_PKTS];
 	struct gro_pkt pkts[RX_MAX_PKTS];
 	struct gro_writer gro;
-	bool wrote; /* packets went to TUN since the last poll */
+	bool wrote;	/* packets went to TUN since the last poll */
+	int guess_wait; /* batches before a read after a write may find something */
 };
 
 /* Decrypts items [begin, end): on any thread. */
@@ -157,6 +159,20 @@ static bool rx_socket(struct rx *x, int fd, int max)
 	return true;
 }
 
+/* Whether to read TUN queue 0 without a poll: what the kernel answered to
+ * our TUN writes (an echo reply, TCP's ACKs) is queued when they return.
+ * Once such a read found nothing (a flood nobody answers), only every
+ * RX_GUESS_BACKOFF batches: an empty read per batch costs a small-packet
+ * flood CPU per packet; poll still sees an answer that comes. */
+static bool rx_guess(struct rx *x, const struct tx *t)
+{
+	if (!t || !x->wrote)
+		return false;
+	if (x->guess_wait)
+		x->guess_wait--;
+	return !x->guess_wait;
+}
+
 /* TUN queue 0 is read on this thread too (then named "tun-q0"): a packet
  * the kernel answers at once (a ping, a TCP ACK) is in the queue when the
  * TUN write returns and goes out without waking another thread. */
@@ -220,13 +236,15 @@ void *zt_udp_main(void *arg)
 			more[s] = (pfd[s].revents & (POLLIN | POLLERR)) &&
 				  rx_socket(x, pfd[s].fd, t ? 1 : DP_BUSY_MAX);
 		more[2] = false;
-		/* what the kernel answered to our TUN writes is queued by
-		 * now: read it without a poll in between */
-		if (!pfd[2].revents && !(t && x->wrote))
+		if (!pfd[2].revents && !rx_guess(x, t))
 			continue;
 		/* a read error (a deleted interface) stops it with its reason */
-		if (!zt_tx_turn(t, &more[2]))
+		int got = zt_tx_turn(t, &more[2]);
+
+		if (got < 0)
 			break;
+		if (x->wrote)
+			x->guess_wait = got || pfd[2].revents ? 0 : RX_GUESS_BACKOFF;
 		if (pfd[2].revents & (POLLERR | POLLHUP | POLLNVAL)) {
 			zt_request_stop(zt);
 			break;

@@ -45,6 +45,7 @@ struct tx {
 	struct udp_run runs[TX_MAX_SEGS];
 	struct unreach_rate unreach;
 	bool full; /* the last read stopped for room, not for an empty queue */
+	int got;   /* packets the last read took */
 };
 
 /* The engine pads to 16 bytes but never past the MTU (as wg_tx_sealed_len). */
@@ -172,11 +173,13 @@ static void tx_flush(struct tx *t);
 /* Reads what TUN has into the batch; false when the thread should stop. */
 static bool tx_read(struct tx *t)
 {
-	/* the queue was drained last time: a lone first packet (a ping, an
-	 * ACK) goes out before the read that finds the queue empty */
-	bool lone = !t->full;
+	/* the queue was drained last time and held one packet: a lone first
+	 * packet (a ping, an ACK) goes out before the read that finds the
+	 * queue empty; in a stream it would cost a send per read */
+	bool lone = !t->full && t->got <= 1;
 
 	t->full = false;
+	t->got = 0;
 	while (tx_room(t)) {
 		ssize_t r = tun_read(&t->zt->dp.tun, t->q, t->in, TX_IN_SIZE);
 
@@ -187,6 +190,7 @@ static bool tx_read(struct tx *t)
 		if (!r)
 			return true;
 		tx_take(t, t->in, (size_t)r);
+		t->got++;
 		if (lone && t->n == 1)
 			tx_flush(t);
 		lone = false;
@@ -313,16 +317,16 @@ struct tx *zt_tx_open_queue(struct zt_runtime *zt, int q)
 	return t;
 }
 
-bool zt_tx_turn(struct tx *t, bool *more)
+int zt_tx_turn(struct tx *t, bool *more)
 {
 	t->mtu = atomic_load(&t->zt->tx_mtu);
 	t->pad = wg_device_tx_padding(t->zt->dev);
 	if (!tx_read(t))
-		return false;
+		return -1;
 	*more = t->full;
 	if (t->n)
 		tx_flush(t);
-	return true;
+	return t->got;
 }
 
 void zt_tx_close(struct tx *t)
