@@ -117,7 +117,8 @@ int zt_datapath_start(struct zt_runtime *zt)
 		datapath_policy(dp);
 		ret = zt_spawn(dp->threads, &dp->n_threads, zt_udp_main, zt);
 	}
-	for (int i = 0; !ret && i < dp->tun.n_queues; i++)
+	/* queue 0 is read by the UDP thread (rx.c) */
+	for (int i = 1; !ret && i < dp->tun.n_queues; i++)
 		ret = zt_spawn(dp->threads, &dp->n_threads, zt_tun_main, &dp->tunq[i]);
 	if (ret)
 		zt_datapath_stop(zt);

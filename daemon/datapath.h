@@ -1,6 +1,7 @@
-/* The data path: a thread per TUN queue (TUN -> UDP, tx.c) and the UDP
- * receive thread (UDP -> TUN, rx.c), in batches, with a pool of crypto
- * workers. Which thread owns which field: doc/datapath.md, "Concurrency". */
+/* The data path: the UDP receive thread (UDP -> TUN, rx.c; it reads TUN
+ * queue 0 too) and a thread per further TUN queue (TUN -> UDP, tx.c), in
+ * batches, with a pool of crypto workers. Which thread owns which field: doc/datapath.md,
+ * "Concurrency". */
 #ifndef ZT_DATAPATH_H
 #define ZT_DATAPATH_H
 
@@ -61,6 +62,12 @@ struct tx;
 struct tx *zt_tx_open(struct zt_runtime *zt);
 void zt_tx_add(struct tx *t, const uint8_t *pkt, size_t len);
 void zt_tx_send(struct tx *t);
+/* TUN queue q's batch for a thread that polls it with other descriptors:
+ * zt_tx_turn reads what the queue has and sends it (the packets read, -1:
+ * stop; *more: the read stopped for room). */
+struct tx *zt_tx_open_queue(struct zt_runtime *zt, int q);
+int zt_tx_turn(struct tx *t, bool *more);
+void zt_tx_close(struct tx *t);
 
 /* For tx.c, rx.c and their helpers. */
 void *zt_tun_main(void *arg); /* arg: the struct zt_tunq of its queue */

@@ -5,6 +5,7 @@
 #include <poll.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <unistd.h>
 
 #include "clock.h"
@@ -19,7 +20,8 @@
 
 enum {
 	RX_MAX_PKTS = UDP_BATCH_DGRAMS,
-	RX_HS_PER_RUN = 2, /* handshake messages taken from one coalesced run */
+	RX_HS_PER_RUN = 2,     /* handshake messages taken from one coalesced run */
+	RX_GUESS_BACKOFF = 16, /* receive batches between reads after one found nothing */
 };
 
 struct rx_item {
@@ -36,6 +38,8 @@ struct rx {
 	struct wg_rx_job job[RX_MAX_PKTS];
 	struct gro_pkt pkts[RX_MAX_PKTS];
 	struct gro_writer gro;
+	bool wrote;	/* packets went to TUN since the last poll */
+	int guess_wait; /* batches before a read after a write may find something */
 };
 
 /* Decrypts items [begin, end): on any thread. */
@@ -135,17 +139,63 @@ static void rx_batch(struct rx *x, int nb)
 	zt_engine_unlock(zt);
 	if (np)
 		gro_write(zt, &x->gro, x->pkts, np);
+	x->wrote |= np > 0;
+}
+
+/* Receives up to max batches from fd while they come full; true if the
+ * last was full (more may wait). */
+static bool rx_socket(struct rx *x, int fd, int max)
+{
+	for (int k = 0; k < max; k++) {
+		int n = udp_recv_batch(fd, &x->b);
+
+		if (n < 0)
+			log_debug("udp receive: %s", strerror(-n));
+		if (n > 0)
+			rx_batch(x, n);
+		if (n < UDP_BATCH)
+			return false;
+	}
+	return true;
+}
+
+/* Whether to read TUN queue 0 without a poll: what the kernel answered to
+ * our TUN writes (an echo reply, TCP's ACKs) is queued when they return.
+ * Once such a read found nothing (a flood nobody answers), only every
+ * RX_GUESS_BACKOFF batches: an empty read per batch costs a small-packet
+ * flood CPU per packet; poll still sees an answer that comes. */
+static bool rx_guess(struct rx *x, const struct tx *t)
+{
+	if (!t || !x->wrote)
+		return false;
+	if (x->guess_wait)
+		x->guess_wait--;
+	return !x->guess_wait;
+}
+
+/* TUN queue 0 is read on this thread too (then named "tun-q0"): a packet
+ * the kernel answers at once (a ping, a TCP ACK) is in the queue when the
+ * TUN write returns and goes out without waking another thread. */
+static struct tx *rx_tun_open(struct zt_runtime *zt)
+{
+	if (zt->dp.tun.sink)
+		return NULL;
+	prctl(PR_SET_NAME, "tun-q0", 0, 0, 0);
+	return zt_tx_open_queue(zt, 0);
 }
 
 void *zt_udp_main(void *arg)
 {
 	struct zt_runtime *zt = arg;
 	struct rx *x = zt_pages_alloc(sizeof(*x));
+	struct tx *t = rx_tun_open(zt);
 	struct udp_socks *socks = NULL;
-	bool changed = true;
+	bool changed = true, more[3] = {0}; /* the last turn was full: fd4, fd6, TUN */
 
-	if (!x || udp_batch_init(&x->b)) {
+	if (!x || udp_batch_init(&x->b) || (!t && !zt->dp.tun.sink)) {
 		log_err("udp: out of memory");
+		if (t)
+			zt_tx_close(t);
 		zt_pages_free(x, sizeof(*x));
 		zt_request_stop(zt);
 		return NULL;
@@ -157,21 +207,22 @@ void *zt_udp_main(void *arg)
 			udp_socks_hold(&zt->udp, &socks);
 			changed = false;
 		}
-		struct pollfd pfd[4] = {
+		struct pollfd pfd[5] = {
 		    {.fd = socks ? socks->fd4 : -1, .events = POLLIN},
 		    {.fd = socks ? socks->fd6 : -1, .events = POLLIN},
+		    {.fd = t ? zt->dp.tun.fd[0] : -1, .events = POLLIN},
 		    {.fd = zt->udp.wake_fd, .events = POLLIN},
 		    {.fd = zt->stop_fd, .events = POLLIN},
 		};
 
-		if (poll(pfd, 4, -1) < 0) {
+		if (poll(pfd, 5, more[0] || more[1] || more[2] ? 0 : -1) < 0) {
 			if (errno == EINTR)
 				continue;
 			break;
 		}
-		if (pfd[3].revents)
+		if (pfd[4].revents)
 			break;
-		if (pfd[2].revents) {
+		if (pfd[3].revents) {
 			uint64_t v;
 
 			if (read(zt->udp.wake_fd, &v, sizeof(v)) < 0)
@@ -179,22 +230,28 @@ void *zt_udp_main(void *arg)
 			changed = true;
 			continue;
 		}
-		for (int s = 0; s < 2; s++) {
-			if (!(pfd[s].revents & (POLLIN | POLLERR)))
-				continue;
-			/* while full batches come, receive again without a poll */
-			for (int k = 0; k < DP_BUSY_MAX; k++) {
-				int n = udp_recv_batch(pfd[s].fd, &x->b);
+		/* with TUN to serve too, one batch of each per poll */
+		x->wrote = false;
+		for (int s = 0; s < 2; s++)
+			more[s] = (pfd[s].revents & (POLLIN | POLLERR)) &&
+				  rx_socket(x, pfd[s].fd, t ? 1 : DP_BUSY_MAX);
+		more[2] = false;
+		if (!pfd[2].revents && !rx_guess(x, t))
+			continue;
+		/* a read error (a deleted interface) stops it with its reason */
+		int got = zt_tx_turn(t, &more[2]);
 
-				if (n < 0)
-					log_debug("udp receive: %s", strerror(-n));
-				if (n > 0)
-					rx_batch(x, n);
-				if (n < UDP_BATCH)
-					break;
-			}
+		if (got < 0)
+			break;
+		if (x->wrote)
+			x->guess_wait = got || pfd[2].revents ? 0 : RX_GUESS_BACKOFF;
+		if (pfd[2].revents & (POLLERR | POLLHUP | POLLNVAL)) {
+			zt_request_stop(zt);
+			break;
 		}
 	}
+	if (t)
+		zt_tx_close(t);
 	udp_socks_drop(&zt->udp, &socks);
 	udp_batch_free(&x->b);
 	zt_pages_free(x, sizeof(*x));

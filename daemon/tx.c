@@ -45,6 +45,7 @@ struct tx {
 	struct udp_run runs[TX_MAX_SEGS];
 	struct unreach_rate unreach;
 	bool full; /* the last read stopped for room, not for an empty queue */
+	int got;   /* packets the last read took */
 };
 
 /* The engine pads to 16 bytes but never past the MTU (as wg_tx_sealed_len). */
@@ -167,10 +168,18 @@ static bool tx_read_error(struct tx *t, int err)
 	return false;
 }
 
+static void tx_flush(struct tx *t);
+
 /* Reads what TUN has into the batch; false when the thread should stop. */
 static bool tx_read(struct tx *t)
 {
+	/* the queue was drained last time and held one packet: a lone first
+	 * packet (a ping, an ACK) goes out before the read that finds the
+	 * queue empty; in a stream it would cost a send per read */
+	bool lone = !t->full && t->got <= 1;
+
 	t->full = false;
+	t->got = 0;
 	while (tx_room(t)) {
 		ssize_t r = tun_read(&t->zt->dp.tun, t->q, t->in, TX_IN_SIZE);
 
@@ -181,6 +190,10 @@ static bool tx_read(struct tx *t)
 		if (!r)
 			return true;
 		tx_take(t, t->in, (size_t)r);
+		t->got++;
+		if (lone && t->n == 1)
+			tx_flush(t);
+		lone = false;
 	}
 	t->full = true;
 	return true;
@@ -294,6 +307,35 @@ void zt_tx_send(struct tx *t)
 		tx_flush(t);
 }
 
+/* A queue's batch for a thread that also does other work (zt_udp_main). */
+struct tx *zt_tx_open_queue(struct zt_runtime *zt, int q)
+{
+	struct tx *t = zt_tx_open(zt);
+
+	if (t)
+		t->q = q;
+	return t;
+}
+
+int zt_tx_turn(struct tx *t, bool *more)
+{
+	t->mtu = atomic_load(&t->zt->tx_mtu);
+	t->pad = wg_device_tx_padding(t->zt->dev);
+	if (!tx_read(t))
+		return -1;
+	*more = t->full;
+	if (t->n)
+		tx_flush(t);
+	return t->got;
+}
+
+void zt_tx_close(struct tx *t)
+{
+	/* stopped with a batch prepared (fused sealing) */
+	tx_release(t);
+	tx_free(t);
+}
+
 void *zt_tun_main(void *arg)
 {
 	const struct zt_tunq *q = arg;
@@ -347,8 +389,6 @@ void *zt_tun_main(void *arg)
 		tx_flush(t);
 		busy = busy < DP_BUSY_MAX ? busy + 1 : 0;
 	}
-	/* stopped with a batch prepared (fused sealing) */
-	tx_release(t);
-	tx_free(t);
+	zt_tx_close(t);
 	return NULL;
 }
