@@ -2,9 +2,9 @@
  * the engine lock, opened outside it, completed under it in order, then
  * written to TUN, coalesced where it can. */
 #include <errno.h>
+#include <poll.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/epoll.h>
 #include <sys/prctl.h>
 #include <unistd.h>
 
@@ -23,11 +23,6 @@ enum {
 	RX_HS_PER_RUN = 2,     /* handshake messages taken from one coalesced run */
 	RX_GUESS_BACKOFF = 16, /* receive batches between reads after one found nothing */
 };
-
-/* What the thread waits on, by epoll index. epoll, not poll: poll adds
- * and removes a wait-queue entry per descriptor per call, about a tenth
- * of a ping's CPU in the daemon. */
-enum { EV_FD4, EV_FD6, EV_TUN, EV_WAKE, EV_STOP, EV_N };
 
 struct rx_item {
 	uint8_t *pkt;
@@ -189,42 +184,6 @@ static struct tx *rx_tun_open(struct zt_runtime *zt)
 	return zt_tx_open_queue(zt, 0);
 }
 
-/* Watches fd (if any) as index id. */
-static void ev_watch(int ep, int fd, uint32_t id, bool on)
-{
-	struct epoll_event ev = {.events = EPOLLIN, .data.u32 = id};
-
-	if (fd >= 0 && epoll_ctl(ep, on ? EPOLL_CTL_ADD : EPOLL_CTL_DEL, fd, &ev) < 0)
-		log_debug("udp: epoll_ctl: %s", strerror(errno));
-}
-
-/* Takes the current sockets. The old ones leave the set first, while
- * still ours: the hold may close them and a new one reuse the number. */
-static void rx_take_socks(struct zt_runtime *zt, int ep, struct udp_socks **socks)
-{
-	if (*socks) {
-		ev_watch(ep, (*socks)->fd4, EV_FD4, false);
-		ev_watch(ep, (*socks)->fd6, EV_FD6, false);
-	}
-	udp_socks_hold(&zt->udp, socks);
-	if (*socks) {
-		ev_watch(ep, (*socks)->fd4, EV_FD4, true);
-		ev_watch(ep, (*socks)->fd6, EV_FD6, true);
-	}
-}
-
-/* Waits (not at all with more to do): each index's events in rev. */
-static bool rx_wait(int ep, bool more, uint32_t rev[EV_N])
-{
-	struct epoll_event ev[EV_N];
-	int n = epoll_wait(ep, ev, EV_N, more ? 0 : -1);
-
-	memset(rev, 0, EV_N * sizeof(rev[0]));
-	for (int i = 0; i < n; i++)
-		rev[ev[i].data.u32] = ev[i].events;
-	return n >= 0 || errno == EINTR;
-}
-
 void *zt_udp_main(void *arg)
 {
 	struct zt_runtime *zt = arg;
@@ -232,30 +191,38 @@ void *zt_udp_main(void *arg)
 	struct tx *t = rx_tun_open(zt);
 	struct udp_socks *socks = NULL;
 	bool changed = true, more[3] = {0}; /* the last turn was full: fd4, fd6, TUN */
-	int ep = epoll_create1(EPOLL_CLOEXEC);
-	bool ok = x && !udp_batch_init(&x->b) && ep >= 0 && (t || zt->dp.tun.sink);
 
-	if (!ok) {
+	if (!x || udp_batch_init(&x->b) || (!t && !zt->dp.tun.sink)) {
 		log_err("udp: out of memory");
-		goto out;
+		if (t)
+			zt_tx_close(t);
+		zt_pages_free(x, sizeof(*x));
+		zt_request_stop(zt);
+		return NULL;
 	}
 	x->zt = zt;
-	ev_watch(ep, t ? zt->dp.tun.fd[0] : -1, EV_TUN, true);
-	ev_watch(ep, zt->udp.wake_fd, EV_WAKE, true);
-	ev_watch(ep, zt->stop_fd, EV_STOP, true);
 	while (!atomic_load(&zt->stopping)) {
-		uint32_t rev[EV_N];
-
 		if (changed) {
 			/* held: a rebind closes them once we took the new ones */
-			rx_take_socks(zt, ep, &socks);
+			udp_socks_hold(&zt->udp, &socks);
 			changed = false;
 		}
-		if (!rx_wait(ep, more[0] || more[1] || more[2], rev))
+		struct pollfd pfd[5] = {
+		    {.fd = socks ? socks->fd4 : -1, .events = POLLIN},
+		    {.fd = socks ? socks->fd6 : -1, .events = POLLIN},
+		    {.fd = t ? zt->dp.tun.fd[0] : -1, .events = POLLIN},
+		    {.fd = zt->udp.wake_fd, .events = POLLIN},
+		    {.fd = zt->stop_fd, .events = POLLIN},
+		};
+
+		if (poll(pfd, 5, more[0] || more[1] || more[2] ? 0 : -1) < 0) {
+			if (errno == EINTR)
+				continue;
 			break;
-		if (rev[EV_STOP])
+		}
+		if (pfd[4].revents)
 			break;
-		if (rev[EV_WAKE]) {
+		if (pfd[3].revents) {
 			uint64_t v;
 
 			if (read(zt->udp.wake_fd, &v, sizeof(v)) < 0)
@@ -263,13 +230,13 @@ void *zt_udp_main(void *arg)
 			changed = true;
 			continue;
 		}
-		/* with TUN to serve too, one batch of each per wait */
+		/* with TUN to serve too, one batch of each per poll */
 		x->wrote = false;
 		for (int s = 0; s < 2; s++)
-			more[s] = (rev[s] & (EPOLLIN | EPOLLERR)) &&
-				  rx_socket(x, s ? socks->fd6 : socks->fd4, t ? 1 : DP_BUSY_MAX);
+			more[s] = (pfd[s].revents & (POLLIN | POLLERR)) &&
+				  rx_socket(x, pfd[s].fd, t ? 1 : DP_BUSY_MAX);
 		more[2] = false;
-		if (!rev[EV_TUN] && !rx_guess(x, t))
+		if (!pfd[2].revents && !rx_guess(x, t))
 			continue;
 		/* a read error (a deleted interface) stops it with its reason */
 		int got = zt_tx_turn(t, &more[2]);
@@ -277,22 +244,16 @@ void *zt_udp_main(void *arg)
 		if (got < 0)
 			break;
 		if (x->wrote)
-			x->guess_wait = got || rev[EV_TUN] ? 0 : RX_GUESS_BACKOFF;
-		if (rev[EV_TUN] & (EPOLLERR | EPOLLHUP)) {
+			x->guess_wait = got || pfd[2].revents ? 0 : RX_GUESS_BACKOFF;
+		if (pfd[2].revents & (POLLERR | POLLHUP | POLLNVAL)) {
 			zt_request_stop(zt);
 			break;
 		}
 	}
-out:
 	if (t)
 		zt_tx_close(t);
-	if (ep >= 0)
-		close(ep);
 	udp_socks_drop(&zt->udp, &socks);
-	if (x)
-		udp_batch_free(&x->b);
+	udp_batch_free(&x->b);
 	zt_pages_free(x, sizeof(*x));
-	if (!ok)
-		zt_request_stop(zt);
 	return NULL;
 }
