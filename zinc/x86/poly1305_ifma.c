@@ -185,30 +185,38 @@ TGT void zinc_poly1305_ifma_blocks(struct poly1305_x86 *p, const uint8_t *m, siz
 	STORE3(b, 8);
 }
 
-/* Set a still needs r^(16 - position), set b r^(8 - position). */
-TGT void zinc_poly1305_ifma_finish(struct poly1305_x86 *p)
+/* Limb j of r^(o + 7), r^(o + 3), r^(o + 6), r^(o + 2), r^(o + 5), r^(o + 1),
+ * r^(o + 4), r^o (lanes 0..7) from the 24 words of rpow44[o..o + 7] by
+ * two permutes: building it from scalars went through the stack, and the
+ * vector load of what was just stored stalled (a fifth of the finish). */
+static TGT inline __m512i pow_lanes(const struct poly1305_x86 *p, int o, int j)
 {
-	__m512i a0, a1, a2, b0, b1, b2, d0, d1, d2, e0, e1, e2;
+	const uint64_t *w = &p->rpow44[o][0];
+	const __m512i idx =
+	    _mm512_add_epi64(_mm512_set_epi64(0, 12, 3, 15, 6, 18, 9, 21), _mm512_set1_epi64(j));
+	const __mmask8 hi = _mm512_cmpge_epu64_mask(idx, _mm512_set1_epi64(16));
+	__m512i lo = _mm512_permutex2var_epi64(_mm512_loadu_si512((const void *)w), idx,
+					       _mm512_loadu_si512((const void *)(w + 8)));
+
+	return _mm512_mask_permutexvar_epi64(lo, hi, idx, _mm512_loadu_si512((const void *)(w + 16)));
+}
+
+/* Set a still needs r^(16 - position), set b r^(8 - position); the sets
+ * come in registers (from finish_tail) or from p->acc. */
+static TGT inline void finish_sets(struct poly1305_x86 *p, __m512i a0, __m512i a1, __m512i a2,
+				   __m512i b0, __m512i b1, __m512i b2)
+{
+	__m512i d0, d1, d2, e0, e1, e2;
 	__m512i r0, r1, r2, s1, s2, q0, q1, q2, t1, t2;
 	uint64_t l[3];
 
-	if (!p->vec_started)
-		return;
 #define TIMES20(x) _mm512_add_epi64(_mm512_slli_epi64(x, 4), _mm512_slli_epi64(x, 2))
-#define POW(o, j)                                                                                  \
-	_mm512_set_epi64((long long)p->rpow44[o + 0][j], (long long)p->rpow44[o + 4][j],           \
-			 (long long)p->rpow44[o + 1][j], (long long)p->rpow44[o + 5][j],           \
-			 (long long)p->rpow44[o + 2][j], (long long)p->rpow44[o + 6][j],           \
-			 (long long)p->rpow44[o + 3][j], (long long)p->rpow44[o + 7][j])
-	LOAD3(a, 0);
-	LOAD3(b, 8);
-	r0 = POW(8, 0);
-	r1 = POW(8, 1);
-	r2 = POW(8, 2);
-	q0 = POW(0, 0);
-	q1 = POW(0, 1);
-	q2 = POW(0, 2);
-#undef POW
+	r0 = pow_lanes(p, 8, 0);
+	r1 = pow_lanes(p, 8, 1);
+	r2 = pow_lanes(p, 8, 2);
+	q0 = pow_lanes(p, 0, 0);
+	q1 = pow_lanes(p, 0, 1);
+	q2 = pow_lanes(p, 0, 2);
 	s1 = TIMES20(r1);
 	s2 = TIMES20(r2);
 	t1 = TIMES20(q1);
@@ -222,6 +230,17 @@ TGT void zinc_poly1305_ifma_finish(struct poly1305_x86 *p)
 	l[1] = (uint64_t)_mm512_reduce_add_epi64(_mm512_add_epi64(d1, e1));
 	l[2] = (uint64_t)_mm512_reduce_add_epi64(_mm512_add_epi64(d2, e2));
 	zinc_poly1305_vec_fold44(p, l);
+}
+
+TGT void zinc_poly1305_ifma_finish(struct poly1305_x86 *p)
+{
+	__m512i a0, a1, a2, b0, b1, b2;
+
+	if (!p->vec_started)
+		return;
+	LOAD3(a, 0);
+	LOAD3(b, 8);
+	finish_sets(p, a0, a1, a2, b0, b1, b2);
 }
 
 /* The last len (< 256) bytes, zero-padded to j whole blocks, in the vector:
@@ -255,8 +274,6 @@ TGT void zinc_poly1305_ifma_finish_tail(struct poly1305_x86 *p, const uint8_t *m
 	CARRY3(e);
 	ADD_MSG3_MASKED(d, buf, hib);
 	ADD_MSG3_MASKED(e, buf + 128, hib >> 8);
-	STORE3(d, 0);
-	STORE3(e, 8);
-	zinc_poly1305_ifma_finish(p);
+	finish_sets(p, d0, d1, d2, e0, e1, e2);
 }
 #endif
