@@ -127,12 +127,9 @@ void zinc_poly1305_vec_start44(struct poly1305_x86 *p, int npow)
 
 	zinc_poly1305_powers44(p->rpow44, p, npow);
 	to_44(h44, h);
-	for (int j = 0; j < 5; j++) {
-		for (int i = 0; i < 16; i++)
-			p->acc[j][i] = 0;
-		if (j < 3)
-			p->acc[j][0] = h44[j];
-	}
+	/* the other lanes start at 0 in the caller's registers */
+	for (int j = 0; j < 3; j++)
+		p->acc[j][0] = h44[j];
 	p->h0 = p->h1 = p->h2 = 0;
 	p->vec_started = 1;
 	zinc_memzero(h44, sizeof(h44));
