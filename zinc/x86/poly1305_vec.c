@@ -154,7 +154,7 @@ void zinc_poly1305_vec_fold44(struct poly1305_x86 *p, uint64_t l[3])
 	p->h1 = (uint64_t)t;
 	p->h2 = h2 + (uint64_t)(t >> 64);
 	p->vec_started = 0;
-	zinc_memzero(p->acc, sizeof(p->acc));
+	zinc_memzero(p->acc, 3 * sizeof(p->acc[0])); /* three limbs in radix 2^44 */
 	zinc_memzero(p->rpow44, sizeof(p->rpow44));
 	zinc_memzero(l, 3 * sizeof(uint64_t));
 }
