@@ -4,8 +4,8 @@
  * thread, which sets its own wake-up, uses zt_engine_unlock_no_rearm.
  * Checked builds (ZT_DEBUG, ASan, TSan) abort at zt_*assert_held without
  * the lock. Taking it starts a new clock reading (runtime.c's env_now: one
- * per hold, a batch of packets is one instant). -DZT_LOCK_STATS records hold times (bench/lockstat.c), logged
- * on SIGUSR1 and at exit (scripts/bench-handshake). */
+ * per hold, a batch of packets is one instant). -DZT_LOCK_STATS records hold times
+ * (bench/lockstat.c), logged on SIGUSR1 and at exit (scripts/bench-handshake). */
 #ifndef ZT_ENGINELOCK_H
 #define ZT_ENGINELOCK_H
 

@@ -41,8 +41,8 @@ static bool check_buf(const uint8_t *p, size_t len, uint64_t start)
 int main(void)
 {
 	static uint8_t buf[MAX_LEN + ALIGNS];
-	const uint64_t starts[] = {0, 1, 0xffff, 0xffffffffffffffffULL, 0xfffffffffffffffeULL,
-				   0x8000000000000000ULL};
+	const uint64_t starts[] = {
+	    0, 1, 0xffff, 0xffffffffffffffffULL, 0xfffffffffffffffeULL, 0x8000000000000000ULL};
 	int bad = 0;
 
 	srand(7);

@@ -117,9 +117,17 @@ static TGT inline __m512i low_powers(const uint64_t (*pw)[3], int j)
 
 /* x * splat of lane n - 1 of r (its limbs r0..r2): lanes (r^1..r^n) times
  * r^n give r^(n + 1)..r^(2n). */
-#define TIMES_LANE(d, a, v, n)                                                                     	do {                                                                                       		const __m512i k_ = _mm512_set1_epi64((n) - 1);                                     		__m512i r0 = _mm512_permutexvar_epi64(k_, v##0);                                   		__m512i r1 = _mm512_permutexvar_epi64(k_, v##1);                                   		__m512i r2 = _mm512_permutexvar_epi64(k_, v##2);                                   		__m512i s1 = _mm512_add_epi64(_mm512_slli_epi64(r1, 4), _mm512_slli_epi64(r1, 2)); \
+#define TIMES_LANE(d, a, v, n)                                                                     \
+	do {                                                                                       \
+		const __m512i k_ = _mm512_set1_epi64((n)-1);                                       \
+		__m512i r0 = _mm512_permutexvar_epi64(k_, v##0);                                   \
+		__m512i r1 = _mm512_permutexvar_epi64(k_, v##1);                                   \
+		__m512i r2 = _mm512_permutexvar_epi64(k_, v##2);                                   \
+		__m512i s1 = _mm512_add_epi64(_mm512_slli_epi64(r1, 4), _mm512_slli_epi64(r1, 2)); \
 		__m512i s2 = _mm512_add_epi64(_mm512_slli_epi64(r2, 4), _mm512_slli_epi64(r2, 2)); \
-		MUL3(d, a, r, s);                                                                  		CARRY3(d);                                                                         	} while (0)
+		MUL3(d, a, r, s);                                                                  \
+		CARRY3(d);                                                                         \
+	} while (0)
 
 /* Lanes 0..7 of the limb vectors x0..x2 as rpow44[o..o + 7] (limb j of
  * power i at word 3i + j): three interleaving permutes per 64 bytes. */
@@ -133,15 +141,14 @@ static TGT inline void store_powers(struct poly1305_x86 *p, int o, __m512i x0, _
 	const __m512i i1 = _mm512_set_epi64(5, 4, 12, 4, 3, 11, 3, 2);
 	const __m512i i2 = _mm512_set_epi64(7, 15, 7, 6, 14, 6, 5, 13);
 
-	_mm512_storeu_si512((void *)w,
-			    _mm512_mask_permutexvar_epi64(_mm512_permutex2var_epi64(x0, i0, x1),
-							  0x24, i0, x2));
-	_mm512_storeu_si512((void *)(w + 8),
-			    _mm512_mask_permutexvar_epi64(_mm512_permutex2var_epi64(x0, i1, x1),
-							  0x49, i1, x2));
-	_mm512_storeu_si512((void *)(w + 16),
-			    _mm512_mask_permutexvar_epi64(_mm512_permutex2var_epi64(x0, i2, x1),
-							  0x92, i2, x2));
+	_mm512_storeu_si512((void *)w, _mm512_mask_permutexvar_epi64(
+					   _mm512_permutex2var_epi64(x0, i0, x1), 0x24, i0, x2));
+	_mm512_storeu_si512(
+	    (void *)(w + 8),
+	    _mm512_mask_permutexvar_epi64(_mm512_permutex2var_epi64(x0, i1, x1), 0x49, i1, x2));
+	_mm512_storeu_si512(
+	    (void *)(w + 16),
+	    _mm512_mask_permutexvar_epi64(_mm512_permutex2var_epi64(x0, i2, x1), 0x92, i2, x2));
 }
 
 /* r^5..r^16 as two vector products, r^4 * (r^1..r^4) and r^8 * (r^1..r^8),
@@ -238,7 +245,8 @@ static TGT inline __m512i pow_lanes(const struct poly1305_x86 *p, int o, int j)
 	__m512i lo = _mm512_permutex2var_epi64(_mm512_loadu_si512((const void *)w), idx,
 					       _mm512_loadu_si512((const void *)(w + 8)));
 
-	return _mm512_mask_permutexvar_epi64(lo, hi, idx, _mm512_loadu_si512((const void *)(w + 16)));
+	return _mm512_mask_permutexvar_epi64(lo, hi, idx,
+					     _mm512_loadu_si512((const void *)(w + 16)));
 }
 
 /* Set a still needs r^(16 - position), set b r^(8 - position); the sets
