@@ -3,8 +3,9 @@
  * deadline moved earlier, so no caller has to remember it; the timer
  * thread, which sets its own wake-up, uses zt_engine_unlock_no_rearm.
  * Checked builds (ZT_DEBUG, ASan, TSan) abort at zt_*assert_held without
- * the lock; -DZT_LOCK_STATS records hold times (bench/lockstat.c), logged
- * on SIGUSR1 and at exit (scripts/bench-handshake). */
+ * the lock. Taking it starts a new clock reading (runtime.c's env_now: one
+ * per hold, a batch of packets is one instant). -DZT_LOCK_STATS records hold times
+ * (bench/lockstat.c), logged on SIGUSR1 and at exit (scripts/bench-handshake). */
 #ifndef ZT_ENGINELOCK_H
 #define ZT_ENGINELOCK_H
 
@@ -63,12 +64,13 @@ void zt_lockstat_log(const struct zt_lockstat *s);
 
 #define ZT_LOCKSTAT_DECL struct zt_lockstat lockstat;
 #define zt_engine_lock(zt)                                                                         \
-	(zt_mutex_lock(&(zt)->lock), zt_lockstat_acquired(&(zt)->lockstat, ZT_LOCK_WHERE))
+	(zt_mutex_lock(&(zt)->lock), (zt)->lock_now = 0,                                           \
+	 zt_lockstat_acquired(&(zt)->lockstat, ZT_LOCK_WHERE))
 #define zt_engine_unlock_no_rearm(zt)                                                              \
 	(zt_lockstat_released(&(zt)->lockstat), zt_mutex_unlock(&(zt)->lock))
 #else
 #define ZT_LOCKSTAT_DECL
-#define zt_engine_lock(zt) zt_mutex_lock(&(zt)->lock)
+#define zt_engine_lock(zt) (zt_mutex_lock(&(zt)->lock), (zt)->lock_now = 0)
 #define zt_engine_unlock_no_rearm(zt) zt_mutex_unlock(&(zt)->lock)
 #endif
 #define zt_engine_unlock(zt) (zt_timers_changed(zt), zt_engine_unlock_no_rearm(zt))

@@ -45,6 +45,7 @@ static inline uint64_t zt_drops_read(atomic_uint_least64_t *counter)
  * "Concurrency" (the engine lock: mtu, timer_deadline, udp's sets). */
 struct zt_runtime {
 	pthread_mutex_t lock; /* the engine lock: every wg_device_* call (enginelock.h) */
+	uint64_t lock_now;    /* env.now_ns's reading in this hold of it, 0 until read */
 	ZT_LOCKSTAT_DECL
 	struct wg_device *dev;
 	struct udp udp;

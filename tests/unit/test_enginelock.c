@@ -15,9 +15,10 @@
 
 struct fake_zt {
 	pthread_mutex_t lock;
+	uint64_t lock_now; /* zt_engine_lock resets it */
 };
 
-static struct fake_zt z = {PTHREAD_MUTEX_INITIALIZER};
+static struct fake_zt z = {PTHREAD_MUTEX_INITIALIZER, 0};
 
 /* Runs fn in a child with stderr in a pipe: whether it died of SIGABRT,
  * and what it wrote. */

@@ -8,6 +8,7 @@
  * first data blocks, which matters for short packets. */
 #if defined(__x86_64__)
 #include <immintrin.h>
+#include <stddef.h>
 #include <string.h>
 
 #include <zinc/memzero.h>
@@ -89,6 +90,14 @@ static ALWAYS_INLINE void auth_to(const struct aead_kit *k, struct auth *a, size
 	}
 }
 
+/* The scalar state; the vector fold at the end (auth_to) wiped the lanes
+ * and powers, which a scalar-only message never wrote: 1.4 KB less to
+ * clear per message. */
+static ALWAYS_INLINE void auth_wipe(struct auth *a)
+{
+	zinc_memzero(&a->p, offsetof(struct poly1305_x86, rpow));
+}
+
 static ALWAYS_INLINE void auth_tag(struct auth *a, size_t ad_len, uint8_t tag[16])
 {
 	uint64_t lens[2] = {(uint64_t)ad_len, (uint64_t)a->len};
@@ -146,7 +155,7 @@ static ALWAYS_INLINE void aead_seal(const struct aead_kit *k, uint8_t *dst, cons
 	auth_to(k, &a, len);
 	auth_tag(&a, ad_len, dst + len);
 	zinc_memzero(st, sizeof(st));
-	zinc_memzero(&a, sizeof(a));
+	auth_wipe(&a);
 }
 
 /* dst = src (dst may be src), or zeros unless ok, without a branch on ok:
@@ -266,7 +275,7 @@ static ALWAYS_INLINE bool aead_open(const struct aead_kit *k, uint8_t *dst, cons
 	}
 	zinc_memzero(buf, 64 + off);
 	zinc_memzero(st, sizeof(st));
-	zinc_memzero(&a, sizeof(a));
+	auth_wipe(&a);
 	zinc_memzero(tag, sizeof(tag));
 	return ok;
 }

@@ -106,40 +106,75 @@
 		_mm512_storeu_si512((void *)&p->acc[2][k], a##2);                                  \
 	} while (0)
 
+/* Limb j of r^(i + 1) in lane i < 4, 0 above: from the scalar powers. */
+static TGT inline __m512i low_powers(const uint64_t (*pw)[3], int j)
+{
+	return _mm512_inserti64x4(_mm512_setzero_si512(),
+				  _mm256_set_epi64x((long long)pw[3][j], (long long)pw[2][j],
+						    (long long)pw[1][j], (long long)pw[0][j]),
+				  0);
+}
+
+/* x * splat of lane n - 1 of r (its limbs r0..r2): lanes (r^1..r^n) times
+ * r^n give r^(n + 1)..r^(2n). */
+#define TIMES_LANE(d, a, v, n)                                                                     \
+	do {                                                                                       \
+		const __m512i k_ = _mm512_set1_epi64((n)-1);                                       \
+		__m512i r0 = _mm512_permutexvar_epi64(k_, v##0);                                   \
+		__m512i r1 = _mm512_permutexvar_epi64(k_, v##1);                                   \
+		__m512i r2 = _mm512_permutexvar_epi64(k_, v##2);                                   \
+		__m512i s1 = _mm512_add_epi64(_mm512_slli_epi64(r1, 4), _mm512_slli_epi64(r1, 2)); \
+		__m512i s2 = _mm512_add_epi64(_mm512_slli_epi64(r2, 4), _mm512_slli_epi64(r2, 2)); \
+		MUL3(d, a, r, s);                                                                  \
+		CARRY3(d);                                                                         \
+	} while (0)
+
+/* Lanes 0..7 of the limb vectors x0..x2 as rpow44[o..o + 7] (limb j of
+ * power i at word 3i + j): three interleaving permutes per 64 bytes. */
+static TGT inline void store_powers(struct poly1305_x86 *p, int o, __m512i x0, __m512i x1,
+				    __m512i x2)
+{
+	uint64_t *w = &p->rpow44[o][0];
+	/* word 8k + m is limb (8k + m) % 3 of lane (8k + m) / 3; the index
+	 * picks from x0 (0..7) and x1 (8..15), the mask from x2 */
+	const __m512i i0 = _mm512_set_epi64(10, 2, 1, 9, 1, 0, 8, 0);
+	const __m512i i1 = _mm512_set_epi64(5, 4, 12, 4, 3, 11, 3, 2);
+	const __m512i i2 = _mm512_set_epi64(7, 15, 7, 6, 14, 6, 5, 13);
+
+	_mm512_storeu_si512((void *)w, _mm512_mask_permutexvar_epi64(
+					   _mm512_permutex2var_epi64(x0, i0, x1), 0x24, i0, x2));
+	_mm512_storeu_si512(
+	    (void *)(w + 8),
+	    _mm512_mask_permutexvar_epi64(_mm512_permutex2var_epi64(x0, i1, x1), 0x49, i1, x2));
+	_mm512_storeu_si512(
+	    (void *)(w + 16),
+	    _mm512_mask_permutexvar_epi64(_mm512_permutex2var_epi64(x0, i2, x1), 0x92, i2, x2));
+}
+
 /* r^5..r^16 as two vector products, r^4 * (r^1..r^4) and r^8 * (r^1..r^8),
  * instead of twelve dependent scalar ones: at 1420-byte packets the powers
- * were a third of the Poly1305 time. */
-static TGT void start(struct poly1305_x86 *p)
+ * were a third of the Poly1305 time. All in registers: the scalar powers
+ * stored and reloaded as vectors stalled store forwarding. r^16 (lane 7 of
+ * the second product) is left in r16 for the caller. */
+static TGT void start(struct poly1305_x86 *p, __m512i r16[3])
 {
-	uint64_t(*pw)[3] = p->rpow44;
-	uint64_t lane[3][8];
-	__m512i a0, a1, a2, d0, d1, d2, r0, r1, r2, s1, s2;
+	__m512i a0, a1, a2, d0, d1, d2, e0, e1, e2;
 
 	zinc_poly1305_vec_start44(p, 4);
-	for (int step = 0; step < 2; step++) {
-		const int n = step ? 8 : 4; /* multiply r^1..r^n by r^n */
-
-		for (int j = 0; j < 3; j++)
-			for (int i = 0; i < 8; i++)
-				lane[j][i] = i < n ? pw[i][j] : 0;
-		a0 = _mm512_loadu_si512((const void *)lane[0]);
-		a1 = _mm512_loadu_si512((const void *)lane[1]);
-		a2 = _mm512_loadu_si512((const void *)lane[2]);
-		r0 = _mm512_set1_epi64((long long)pw[n - 1][0]);
-		r1 = _mm512_set1_epi64((long long)pw[n - 1][1]);
-		r2 = _mm512_set1_epi64((long long)pw[n - 1][2]);
-		s1 = _mm512_set1_epi64((long long)(20 * pw[n - 1][1]));
-		s2 = _mm512_set1_epi64((long long)(20 * pw[n - 1][2]));
-		MUL3(d, a, r, s);
-		CARRY3(d);
-		_mm512_storeu_si512((void *)lane[0], d0);
-		_mm512_storeu_si512((void *)lane[1], d1);
-		_mm512_storeu_si512((void *)lane[2], d2);
-		for (int i = 0; i < n; i++)
-			for (int j = 0; j < 3; j++)
-				pw[n + i][j] = lane[j][i];
-	}
-	zinc_memzero(lane, sizeof(lane));
+	a0 = low_powers(p->rpow44, 0);
+	a1 = low_powers(p->rpow44, 1);
+	a2 = low_powers(p->rpow44, 2);
+	TIMES_LANE(d, a, a, 4); /* r^5..r^8 in lanes 0..3 */
+	/* r^1..r^8 */
+	a0 = _mm512_mask_permutexvar_epi64(a0, 0xf0, _mm512_set_epi64(3, 2, 1, 0, 0, 0, 0, 0), d0);
+	a1 = _mm512_mask_permutexvar_epi64(a1, 0xf0, _mm512_set_epi64(3, 2, 1, 0, 0, 0, 0, 0), d1);
+	a2 = _mm512_mask_permutexvar_epi64(a2, 0xf0, _mm512_set_epi64(3, 2, 1, 0, 0, 0, 0, 0), d2);
+	TIMES_LANE(e, a, a, 8); /* r^9..r^16 */
+	store_powers(p, 0, a0, a1, a2);
+	store_powers(p, 8, e0, e1, e2);
+	r16[0] = _mm512_permutexvar_epi64(_mm512_set1_epi64(7), e0);
+	r16[1] = _mm512_permutexvar_epi64(_mm512_set1_epi64(7), e1);
+	r16[2] = _mm512_permutexvar_epi64(_mm512_set1_epi64(7), e2);
 }
 
 TGT void zinc_poly1305_ifma_blocks(struct poly1305_x86 *p, const uint8_t *m, size_t nblocks)
@@ -149,15 +184,27 @@ TGT void zinc_poly1305_ifma_blocks(struct poly1305_x86 *p, const uint8_t *m, siz
 
 	if (!nblocks)
 		return;
-	if (first)
-		start(p);
-	LOAD3(a, 0);
-	LOAD3(b, 8);
-	r0 = _mm512_set1_epi64((long long)p->rpow44[15][0]);
-	r1 = _mm512_set1_epi64((long long)p->rpow44[15][1]);
-	r2 = _mm512_set1_epi64((long long)p->rpow44[15][2]);
-	s1 = _mm512_set1_epi64((long long)(20 * p->rpow44[15][1]));
-	s2 = _mm512_set1_epi64((long long)(20 * p->rpow44[15][2]));
+	if (first) {
+		__m512i r16[3];
+
+		start(p, r16);
+		r0 = r16[0];
+		r1 = r16[1];
+		r2 = r16[2];
+		/* h (in lane 0 of set a) was folded in by vec_start44 */
+		a0 = _mm512_zextsi128_si512(_mm_cvtsi64_si128((long long)p->acc[0][0]));
+		a1 = _mm512_zextsi128_si512(_mm_cvtsi64_si128((long long)p->acc[1][0]));
+		a2 = _mm512_zextsi128_si512(_mm_cvtsi64_si128((long long)p->acc[2][0]));
+		b0 = b1 = b2 = _mm512_setzero_si512();
+	} else {
+		LOAD3(a, 0);
+		LOAD3(b, 8);
+		r0 = _mm512_set1_epi64((long long)p->rpow44[15][0]);
+		r1 = _mm512_set1_epi64((long long)p->rpow44[15][1]);
+		r2 = _mm512_set1_epi64((long long)p->rpow44[15][2]);
+	}
+	s1 = _mm512_add_epi64(_mm512_slli_epi64(r1, 4), _mm512_slli_epi64(r1, 2));
+	s2 = _mm512_add_epi64(_mm512_slli_epi64(r2, 4), _mm512_slli_epi64(r2, 2));
 
 	if (first) {
 		ADD_MSG3(a, m);
@@ -185,30 +232,39 @@ TGT void zinc_poly1305_ifma_blocks(struct poly1305_x86 *p, const uint8_t *m, siz
 	STORE3(b, 8);
 }
 
-/* Set a still needs r^(16 - position), set b r^(8 - position). */
-TGT void zinc_poly1305_ifma_finish(struct poly1305_x86 *p)
+/* Limb j of r^(o + 7), r^(o + 3), r^(o + 6), r^(o + 2), r^(o + 5), r^(o + 1),
+ * r^(o + 4), r^o (lanes 0..7) from the 24 words of rpow44[o..o + 7] by
+ * two permutes: building it from scalars went through the stack, and the
+ * vector load of what was just stored stalled (a fifth of the finish). */
+static TGT inline __m512i pow_lanes(const struct poly1305_x86 *p, int o, int j)
 {
-	__m512i a0, a1, a2, b0, b1, b2, d0, d1, d2, e0, e1, e2;
+	const uint64_t *w = &p->rpow44[o][0];
+	const __m512i idx =
+	    _mm512_add_epi64(_mm512_set_epi64(0, 12, 3, 15, 6, 18, 9, 21), _mm512_set1_epi64(j));
+	const __mmask8 hi = _mm512_cmpge_epu64_mask(idx, _mm512_set1_epi64(16));
+	__m512i lo = _mm512_permutex2var_epi64(_mm512_loadu_si512((const void *)w), idx,
+					       _mm512_loadu_si512((const void *)(w + 8)));
+
+	return _mm512_mask_permutexvar_epi64(lo, hi, idx,
+					     _mm512_loadu_si512((const void *)(w + 16)));
+}
+
+/* Set a still needs r^(16 - position), set b r^(8 - position); the sets
+ * come in registers (from finish_tail) or from p->acc. */
+static TGT inline void finish_sets(struct poly1305_x86 *p, __m512i a0, __m512i a1, __m512i a2,
+				   __m512i b0, __m512i b1, __m512i b2)
+{
+	__m512i d0, d1, d2, e0, e1, e2;
 	__m512i r0, r1, r2, s1, s2, q0, q1, q2, t1, t2;
 	uint64_t l[3];
 
-	if (!p->vec_started)
-		return;
 #define TIMES20(x) _mm512_add_epi64(_mm512_slli_epi64(x, 4), _mm512_slli_epi64(x, 2))
-#define POW(o, j)                                                                                  \
-	_mm512_set_epi64((long long)p->rpow44[o + 0][j], (long long)p->rpow44[o + 4][j],           \
-			 (long long)p->rpow44[o + 1][j], (long long)p->rpow44[o + 5][j],           \
-			 (long long)p->rpow44[o + 2][j], (long long)p->rpow44[o + 6][j],           \
-			 (long long)p->rpow44[o + 3][j], (long long)p->rpow44[o + 7][j])
-	LOAD3(a, 0);
-	LOAD3(b, 8);
-	r0 = POW(8, 0);
-	r1 = POW(8, 1);
-	r2 = POW(8, 2);
-	q0 = POW(0, 0);
-	q1 = POW(0, 1);
-	q2 = POW(0, 2);
-#undef POW
+	r0 = pow_lanes(p, 8, 0);
+	r1 = pow_lanes(p, 8, 1);
+	r2 = pow_lanes(p, 8, 2);
+	q0 = pow_lanes(p, 0, 0);
+	q1 = pow_lanes(p, 0, 1);
+	q2 = pow_lanes(p, 0, 2);
 	s1 = TIMES20(r1);
 	s2 = TIMES20(r2);
 	t1 = TIMES20(q1);
@@ -222,6 +278,17 @@ TGT void zinc_poly1305_ifma_finish(struct poly1305_x86 *p)
 	l[1] = (uint64_t)_mm512_reduce_add_epi64(_mm512_add_epi64(d1, e1));
 	l[2] = (uint64_t)_mm512_reduce_add_epi64(_mm512_add_epi64(d2, e2));
 	zinc_poly1305_vec_fold44(p, l);
+}
+
+TGT void zinc_poly1305_ifma_finish(struct poly1305_x86 *p)
+{
+	__m512i a0, a1, a2, b0, b1, b2;
+
+	if (!p->vec_started)
+		return;
+	LOAD3(a, 0);
+	LOAD3(b, 8);
+	finish_sets(p, a0, a1, a2, b0, b1, b2);
 }
 
 /* The last len (< 256) bytes, zero-padded to j whole blocks, in the vector:
@@ -255,8 +322,6 @@ TGT void zinc_poly1305_ifma_finish_tail(struct poly1305_x86 *p, const uint8_t *m
 	CARRY3(e);
 	ADD_MSG3_MASKED(d, buf, hib);
 	ADD_MSG3_MASKED(e, buf + 128, hib >> 8);
-	STORE3(d, 0);
-	STORE3(e, 8);
-	zinc_poly1305_ifma_finish(p);
+	finish_sets(p, d0, d1, d2, e0, e1, e2);
 }
 #endif

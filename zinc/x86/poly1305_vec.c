@@ -127,12 +127,9 @@ void zinc_poly1305_vec_start44(struct poly1305_x86 *p, int npow)
 
 	zinc_poly1305_powers44(p->rpow44, p, npow);
 	to_44(h44, h);
-	for (int j = 0; j < 5; j++) {
-		for (int i = 0; i < 16; i++)
-			p->acc[j][i] = 0;
-		if (j < 3)
-			p->acc[j][0] = h44[j];
-	}
+	/* the other lanes start at 0 in the caller's registers */
+	for (int j = 0; j < 3; j++)
+		p->acc[j][0] = h44[j];
 	p->h0 = p->h1 = p->h2 = 0;
 	p->vec_started = 1;
 	zinc_memzero(h44, sizeof(h44));
@@ -157,7 +154,7 @@ void zinc_poly1305_vec_fold44(struct poly1305_x86 *p, uint64_t l[3])
 	p->h1 = (uint64_t)t;
 	p->h2 = h2 + (uint64_t)(t >> 64);
 	p->vec_started = 0;
-	zinc_memzero(p->acc, sizeof(p->acc));
+	zinc_memzero(p->acc, 3 * sizeof(p->acc[0])); /* three limbs in radix 2^44 */
 	zinc_memzero(p->rpow44, sizeof(p->rpow44));
 	zinc_memzero(l, 3 * sizeof(uint64_t));
 }

@@ -178,7 +178,8 @@ void zinc_poly1305_ifma_finish(struct poly1305_x86 *p);
 void zinc_poly1305_ifma_finish_tail(struct poly1305_x86 *p, const uint8_t *m, size_t len);
 /* Shared by both: r^1..r^n into p->rpow, h into lane 0 of p->acc. */
 void zinc_poly1305_vec_start(struct poly1305_x86 *p, int npow);
-/* The radix 2^44 form: r^1..r^n into p->rpow44, h into lane 0 of p->acc. */
+/* The radix 2^44 form: r^1..r^n into p->rpow44, h into lane 0 of p->acc
+ * (only that lane is written). */
 void zinc_poly1305_vec_start44(struct poly1305_x86 *p, int npow);
 /* r^1..r^n (n = 4, 8 or 16) in radix 2^44, scalar. */
 void zinc_poly1305_powers44(uint64_t pw[16][3], const struct poly1305_x86 *p, int n);
