@@ -3,21 +3,13 @@
 #include <arpa/inet.h>
 #include <string.h>
 
-/* x86-64 builds an AVX2 copy too, taken where the CPU has it (an ifunc):
- * 2.5 times the speed of the 32-bit word loop this replaced, whose sums
- * were 5 % of a TCP stream's CPU. */
-#if defined(__x86_64__) && defined(__GNUC__)
-#define CSUM_CLONES __attribute__((target_clones("avx2", "default")))
-#else
-#define CSUM_CLONES
-#endif
-
+#if defined(__x86_64__)
 typedef uint64_t csum_v4 __attribute__((vector_size(32)));
 
-/* The sum of the n32 * 8 native 32-bit words at b, in 64-bit lanes: the
- * high and low halves of each 64-bit word apart (no carries: 64 KiB adds
- * under 2^44 to a lane). */
-CSUM_CLONES static uint64_t csum_words(const uint8_t *b, size_t n32)
+/* The high and low halves of each 64-bit word apart (no carries: 64 KiB
+ * adds under 2^44 to a lane). Chosen at run time, not by an ifunc: an
+ * ifunc resolver runs before a sanitizer's runtime is up. */
+__attribute__((target("avx2"))) static uint64_t csum_words_avx2(const uint8_t *b, size_t n32)
 {
 	const csum_v4 low = {0xffffffffu, 0xffffffffu, 0xffffffffu, 0xffffffffu};
 	csum_v4 lo = {0}, hi = {0};
@@ -31,6 +23,26 @@ CSUM_CLONES static uint64_t csum_words(const uint8_t *b, size_t n32)
 	}
 	lo += hi;
 	return lo[0] + lo[1] + lo[2] + lo[3];
+}
+#endif
+
+/* The sum of the n32 * 8 native 32-bit words at b. With AVX2: 2.5 times
+ * the speed of the word loop, whose sums were 5 % of a TCP stream's CPU. */
+static uint64_t csum_words(const uint8_t *b, size_t n32)
+{
+	uint64_t acc = 0;
+
+#if defined(__x86_64__)
+	if (__builtin_cpu_supports("avx2"))
+		return csum_words_avx2(b, n32);
+#endif
+	for (size_t i = 0; i < 8 * n32; i++) {
+		uint32_t w;
+
+		memcpy(&w, b + 4 * i, 4);
+		acc += w;
+	}
+	return acc;
 }
 
 uint64_t csum_add(uint64_t sum, const void *p, size_t len)
