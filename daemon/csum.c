@@ -26,7 +26,7 @@ __attribute__((target("avx2"))) static uint64_t csum_words_avx2(const uint8_t *b
 }
 #endif
 
-/* The sum of the n32 * 8 native 32-bit words at b. With AVX2: 2.5 times
+/* The sum of the n32 * 8 native 32-bit words at b. With AVX2: twice
  * the speed of the word loop, whose sums were 5 % of a TCP stream's CPU. */
 static uint64_t csum_words(const uint8_t *b, size_t n32)
 {
