@@ -106,6 +106,12 @@
 		_mm512_storeu_si512((void *)&p->acc[2][k], a##2);                                  \
 	} while (0)
 
+/* 20 x (2^132 is 20 mod p): the s limbs MUL3 takes for r. */
+static TGT inline __m512i times20(__m512i x)
+{
+	return _mm512_add_epi64(_mm512_slli_epi64(x, 4), _mm512_slli_epi64(x, 2));
+}
+
 /* Limb j of r^(i + 1) in lane i < 4, 0 above: from the scalar powers. */
 static TGT inline __m512i low_powers(const uint64_t (*pw)[3], int j)
 {
@@ -123,8 +129,8 @@ static TGT inline __m512i low_powers(const uint64_t (*pw)[3], int j)
 		__m512i r0 = _mm512_permutexvar_epi64(k_, v##0);                                   \
 		__m512i r1 = _mm512_permutexvar_epi64(k_, v##1);                                   \
 		__m512i r2 = _mm512_permutexvar_epi64(k_, v##2);                                   \
-		__m512i s1 = _mm512_add_epi64(_mm512_slli_epi64(r1, 4), _mm512_slli_epi64(r1, 2)); \
-		__m512i s2 = _mm512_add_epi64(_mm512_slli_epi64(r2, 4), _mm512_slli_epi64(r2, 2)); \
+		__m512i s1 = times20(r1);                                                          \
+		__m512i s2 = times20(r2);                                                          \
 		MUL3(d, a, r, s);                                                                  \
 		CARRY3(d);                                                                         \
 	} while (0)
@@ -203,8 +209,8 @@ TGT void zinc_poly1305_ifma_blocks(struct poly1305_x86 *p, const uint8_t *m, siz
 		r1 = _mm512_set1_epi64((long long)p->rpow44[15][1]);
 		r2 = _mm512_set1_epi64((long long)p->rpow44[15][2]);
 	}
-	s1 = _mm512_add_epi64(_mm512_slli_epi64(r1, 4), _mm512_slli_epi64(r1, 2));
-	s2 = _mm512_add_epi64(_mm512_slli_epi64(r2, 4), _mm512_slli_epi64(r2, 2));
+	s1 = times20(r1);
+	s2 = times20(r2);
 
 	if (first) {
 		ADD_MSG3(a, m);
@@ -258,18 +264,16 @@ static TGT inline void finish_sets(struct poly1305_x86 *p, __m512i a0, __m512i a
 	__m512i r0, r1, r2, s1, s2, q0, q1, q2, t1, t2;
 	uint64_t l[3];
 
-#define TIMES20(x) _mm512_add_epi64(_mm512_slli_epi64(x, 4), _mm512_slli_epi64(x, 2))
 	r0 = pow_lanes(p, 8, 0);
 	r1 = pow_lanes(p, 8, 1);
 	r2 = pow_lanes(p, 8, 2);
 	q0 = pow_lanes(p, 0, 0);
 	q1 = pow_lanes(p, 0, 1);
 	q2 = pow_lanes(p, 0, 2);
-	s1 = TIMES20(r1);
-	s2 = TIMES20(r2);
-	t1 = TIMES20(q1);
-	t2 = TIMES20(q2);
-#undef TIMES20
+	s1 = times20(r1);
+	s2 = times20(r2);
+	t1 = times20(q1);
+	t2 = times20(q2);
 	MUL3(d, a, r, s);
 	MUL3(e, b, q, t);
 	CARRY3(d);
